@@ -1,0 +1,1 @@
+//! Native `helm template`: chart loading, values, rendering through gotmpl.

@@ -1,0 +1,1 @@
+//! Native `kustomize build` with provenance.
