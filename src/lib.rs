@@ -1,1 +1,7 @@
+//! gitops-lint: lint GitOps repositories (Argo CD, Flux) for drift loops before they merge.
+//!
+//! Data flows down through the modules: source → yaml → render → gitops → rules → report.
+
 pub mod render;
+pub mod source;
+pub mod yaml;
