@@ -2,6 +2,7 @@
 //!
 //! Data flows down through the modules: source → yaml → render → gitops → rules → report.
 
+pub mod object;
 pub mod render;
 pub mod source;
 pub mod yaml;

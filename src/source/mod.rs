@@ -1,9 +1,11 @@
 //! Source files and positions: every file is read once into a [`SourceMap`]; everything else
 //! refers to text by [`Span`] (byte offsets), and line:col is computed only when reported.
 
+mod fs;
 mod walk;
 
-pub use walk::{WalkIssue, WalkOptions, WalkedRepo, walk_repo};
+pub use fs::{DiskFs, FsError, RepoFs};
+pub use walk::{WalkIssue, WalkOptions, WalkedRepo, read_text, walk_repo};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
