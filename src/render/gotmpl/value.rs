@@ -11,9 +11,9 @@
 //! only differ in `typeOf`/`%T`; numbers from values files are `Float` (YAML → JSON →
 //! float64, which is why Helm prints `1e+06`).
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::cell::RefCell;
 use std::rc::Rc;
 
 /// A Go map[string]interface{}: iteration in sorted key order, as `range` and `%v` do.
