@@ -1,1 +1,13 @@
+//! gitops-lint: lint GitOps repositories (Argo CD, Flux) for drift loops before they merge.
+//!
+//! Data flows down through the modules: source → yaml → render → gitops → rules → report.
+
+pub mod config;
+pub mod gitops;
+pub mod lint;
+pub mod object;
 pub mod render;
+pub mod report;
+pub mod rules;
+pub mod source;
+pub mod yaml;

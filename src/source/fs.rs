@@ -1,0 +1,158 @@
+//! Read access to the linted tree for renderers, confined to the repository root.
+//!
+//! Renderers never touch `std::fs` directly: they ask a [`RepoFs`] by repo-relative path, so
+//! containment (no `..` above the root, no symlink out of it) is enforced in one place, and
+//! the same renderer can later read a git revision instead of the working tree.
+
+use super::walk::read_text;
+use super::{FileId, Origin, SourceFile, SourceMap, join_relative, normalize_relative};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FsError {
+    /// The path climbs above the repository root or resolves (through a symlink) outside it.
+    OutsideRepo(String),
+    NotFound(String),
+    /// Unreadable, too large, binary or not UTF-8, with the reason.
+    Unreadable(String, String),
+}
+
+impl std::fmt::Display for FsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FsError::OutsideRepo(p) => write!(f, "`{p}` is outside the repository"),
+            FsError::NotFound(p) => write!(f, "`{p}` does not exist"),
+            FsError::Unreadable(p, why) => write!(f, "`{p}`: {why}"),
+        }
+    }
+}
+
+pub trait RepoFs: Send + Sync {
+    /// The file at a repo-relative path, read once and registered in the source map.
+    fn read(&self, path: &str) -> Result<FileId, FsError>;
+    fn is_file(&self, path: &str) -> bool;
+    fn is_dir(&self, path: &str) -> bool;
+    /// Entry names of a directory (files and directories), sorted.
+    fn list_dir(&self, path: &str) -> Result<Vec<String>, FsError>;
+    fn source_map(&self) -> &SourceMap;
+}
+
+/// The working tree on disk.
+pub struct DiskFs {
+    root: PathBuf,
+    map: Arc<SourceMap>,
+    max_file_bytes: u64,
+    cache: Mutex<HashMap<String, Result<FileId, FsError>>>,
+}
+
+impl DiskFs {
+    /// `root` must be canonical (as `walk_repo` returns it).
+    pub fn new(root: PathBuf, map: Arc<SourceMap>, max_file_bytes: u64) -> DiskFs {
+        DiskFs {
+            root,
+            map,
+            max_file_bytes,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn root(&self) -> &std::path::Path {
+        &self.root
+    }
+
+    pub fn map(&self) -> &Arc<SourceMap> {
+        &self.map
+    }
+
+    /// Lexically normalise and check that the real path (after symlinks) stays inside.
+    fn resolve(&self, path: &str) -> Result<(String, PathBuf), FsError> {
+        let rel = normalize_relative(path).ok_or_else(|| FsError::OutsideRepo(path.into()))?;
+        let full = join_relative(&self.root, &rel);
+        match std::fs::canonicalize(&full) {
+            Ok(real) if real.starts_with(&self.root) => Ok((rel, real)),
+            Ok(_) => Err(FsError::OutsideRepo(path.into())),
+            Err(_) => Err(FsError::NotFound(rel)),
+        }
+    }
+}
+
+impl RepoFs for DiskFs {
+    fn read(&self, path: &str) -> Result<FileId, FsError> {
+        let rel = normalize_relative(path).ok_or_else(|| FsError::OutsideRepo(path.into()))?;
+        if let Ok(cache) = self.cache.lock()
+            && let Some(hit) = cache.get(&rel)
+        {
+            return hit.clone();
+        }
+        // Files the walk already read are reused, so spans agree across stages.
+        let result = match self.map.find(&rel) {
+            Some(id) => Ok(id),
+            None => self.resolve(&rel).and_then(|(rel, real)| {
+                if !real.is_file() {
+                    return Err(FsError::NotFound(rel));
+                }
+                read_text(&real, self.max_file_bytes)
+                    .map(|text| {
+                        self.map
+                            .add(SourceFile::new(rel.clone(), text, Origin::Repo))
+                    })
+                    .map_err(|why| FsError::Unreadable(rel, why))
+            }),
+        };
+        if let Ok(mut cache) = self.cache.lock() {
+            cache.insert(rel, result.clone());
+        }
+        result
+    }
+
+    fn is_file(&self, path: &str) -> bool {
+        self.resolve(path).is_ok_and(|(_, real)| real.is_file())
+    }
+
+    fn is_dir(&self, path: &str) -> bool {
+        self.resolve(path).is_ok_and(|(_, real)| real.is_dir())
+    }
+
+    fn list_dir(&self, path: &str) -> Result<Vec<String>, FsError> {
+        let (rel, real) = self.resolve(path)?;
+        let rd = std::fs::read_dir(&real).map_err(|e| FsError::Unreadable(rel, e.to_string()))?;
+        let mut names: Vec<String> = rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    fn source_map(&self) -> &SourceMap {
+        &self.map
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_paths_outside_the_root() {
+        let dir = tempfile::tempdir().ok();
+        let Some(dir) = dir else { return };
+        let root = std::fs::canonicalize(dir.path()).unwrap_or_default();
+        std::fs::create_dir_all(root.join("repo")).ok();
+        std::fs::write(root.join("secret.txt"), "x").ok();
+        std::fs::write(root.join("repo/a.yaml"), "a: 1").ok();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(root.join("secret.txt"), root.join("repo/link.yaml")).ok();
+        let fs = DiskFs::new(root.join("repo"), Arc::new(SourceMap::new()), 1 << 20);
+        assert!(fs.read("a.yaml").is_ok());
+        assert!(matches!(
+            fs.read("../secret.txt"),
+            Err(FsError::OutsideRepo(_))
+        ));
+        #[cfg(unix)]
+        assert!(matches!(fs.read("link.yaml"), Err(FsError::OutsideRepo(_))));
+        assert!(matches!(fs.read("missing.yaml"), Err(FsError::NotFound(_))));
+    }
+}

@@ -1,0 +1,168 @@
+//! Walking a repository: which files are read, and the guarantees that hold while doing it
+//! (nothing outside the root, no symlink loops, bounded sizes, every skipped file reported).
+
+use super::{Origin, SourceFile, SourceMap, relative_path};
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+pub struct WalkOptions {
+    /// Largest file read, in bytes; larger files are reported, not read.
+    pub max_file_bytes: u64,
+    /// Most files read in one repo.
+    pub max_files: usize,
+    /// Repo-relative glob patterns not to read (from `.gitops-lint.yaml` `exclude`).
+    pub exclude: globset::GlobSet,
+}
+
+impl Default for WalkOptions {
+    fn default() -> Self {
+        WalkOptions {
+            max_file_bytes: 8 * 1024 * 1024,
+            max_files: 100_000,
+            exclude: globset::GlobSet::empty(),
+        }
+    }
+}
+
+/// A file that could not be read as text, with the reason (reported as `yaml-syntax`).
+#[derive(Debug, Clone)]
+pub struct WalkIssue {
+    pub path: String,
+    pub message: String,
+}
+
+pub struct WalkedRepo {
+    pub root: PathBuf,
+    /// Files read, in path order.
+    pub files: Vec<super::FileId>,
+    pub issues: Vec<WalkIssue>,
+}
+
+/// Files the linter reads: YAML and JSON manifests, Helm templates and helpers. Everything
+/// else (binaries, images, scripts) is not the linter's business yet.
+fn is_candidate(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".yaml")
+        || lower.ends_with(".yml")
+        || lower.ends_with(".json")
+        || lower.ends_with(".tpl")
+        || (rel.contains("templates/") && !lower.ends_with(".md"))
+        || lower == "kustomization"
+}
+
+pub fn walk_repo(root: &Path, opts: &WalkOptions, map: &SourceMap) -> std::io::Result<WalkedRepo> {
+    let root = fs::canonicalize(root)?;
+    let mut files = Vec::new();
+    let mut issues = Vec::new();
+    let mut paths: Vec<(String, PathBuf)> = Vec::new();
+
+    let walker = walkdir::WalkDir::new(&root)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || e.file_name() != ".git");
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                let path = err
+                    .path()
+                    .and_then(|p| relative_path(&root, p))
+                    .unwrap_or_default();
+                issues.push(WalkIssue {
+                    path,
+                    message: format!("cannot read: {err}"),
+                });
+                continue;
+            }
+        };
+        let Some(rel) = relative_path(&root, entry.path()) else {
+            continue;
+        };
+        if rel.is_empty() || opts.exclude.is_match(&rel) {
+            continue;
+        }
+        let ft = entry.file_type();
+        if ft.is_symlink() {
+            match fs::canonicalize(entry.path()) {
+                Err(_) => {
+                    if is_candidate(&rel) {
+                        issues.push(WalkIssue {
+                            path: rel,
+                            message: "symlink cannot be resolved (dangling or a loop); not read"
+                                .into(),
+                        });
+                    }
+                }
+                Ok(target) if !target.starts_with(&root) => issues.push(WalkIssue {
+                    path: rel,
+                    message: "symlink points outside the repository; not read".into(),
+                }),
+                // A link to a file inside the repo is read under its own name; a link to a
+                // directory is not descended (its files are reached by their real path).
+                Ok(target) if target.is_file() && is_candidate(&rel) => paths.push((rel, target)),
+                Ok(_) => {}
+            }
+            continue;
+        }
+        if ft.is_file() && is_candidate(&rel) {
+            paths.push((rel, entry.path().to_path_buf()));
+        }
+    }
+
+    if paths.len() > opts.max_files {
+        issues.push(WalkIssue {
+            path: String::new(),
+            message: format!(
+                "repository has {} candidate files; only the first {} are read (limit `limits.max-files`)",
+                paths.len(),
+                opts.max_files
+            ),
+        });
+        paths.truncate(opts.max_files);
+    }
+
+    for (rel, path) in paths {
+        match read_text(&path, opts.max_file_bytes) {
+            Ok(text) => files.push(map.add(SourceFile::new(rel, text, Origin::Repo))),
+            Err(message) => issues.push(WalkIssue { path: rel, message }),
+        }
+    }
+    Ok(WalkedRepo {
+        root,
+        files,
+        issues,
+    })
+}
+
+/// Read a file as UTF-8 text within the size limit; binary and non-UTF-8 files are refused
+/// with a reason that says where.
+pub fn read_text(path: &Path, max_bytes: u64) -> Result<String, String> {
+    let file = fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if len > max_bytes {
+        return Err(format!(
+            "file is {len} bytes, over the {max_bytes}-byte limit (`limits.max-file-bytes`); not parsed"
+        ));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(max_bytes + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(format!(
+            "file is over the {max_bytes}-byte limit (`limits.max-file-bytes`); not parsed"
+        ));
+    }
+    if let Some(pos) = bytes.iter().position(|&b| b == 0) {
+        return Err(format!(
+            "binary file (NUL byte at offset {pos}); not parsed"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        format!("not valid UTF-8 (invalid byte at offset {at}); not parsed")
+    })
+}

@@ -1,0 +1,282 @@
+//! The span-carrying YAML tree every later stage reads: each value and each map key knows
+//! where it was written, so a finding can point at the exact line a person edits.
+
+use crate::source::Span;
+use std::sync::Arc;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    String(String),
+    Seq(Vec<Node>),
+    Map(Vec<Entry>),
+}
+
+/// How a scalar or collection was written; kept so output can be re-emitted faithfully and
+/// so rules can tell `"yes"` from `yes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Style {
+    #[default]
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+    /// `[a, b]` / `{a: b}`
+    Flow,
+    /// Indented block collection.
+    Block,
+}
+
+/// A further place that contributed to a node, shown as a secondary label (the base value a
+/// patch overrode, the values-file line a template printed).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Related {
+    pub span: Span,
+    pub label: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub value: Value,
+    /// Where a person edits this value (after rendering: the patch, template or values line).
+    pub span: Span,
+    pub style: Style,
+    /// Explicit tag (`!!str`, `!custom`), if any.
+    pub tag: Option<Box<str>>,
+    /// Original text of a plain scalar that did not resolve to a string (`0644`, `1e3`,
+    /// `yes`), for faithful re-emission and for rules on how a value was written.
+    pub raw: Option<Box<str>>,
+    /// Secondary places (see [`Related`]); shared because renderers copy nodes a lot.
+    pub related: Option<Arc<Vec<Related>>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub key: Node,
+    pub value: Node,
+}
+
+impl Node {
+    pub fn new(value: Value, span: Span) -> Node {
+        Node {
+            value,
+            span,
+            style: Style::Plain,
+            tag: None,
+            raw: None,
+            related: None,
+        }
+    }
+
+    pub fn string(s: impl Into<String>, span: Span) -> Node {
+        Node::new(Value::String(s.into()), span)
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self.value, Value::Null)
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_i64(&self) -> Option<i64> {
+        match &self.value {
+            Value::Int(i) => Some(*i),
+            Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Some(*f as i64),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match &self.value {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    pub fn as_seq(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Seq(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&[Entry]> {
+        match &self.value {
+            Value::Map(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
+    /// The entry under `key` (the last one when a key is duplicated: Kubernetes is last-wins).
+    pub fn entry(&self, key: &str) -> Option<&Entry> {
+        self.as_map()?.iter().rev().find(|e| e.key.key_str() == key)
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.entry(key).map(|e| &e.value)
+    }
+
+    /// Follow a path of map keys.
+    pub fn get_path(&self, path: &[&str]) -> Option<&Node> {
+        let mut node = self;
+        for key in path {
+            node = node.get(key)?;
+        }
+        Some(node)
+    }
+
+    pub fn get_str(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(Node::as_str)
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        match &mut self.value {
+            Value::Map(entries) => entries
+                .iter_mut()
+                .rev()
+                .find(|e| e.key.key_str() == key)
+                .map(|e| &mut e.value),
+            _ => None,
+        }
+    }
+
+    /// A map key as Kubernetes' YAML→JSON conversion names it (`on:` → `"true"`, `1:` → `"1"`).
+    pub fn key_str(&self) -> std::borrow::Cow<'_, str> {
+        match &self.value {
+            Value::String(s) => std::borrow::Cow::Borrowed(s),
+            Value::Bool(b) => std::borrow::Cow::Owned(b.to_string()),
+            Value::Int(i) => std::borrow::Cow::Owned(i.to_string()),
+            Value::Float(f) => std::borrow::Cow::Owned(super::resolve::format_float(*f)),
+            Value::Null => std::borrow::Cow::Borrowed("null"),
+            Value::Seq(_) | Value::Map(_) => std::borrow::Cow::Borrowed(""),
+        }
+    }
+
+    /// Scalar text as it would appear in a string field (`yes` → `true`, `0644` → `420`).
+    pub fn scalar_text(&self) -> Option<String> {
+        match &self.value {
+            Value::String(s) => Some(s.clone()),
+            Value::Bool(b) => Some(b.to_string()),
+            Value::Int(i) => Some(i.to_string()),
+            Value::Float(f) => Some(super::resolve::format_float(*f)),
+            Value::Null => None,
+            _ => None,
+        }
+    }
+
+    /// Is this an empty map, empty sequence or null (what `{}`, `[]` and `~` declare)?
+    pub fn is_empty_value(&self) -> bool {
+        match &self.value {
+            Value::Null => true,
+            Value::Seq(s) => s.is_empty(),
+            Value::Map(m) => m.is_empty(),
+            Value::String(_) | Value::Bool(_) | Value::Int(_) | Value::Float(_) => false,
+        }
+    }
+
+    /// The whole extent of this node including its children (block collections end at
+    /// their last child).
+    pub fn full_span(&self) -> Span {
+        let mut span = self.span;
+        match &self.value {
+            Value::Seq(items) => {
+                if let Some(last) = items.last() {
+                    span = span.cover(last.full_span());
+                }
+            }
+            Value::Map(entries) => {
+                if let Some(last) = entries.last() {
+                    span = span.cover(last.key.span).cover(last.value.full_span());
+                }
+            }
+            _ => {}
+        }
+        span
+    }
+
+    /// Convert to JSON as Kubernetes would send it (for JSONPath queries and JSON output).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match &self.value {
+            Value::Null => J::Null,
+            Value::Bool(b) => J::Bool(*b),
+            Value::Int(i) => J::from(*i),
+            Value::Float(f) => serde_json::Number::from_f64(*f)
+                .map(J::Number)
+                .unwrap_or(J::Null),
+            Value::String(s) => J::String(s.clone()),
+            Value::Seq(items) => J::Array(items.iter().map(Node::to_json).collect()),
+            Value::Map(entries) => {
+                let mut m = serde_json::Map::new();
+                for e in entries {
+                    m.insert(e.key.key_str().into_owned(), e.value.to_json());
+                }
+                J::Object(m)
+            }
+        }
+    }
+
+    /// Visit every node below (and including) this one with its path from here. Iterative,
+    /// so even a deep tree cannot overflow the stack.
+    pub fn walk<'a>(&'a self, mut f: impl FnMut(&[PathSeg<'a>], &'a Node)) {
+        let mut stack: Vec<(Vec<PathSeg<'a>>, &'a Node)> = vec![(Vec::new(), self)];
+        while let Some((path, node)) = stack.pop() {
+            f(&path, node);
+            match &node.value {
+                Value::Seq(items) => {
+                    for (i, item) in items.iter().enumerate().rev() {
+                        let mut p = path.clone();
+                        p.push(PathSeg::Index(i));
+                        stack.push((p, item));
+                    }
+                }
+                Value::Map(entries) => {
+                    for e in entries.iter().rev() {
+                        let mut p = path.clone();
+                        p.push(PathSeg::Key(e.key.as_str().unwrap_or("")));
+                        stack.push((p, &e.value));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// One step of a path into a tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathSeg<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// Render a path as a dotted field path (`spec.template.spec.containers[0].image`).
+pub fn path_to_string(path: &[PathSeg<'_>]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            PathSeg::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            PathSeg::Index(i) => {
+                out.push_str(&format!("[{i}]"));
+            }
+        }
+    }
+    out
+}
+
+// Deep trees are capped by the parser's depth limit, but a Drop of a long chain is still
+// recursive; the cap keeps it well within the stack.
