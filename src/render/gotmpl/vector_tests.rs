@@ -14,7 +14,6 @@ use std::rc::Rc;
 use serde_json::Value as Json;
 
 use super::funcs::{Func, FuncEnv};
-use super::lex::{ItemKind, lex};
 use super::literal::parse_number;
 use super::template::{ExecOptions, Templates};
 use super::value::{GoObject, Map, Value};
@@ -253,8 +252,11 @@ fn render(name: &str, input: &str, data: Value) -> Result<String, String> {
         .map_err(|e| e.to_string())
 }
 
-/// `kind -> suite -> set of ids` from the checked-in list.
-fn listed() -> (BTreeSet<(String, String)>, BTreeSet<(String, String)>) {
+/// The `n/a` and `diff` entries of the checked-in list.
+/// (suite, id) of a vector.
+type CaseKey = (String, String);
+
+fn listed() -> (BTreeSet<CaseKey>, BTreeSet<CaseKey>) {
     let text = include_str!("testdata/known_differences.tsv");
     let mut na = BTreeSet::new();
     let mut diff = BTreeSet::new();
