@@ -1,0 +1,1 @@
+//! Go's time layouts. Placeholder.
