@@ -172,6 +172,9 @@ pub fn must_without(_: &mut FuncEnv, a: &[Value]) -> R {
 
 fn has_impl(name: &str, a: &[Value]) -> R {
     arity(name, a, 2)?;
+    if matches!(a[1], Value::Nil) {
+        return Ok(Value::Bool(false));
+    }
     let l = elems(&a[1], |k| format!("Cannot find has on type {k}"))?;
     Ok(Value::Bool(l.iter().any(|x| deep_equal(&a[0], x))))
 }

@@ -38,6 +38,8 @@ mod yaml_json;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod vectors;
 
 use super::value::Value;
 
