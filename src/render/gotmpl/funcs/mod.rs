@@ -140,8 +140,10 @@ pub fn lookup(name: &str) -> Option<Func> {
         "lookup" => defaults::lookup_placeholder,
         // Sprig: dates
         "ago" => dates::ago,
-        "date" | "htmlDate" => dates::date,
-        "date_in_zone" | "dateInZone" | "htmlDateInZone" => dates::date_in_zone,
+        "date" => dates::date,
+        "htmlDate" => dates::html_date,
+        "date_in_zone" | "dateInZone" => dates::date_in_zone,
+        "htmlDateInZone" => dates::html_date_in_zone,
         "date_modify" | "dateModify" => dates::date_modify,
         "must_date_modify" | "mustDateModify" => dates::must_date_modify,
         "duration" => dates::duration,
