@@ -463,7 +463,9 @@ impl P<'_> {
                         Some(b',') => self.i += 1,
                         Some(b']') => {}
                         _ => {
-                            return Err(self.err("expected a comma (',') or array terminator (']')"));
+                            return Err(
+                                self.err("expected a comma (',') or array terminator (']')")
+                            );
                         }
                     }
                 }
