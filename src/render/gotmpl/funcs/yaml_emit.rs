@@ -24,14 +24,17 @@ pub enum Flavor {
     V3,
 }
 
-/// goyaml.v2's keyList.Less for string keys: runs of digits compare numerically, letters
-/// sort after non-letters.
-pub fn natural_less(a: &str, b: &str) -> bool {
+/// goyaml's keyList.Less for string keys: runs of digits compare numerically, letters
+/// sort after non-letters. goyaml.v3 adds one rule: right after a digit, a letter sorts
+/// before a non-letter.
+pub fn natural_less(a: &str, b: &str, flavor: Flavor) -> bool {
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
     let mut i = 0;
+    let mut digits = false;
     while i < ar.len() && i < br.len() {
         if ar[i] == br[i] {
+            digits = ar[i].is_ascii_digit();
             i += 1;
             continue;
         }
@@ -41,7 +44,11 @@ pub fn natural_less(a: &str, b: &str) -> bool {
             return ar[i] < br[i];
         }
         if al || bl {
-            return bl;
+            return if digits && flavor == Flavor::V3 {
+                al
+            } else {
+                bl
+            };
         }
         let (mut an, mut bn): (i64, i64) = (0, 0);
         if ar[i] == '0' || br[i] == '0' {
@@ -80,11 +87,11 @@ pub fn natural_less(a: &str, b: &str) -> bool {
     ar.len() < br.len()
 }
 
-pub fn sort_keys(entries: &mut [(String, YNode)]) {
+pub fn sort_keys(entries: &mut [(String, YNode)], flavor: Flavor) {
     entries.sort_by(|(a, _), (b, _)| {
-        if natural_less(a, b) {
+        if natural_less(a, b, flavor) {
             std::cmp::Ordering::Less
-        } else if natural_less(b, a) {
+        } else if natural_less(b, a, flavor) {
             std::cmp::Ordering::Greater
         } else {
             std::cmp::Ordering::Equal
@@ -852,9 +859,11 @@ mod tests {
 
     #[test]
     fn natural_order() {
-        assert!(natural_less("a2", "a10"));
-        assert!(natural_less("B", "a"));
-        assert!(natural_less("_x", "ax"));
+        assert!(natural_less("a2", "a10", Flavor::V2));
+        assert!(natural_less("B", "a", Flavor::V2));
+        assert!(natural_less("_x", "ax", Flavor::V2));
+        assert!(natural_less("1_", "1a", Flavor::V2));
+        assert!(natural_less("1a", "1_", Flavor::V3));
     }
 
     #[test]

@@ -46,7 +46,7 @@ fn to_ynode_v2(v: &Value, depth: usize) -> Result<YNode, String> {
                 .iter()
                 .map(|(k, x)| Ok((k.clone(), to_ynode_v2(x, depth + 1)?)))
                 .collect::<Result<Vec<_>, String>>()?;
-            sort_keys(&mut entries);
+            sort_keys(&mut entries, Flavor::V2);
             YNode::Map(entries)
         }
     })
@@ -75,7 +75,7 @@ fn to_ynode_v3(v: &Value, depth: usize) -> Result<YNode, String> {
                 .iter()
                 .map(|(k, x)| Ok((k.clone(), to_ynode_v3(x, depth + 1)?)))
                 .collect::<Result<Vec<_>, String>>()?;
-            sort_keys(&mut entries);
+            sort_keys(&mut entries, Flavor::V3);
             YNode::Map(entries)
         }
         other => to_ynode_v2(other, depth)?,
