@@ -34,7 +34,15 @@ fn to_ynode_v2(v: &Value, depth: usize) -> Result<YNode, String> {
         }
         Value::String(s) => YNode::Str(s.to_string()),
         Value::Bytes(b) => YNode::Str(super::encoding::base64_encode(b)),
-        Value::Object(o) => YNode::Str(o.format()),
+        Value::Object(_) => {
+            // Through json.Marshal, like every other value.
+            let text = json::encode(v, false, None)?;
+            match json::parse(&text) {
+                Ok(Value::String(s)) => YNode::Str(s.to_string()),
+                Ok(other @ (Value::Map(_) | Value::List(_))) => to_ynode_v2(&other, depth + 1)?,
+                _ => YNode::Str(text),
+            }
+        }
         Value::List(l) => YNode::Seq(
             l.iter()
                 .map(|x| to_ynode_v2(x, depth + 1))
