@@ -33,6 +33,7 @@ mod semver;
 mod strings;
 mod strings_case;
 mod toml;
+mod tzif;
 mod yaml_emit;
 mod yaml_json;
 
