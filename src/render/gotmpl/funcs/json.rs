@@ -66,8 +66,10 @@ fn write_value(
     indent: Option<&str>,
     depth: usize,
 ) -> Result<(), String> {
-    if depth > 10_000 {
-        return Err("json: unsupported value: encountered a cycle".into());
+    if depth > super::args::MAX_DEPTH {
+        return Err(
+            "json: unsupported value: encountered a cycle via map[string]interface {}".into(),
+        );
     }
     match v {
         Value::Nil => out.push_str("null"),
@@ -181,7 +183,7 @@ impl Parser<'_> {
     }
 
     fn value(&mut self, depth: usize) -> Result<Value, String> {
-        if depth > 10_000 {
+        if depth > super::args::MAX_DEPTH {
             return Err("exceeded max depth".into());
         }
         self.ws();

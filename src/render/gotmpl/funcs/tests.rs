@@ -136,3 +136,18 @@ fn hostile_sizes_are_capped() {
     );
     assert!(call(&mut e, "randBytes", &[Value::Int(1 << 40)]).is_err());
 }
+
+#[test]
+fn cyclic_maps_do_not_hang() {
+    let mut e = FuncEnv::default();
+    let d = call(&mut e, "dict", &[]).unwrap_or_default();
+    let _ = call(&mut e, "set", &[d.clone(), Value::from("self"), d.clone()]);
+    assert_eq!(s(call(&mut e, "toYaml", std::slice::from_ref(&d))), "");
+    assert_eq!(s(call(&mut e, "toJson", std::slice::from_ref(&d))), "");
+    assert!(call(&mut e, "mustToJson", std::slice::from_ref(&d)).is_err());
+    assert!(call(&mut e, "deepCopy", std::slice::from_ref(&d)).is_ok());
+    let other = call(&mut e, "dict", &[Value::from("self"), d.clone()]).unwrap_or_default();
+    assert!(call(&mut e, "merge", &[d.clone(), other]).is_ok());
+    let deep = "[".repeat(5000);
+    assert!(call(&mut e, "mustFromJson", &[Value::from(deep)]).is_err());
+}

@@ -768,8 +768,17 @@ impl Emitter {
                 self.indent = if self.indent < 0 { 0 } else { self.indent + 2 };
                 for (k, v) in items {
                     self.write_indent();
-                    self.node(&YNode::Str(k.clone()), false, true);
-                    self.write_indicator(":", false, false, false);
+                    // libyaml's check_simple_key: at most 128 bytes and a single line;
+                    // other keys are written in the explicit `? key` / `: value` form.
+                    if k.len() <= 128 && !k.chars().any(is_break) {
+                        self.node(&YNode::Str(k.clone()), false, true);
+                        self.write_indicator(":", false, false, false);
+                    } else {
+                        self.write_indicator("?", true, false, true);
+                        self.node(&YNode::Str(k.clone()), true, false);
+                        self.write_indent();
+                        self.write_indicator(":", true, false, true);
+                    }
                     self.node(v, true, false);
                 }
                 self.indent = saved;
@@ -854,6 +863,16 @@ mod tests {
         assert_eq!(
             emit(&doc, Flavor::V3),
             "a:\n  - x\n  - k: v\n    l: 1\nb:\n  c: |-\n    line1\n    line2\nd: {}\ne: []\nf: null\n"
+        );
+    }
+
+    #[test]
+    fn complex_keys() {
+        let long = "k".repeat(130);
+        let doc = YNode::Map(vec![(long.clone(), s("v")), ("a\nb".into(), s("w"))]);
+        assert_eq!(
+            emit(&doc, Flavor::V2),
+            format!("? {long}\n: v\n? |-\n  a\n  b\n: w\n")
         );
     }
 

@@ -16,7 +16,7 @@ type R = Result<Value, String>;
 
 /// Value → the node goyaml.v2 gets after the JSON round trip.
 fn to_ynode_v2(v: &Value, depth: usize) -> Result<YNode, String> {
-    if depth > 10_000 {
+    if depth > super::args::MAX_DEPTH {
         return Err("json: unsupported value: encountered a cycle".into());
     }
     Ok(match v {
@@ -62,7 +62,7 @@ fn to_ynode_v2(v: &Value, depth: usize) -> Result<YNode, String> {
 
 /// Value → goyaml.v3's view (no JSON step: floats keep Go's 'g' format).
 fn to_ynode_v3(v: &Value, depth: usize) -> Result<YNode, String> {
-    if depth > 10_000 {
+    if depth > super::args::MAX_DEPTH {
         return Err("encountered a cycle".into());
     }
     Ok(match v {
