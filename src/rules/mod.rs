@@ -14,6 +14,7 @@ mod ignore_differences_invalid;
 mod ignore_differences_security_sensitive;
 mod ignore_differences_stale;
 mod ignore_differences_unjustified;
+mod instance_label_clash;
 pub mod offline_unrenderable_input;
 pub mod render_failed;
 mod respect_ignore_differences_missing;
@@ -99,6 +100,10 @@ pub fn registry() -> &'static [Rule] {
         Rule {
             meta: &ignore_differences_stale::META,
             check: Some(ignore_differences_stale::check),
+        },
+        Rule {
+            meta: &instance_label_clash::META,
+            check: Some(instance_label_clash::check),
         },
         Rule {
             meta: &offline_unrenderable_input::META,
