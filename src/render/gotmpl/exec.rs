@@ -559,7 +559,10 @@ impl<'s, 'e> State<'s, 'e> {
                 return self.eval_function(dot, name, pos, cmd, rest, final_);
             }
             Arg::Pipe(p) => {
-                self.not_a_function(first, rest, final_.is_some())?;
+                if !rest.is_empty() || final_.is_some() {
+                    let msg = format!("can't give argument to non-function {p}");
+                    return Err(self.err(&cmd.pos, cmd, msg));
+                }
                 return self.eval_pipeline(dot, p);
             }
             Arg::Variable { idents, pos } => {

@@ -23,4 +23,6 @@ pub use output::{Meta, Output, OutputSegment, SegmentKind, Taint, ValuesPath};
 pub use parse::ParseError;
 pub use template::{ExecError, ExecOptions, FuncResolver, MissingKey, Templates};
 #[cfg(test)]
+mod exec_tests;
+#[cfg(test)]
 mod vector_tests;

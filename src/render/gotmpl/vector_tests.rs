@@ -299,6 +299,7 @@ fn go_text_template_vectors() {
     // (suite, id, passed, detail)
     let mut results: Vec<(String, String, bool, String)> = Vec::new();
     let mut needs_go = 0;
+    let (mut errors_same, mut errors_total) = (0, 0);
 
     for t in doc["exec_tests"].as_array().into_iter().flatten() {
         let name = t["name"].as_str().unwrap_or("");
@@ -322,6 +323,19 @@ fn go_text_template_vectors() {
         };
         let got = render(name, input, data);
         let ok = t["ok"].as_bool() == Some(true);
+        if let (Err(msg), Some(go)) = (
+            &got,
+            t.get("go_exec_error")
+                .or(t.get("go_parse_error"))
+                .and_then(Json::as_str),
+        ) {
+            errors_total += 1;
+            if msg == go {
+                errors_same += 1;
+            } else if std::env::var_os("GOTMPL_SHOW_ERRORS").is_some() {
+                println!("ERROR TEXT {name}: ours {msg:?}\n                 go   {go:?}");
+            }
+        }
         let want = t["output"].as_str().unwrap_or("");
         let passed = match (&got, ok) {
             (Ok(out), true) => out == want,
@@ -499,6 +513,7 @@ fn go_text_template_vectors() {
         needs_go,
         na.len()
     );
+    println!("text/template error messages identical to Go's: {errors_same}/{errors_total}");
     for u in &unexpected {
         println!("UNEXPECTED {u}");
     }
