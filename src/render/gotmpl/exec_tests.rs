@@ -419,3 +419,75 @@ fn nesting_depth_real_charts_need_is_accepted() {
     let parens = "{{".to_string() + &"(".repeat(30) + "1" + &")".repeat(30) + "}}";
     assert_eq!(run(&parens, Value::Nil).as_deref(), Ok("1"));
 }
+
+#[test]
+fn included_text_points_into_the_helper() {
+    let lib_and_nindent = |name: &str| -> Option<Func> {
+        match name {
+            "nindent" => Some(|_, a| {
+                let (Value::Int(n), Value::String(s)) = (&a[0], &a[1]) else {
+                    return Err("args".into());
+                };
+                let pad = " ".repeat(*n as usize);
+                Ok(Value::from(format!(
+                    "\n{pad}{}",
+                    s.replace('\n', &format!("\n{pad}"))
+                )))
+            }),
+            other => lib(other),
+        }
+    };
+    let mut set = Templates::new(Rc::new(lib_and_nindent));
+    let helpers = "{{- define \"labels\" -}}\napp: {{ .Values.app }}\ntier: web\n{{- end }}";
+    assert!(set.parse("chart/templates/_helpers.tpl", helpers).is_ok());
+    let main = "metadata:\n  labels:{{ include \"labels\" . | nindent 4 }}\n";
+    assert!(set.parse("chart/templates/deploy.yaml", main).is_ok());
+    let out = set
+        .execute(
+            "chart/templates/deploy.yaml",
+            values(&[("app", Value::from("shop"))]),
+            &ExecOptions::helm(),
+            &mut env(),
+        )
+        .unwrap_or_default();
+    assert_eq!(
+        out.text,
+        "metadata:\n  labels:\n    app: shop\n    tier: web\n"
+    );
+    let find = |needle: &str| {
+        let at = out.text.find(needle).unwrap_or(usize::MAX);
+        out.segments
+            .iter()
+            .find(|s| s.range.contains(&at))
+            .cloned()
+            .expect("segment")
+    };
+    let shop = find("shop");
+    assert_eq!(
+        (&*shop.pos.file, shop.pos.line),
+        ("chart/templates/_helpers.tpl", 2)
+    );
+    assert_eq!(shop.values_path(), Some(&["app".to_string()][..]));
+    assert_eq!(
+        shop.via.iter().map(|p| (p.line, p.col)).collect::<Vec<_>>(),
+        vec![(2, 12)]
+    );
+    let tier = find("tier");
+    assert_eq!(
+        (tier.kind, &*tier.pos.file),
+        (SegmentKind::Text, "chart/templates/_helpers.tpl")
+    );
+    // The indentation nindent added belongs to the include action in deploy.yaml.
+    let indent = find("\n    app");
+    assert_eq!(
+        (&*indent.pos.file, indent.kind),
+        ("chart/templates/deploy.yaml", SegmentKind::Action)
+    );
+    // Segments tile the output in order.
+    let mut at = 0;
+    for s in &out.segments {
+        assert_eq!(s.range.start, at);
+        at = s.range.end;
+    }
+    assert_eq!(at, out.text.len());
+}
