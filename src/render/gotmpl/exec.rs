@@ -261,7 +261,7 @@ impl<'s, 'e> State<'s, 'e> {
         let mut cursor = 0;
         let mut at = 0;
         let mut spliced = Vec::new();
-        let mut fill = |from: usize, to: usize, spliced: &mut Vec<OutputSegment>| {
+        let fill = |from: usize, to: usize, spliced: &mut Vec<OutputSegment>| {
             if from < to {
                 let mut s = outer.clone();
                 s.range = base + from..base + to;
