@@ -40,6 +40,10 @@ pub const NONDETERMINISTIC_FUNCS: &[&str] = &[
     "getHostByName",
 ];
 
+/// Leading mark of a function error that Go reports without `error calling NAME:` (the
+/// function library's contract, `funcs::UNWRAPPED`).
+const UNWRAPPED: char = '\u{1}';
+
 pub fn is_builtin(name: &str) -> bool {
     BUILTINS.contains(&name)
 }
@@ -1015,7 +1019,11 @@ impl<'s, 'e> State<'s, 'e> {
                 inner,
                 meta,
             }),
-            Err(e) => Err(self.err(pos, ctx, format!("error calling {name}: {e}"))),
+            // Argument errors Go raises before calling are reported without the prefix.
+            Err(e) => match e.strip_prefix(UNWRAPPED) {
+                Some(msg) => Err(self.err(pos, ctx, msg)),
+                None => Err(self.err(pos, ctx, format!("error calling {name}: {e}"))),
+            },
         }
     }
 

@@ -528,3 +528,38 @@ fn go_text_template_vectors() {
     );
     assert!(passed * 100 >= applicable * 95, "score below 95%");
 }
+
+/// Every template of the corpus charts (26 real charts and their subcharts) must parse.
+#[test]
+fn corpus_chart_templates_parse() {
+    let Some(dir) = corpus_dir() else {
+        println!("chart templates: skipped, corpus not found (set GITOPS_LINT_CORPUS)");
+        return;
+    };
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.components().any(|c| c.as_os_str() == "templates")
+                && p.extension().is_some_and(|x| x == "yaml" || x == "tpl" || x == "txt" || x == "yml")
+            {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&dir.join("helm/charts"), &mut files);
+    files.sort();
+    let dummy: Func = |_, _| Ok(Value::Nil);
+    let mut failures = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap_or_default();
+        let mut set = Templates::new(Rc::new(move |_: &str| Some(dummy)));
+        if let Err(e) = set.parse(&f.display().to_string(), &text) {
+            failures.push(e.to_string());
+        }
+    }
+    println!("chart templates parsed: {}/{}", files.len() - failures.len(), files.len());
+    assert!(failures.is_empty(), "{failures:#?}");
+}
