@@ -10,6 +10,7 @@ use super::builtins::{self, BUILTINS, CallError};
 use super::funcs::FuncEnv;
 use super::literal::Number;
 use super::output::{Meta, Output, OutputSegment, SegmentKind, Taint, ValuesPath};
+use super::parse::Tree;
 use super::printf::{self, go_quote};
 use super::template::{ExecError, ExecOptions, MissingKey, Templates};
 use super::value::Value;
@@ -1040,6 +1041,10 @@ impl<'s, 'e> State<'s, 'e> {
                 template: name.to_string(),
             });
         };
+        self.execute_tree(set, &tree, data)
+    }
+
+    fn execute_tree(&mut self, set: &Templates, tree: &Tree, data: &Val) -> R<Output> {
         let dot = if matches!(data.v, Value::Nil) {
             Val::missing(data.meta.clone())
         } else {
@@ -1048,7 +1053,7 @@ impl<'s, 'e> State<'s, 'e> {
         let mut st = State {
             set,
             sh: &mut *self.sh,
-            tmpl: name.into(),
+            tmpl: tree.name.as_str().into(),
             vars: vec![("$".into(), dot.clone())],
             out: Output::default(),
         };
@@ -1135,17 +1140,20 @@ impl<'s, 'e> State<'s, 'e> {
         };
         let mut set = self.set.clone();
         let tpl_name = self.sh.opts.tpl_name.clone();
-        if let Err(e) = set.parse(&tpl_name, text) {
-            return Err(self.err(
-                pos,
-                ctx,
-                format!(
-                    "error calling tpl: cannot parse template {}: {e}",
-                    go_quote(text)
-                ),
-            ));
-        }
-        match self.execute_nested(&set, &tpl_name, data) {
+        let tree = match set.parse_main(&tpl_name, text) {
+            Ok(tree) => tree,
+            Err(e) => {
+                return Err(self.err(
+                    pos,
+                    ctx,
+                    format!(
+                        "error calling tpl: cannot parse template {}: {e}",
+                        go_quote(text)
+                    ),
+                ));
+            }
+        };
+        match self.execute_tree(&set, &tree, data) {
             Ok(mut out) => {
                 out.remove_no_value();
                 merge_output_meta(&mut meta, &out);

@@ -170,6 +170,9 @@ fn include_and_template_and_tpl() {
     let dot = values(&[("name", Value::from("web"))]);
     let src = "{{define \"x.name\"}}{{.Values.name}}-{{.Release.Name}}{{end}}{{include \"x.name\" . | quote}} {{template \"x.name\" .}}";
     assert_eq!(run(src, dot.clone()).as_deref(), Ok("\"web-rel\" web-rel"));
+    // `tpl ""` inside a tpl renders nothing (Go runs the new, empty tree, not the old one).
+    let nested = "{{tpl \"a{{ tpl \\\"\\\" . }}b\" .}}";
+    assert_eq!(run(nested, dot.clone()).as_deref(), Ok("ab"));
     let tpl = "{{tpl \"{{ .Values.name }}:{{ .Values.missing }}\" .}}";
     assert_eq!(run(tpl, dot.clone()).as_deref(), Ok("web:"));
     // A later definition replaces an earlier one.

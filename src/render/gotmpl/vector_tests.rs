@@ -542,7 +542,8 @@ fn corpus_chart_templates_parse() {
             if p.is_dir() {
                 walk(&p, out);
             } else if p.components().any(|c| c.as_os_str() == "templates")
-                && p.extension().is_some_and(|x| x == "yaml" || x == "tpl" || x == "txt" || x == "yml")
+                && p.extension()
+                    .is_some_and(|x| x == "yaml" || x == "tpl" || x == "txt" || x == "yml")
             {
                 out.push(p);
             }
@@ -560,6 +561,10 @@ fn corpus_chart_templates_parse() {
             failures.push(e.to_string());
         }
     }
-    println!("chart templates parsed: {}/{}", files.len() - failures.len(), files.len());
+    println!(
+        "chart templates parsed: {}/{}",
+        files.len() - failures.len(),
+        files.len()
+    );
     assert!(failures.is_empty(), "{failures:#?}");
 }
