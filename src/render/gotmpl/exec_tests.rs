@@ -494,3 +494,41 @@ fn included_text_points_into_the_helper() {
     }
     assert_eq!(at, out.text.len());
 }
+
+/// Helm 3 reads a chart's values.yaml numbers as `json.Number` (a Go string type).
+struct JsonNumber(String);
+
+impl super::value::GoObject for JsonNumber {
+    fn type_name(&self) -> &str {
+        "json.Number"
+    }
+    fn field(&self, _: &str) -> Option<Value> {
+        None
+    }
+    fn format(&self) -> String {
+        self.0.clone()
+    }
+    fn as_go_string(&self) -> Option<&str> {
+        Some(&self.0)
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+#[test]
+fn json_numbers_behave_like_go_strings() {
+    let num = |s: &str| Value::Object(Rc::new(JsonNumber(s.to_string())));
+    let dot = values(&[
+        ("zero", num("0")),
+        ("big", num("1000000")),
+        ("port", num("80")),
+    ]);
+    let src = "{{if .Values.zero}}z={{.Values.zero}}{{end}} {{.Values.big}} {{eq .Values.port \"80\"}} {{len .Values.big}} {{printf \"%v|%d\" .Values.port .Values.port}}";
+    assert_eq!(
+        run(src, dot.clone()).as_deref(),
+        Ok("z=0 1000000 true 7 80|%!d(json.Number=80)")
+    );
+    let err = run("{{eq .Values.port 80}}", dot).err().unwrap_or_default();
+    assert!(err.contains("incompatible types for comparison"), "{err}");
+}
