@@ -532,3 +532,118 @@ fn json_numbers_behave_like_go_strings() {
     let err = run("{{eq .Values.port 80}}", dot).err().unwrap_or_default();
     assert!(err.contains("incompatible types for comparison"), "{err}");
 }
+
+/// Random token soup must never panic, hang or overflow the stack: it parses or fails, and
+/// executes or fails.
+#[test]
+fn random_templates_never_panic() {
+    const TOKENS: &[&str] = &[
+        "{{",
+        "}}",
+        "{{-",
+        "-}}",
+        " ",
+        "\n",
+        "(",
+        ")",
+        "|",
+        ".",
+        "$",
+        "$x",
+        ":=",
+        "=",
+        ",",
+        "\"s\"",
+        "`r`",
+        "'c'",
+        "1",
+        "-2",
+        "0x1F",
+        "1e3",
+        "1.5",
+        "nil",
+        "true",
+        "if",
+        "else",
+        "end",
+        "range",
+        "with",
+        "define",
+        "template",
+        "block",
+        "break",
+        "continue",
+        ".Values",
+        ".a",
+        ".b",
+        "index",
+        "len",
+        "slice",
+        "printf",
+        "print",
+        "eq",
+        "lt",
+        "and",
+        "or",
+        "not",
+        "include",
+        "tpl",
+        "\"t\"",
+        "/*",
+        "*/",
+        "x",
+        "%v",
+        "html",
+        "js",
+        "urlquery",
+        "call",
+        "{{ define \"t\" }}",
+        "{{ end }}",
+        "{{ range $i, $v := .Values.l }}",
+        "{{ template \"t\" . }}",
+        "{{ include \"t\" . }}",
+        "é",
+        "日本",
+        "\u{2028}",
+        "\t",
+        "\\",
+        "\"\\x\"",
+        "'\\u00e9'",
+        "#",
+        "@",
+        "\u{0}",
+    ];
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut l = Map::new();
+    l.insert(
+        "l".into(),
+        Value::list(vec![Value::Int(1), Value::from("a")]),
+    );
+    l.insert("a".into(), Value::map(Map::new()));
+    let mut top = Map::new();
+    top.insert("Values".into(), Value::map(l));
+    let dot = Value::map(top);
+    let opts = ExecOptions {
+        max_steps: 20_000,
+        ..ExecOptions::helm()
+    };
+    for _ in 0..3000 {
+        let n = 1 + (next() % 24) as usize;
+        let src: String = (0..n)
+            .map(|_| TOKENS[(next() % TOKENS.len() as u64) as usize])
+            .collect();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut set = Templates::new(Rc::new(lib));
+            if set.parse("t", &src).is_ok() {
+                let _ = set.execute("t", dot.clone(), &opts, &mut env());
+            }
+        }));
+        assert!(result.is_ok(), "panicked on {src:?}");
+    }
+}
