@@ -369,14 +369,21 @@ fn taint_flows_through_variables_and_functions() {
     assert_eq!(*text, "b64(xYz12)");
     assert_eq!(taint.func, "randAlphaNum");
     assert_eq!((taint.pos.line, taint.pos.col), (1, 11));
-    // Through include as well.
-    let inc = "{{define \"pw\"}}{{ randAlphaNum 3 }}{{end}}v: {{ include \"pw\" . | quote }}";
+    // Through include as well, and into a checksum of the included text (grafana's
+    // `checksum/secret: {{ include (print $.Template.BasePath "/secret.yaml") . | sha256sum }}`).
+    let inc = "{{define \"pw\"}}{{ randAlphaNum 3 }}{{end}}v: {{ include \"pw\" . | quote }}\nsum: {{ include \"pw\" . | b64enc }}";
     let out = helm(inc, values(&[])).unwrap_or_default();
-    assert!(
-        out.segments
-            .iter()
-            .any(|s| s.taint.as_ref().is_some_and(|t| t.func == "randAlphaNum"))
-    );
+    let tainted: Vec<&str> = out
+        .segments
+        .iter()
+        .filter(|s| {
+            s.taint
+                .as_ref()
+                .is_some_and(|t| t.func == "randAlphaNum" && t.pos.line == 1)
+        })
+        .map(|s| &out.text[s.range.clone()])
+        .collect();
+    assert_eq!(tainted, vec!["\"", "xYz12", "\"", "b64(xYz12)"]);
 }
 
 #[test]
