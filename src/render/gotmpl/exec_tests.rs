@@ -383,7 +383,8 @@ fn taint_flows_through_variables_and_functions() {
         })
         .map(|s| &out.text[s.range.clone()])
         .collect();
-    assert_eq!(tainted, vec!["\"", "xYz12", "\"", "b64(xYz12)"]);
+    // (The stand-in b64enc keeps its input visible, so the included text is found in it.)
+    assert_eq!(tainted, vec!["\"", "xYz12", "\"", "b64(", "xYz12", ")"]);
 }
 
 #[test]
