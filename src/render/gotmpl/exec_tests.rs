@@ -269,6 +269,9 @@ fn parse_errors_read_like_go() {
         err,
         "template: chart/templates/t.yaml:2: unexpected \"}\" in operand"
     );
+    let mut set = Templates::with_builtins_only();
+    let e = set.parse("f", "line1\n  {{ .Values.x }\n").err();
+    assert_eq!(e.map(|e| (e.line, e.col, e.offset)), Some((2, 15, 21)));
     let err = run("{{ if .x }}", Value::Nil).err().unwrap_or_default();
     assert_eq!(err, "template: chart/templates/t.yaml:1: unexpected EOF");
     let err = run("{{ nosuchfunc 1 }}", Value::Nil)

@@ -21,7 +21,11 @@ pub struct Tree {
 pub struct ParseError {
     pub message: String,
     pub file: String,
+    /// Line Go reports (of the token where parsing stopped).
     pub line: usize,
+    /// Byte offset and Go-style 0-based column of that token, for precise diagnostics.
+    pub offset: usize,
+    pub col: usize,
 }
 
 impl std::fmt::Display for ParseError {
@@ -127,10 +131,13 @@ impl Parser<'_> {
 
     fn err<T>(&self, msg: impl Into<String>) -> PResult<T> {
         let line = self.cur_line();
+        let offset = self.items.get(self.last).map(|i| i.pos).unwrap_or(0);
         Err(ParseError {
             message: format!("template: {}:{}: {}", self.file, line, msg.into()),
             file: self.file.to_string(),
             line,
+            offset,
+            col: self.pos(offset).col,
         })
     }
 
