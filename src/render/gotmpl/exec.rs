@@ -157,6 +157,7 @@ pub fn execute(
     };
     let Some(tree) = set.trees.get(name).cloned() else {
         return Err(ExecError {
+            cause: None,
             message: format!(
                 "template: no template {} associated with template {}",
                 go_quote(name),
@@ -193,6 +194,7 @@ impl<'s, 'e> State<'s, 'e> {
             context = context.chars().take(20).collect::<String>() + "...";
         }
         ExecError {
+            cause: None,
             message: format!(
                 "template: {pos}: executing {} at <{context}>: {msg}",
                 go_quote(&self.tmpl)
@@ -1032,6 +1034,7 @@ impl<'s, 'e> State<'s, 'e> {
     fn execute_nested(&mut self, set: &Templates, name: &str, data: &Val) -> R<Output> {
         let Some(tree) = set.trees.get(name).cloned() else {
             return Err(ExecError {
+                cause: None,
                 message: format!(
                     "template: no template {} associated with template {}",
                     go_quote(name),
@@ -1116,7 +1119,11 @@ impl<'s, 'e> State<'s, 'e> {
                     meta,
                 })
             }
-            Err(e) => Err(self.err(pos, ctx, format!("error calling include: {e}"))),
+            Err(e) => {
+                let mut outer = self.err(pos, ctx, format!("error calling include: {e}"));
+                outer.cause = Some(Box::new(e));
+                Err(outer)
+            }
         }
     }
 
@@ -1166,14 +1173,15 @@ impl<'s, 'e> State<'s, 'e> {
                     meta,
                 })
             }
-            Err(e) => Err(self.err(
-                pos,
-                ctx,
-                format!(
+            Err(e) => {
+                let msg = format!(
                     "error calling tpl: error during tpl function execution for {}: {e}",
                     go_quote(text)
-                ),
-            )),
+                );
+                let mut outer = self.err(pos, ctx, msg);
+                outer.cause = Some(Box::new(e));
+                Err(outer)
+            }
         }
     }
 }

@@ -658,3 +658,31 @@ fn random_templates_never_panic() {
         assert!(result.is_ok(), "panicked on {src:?}");
     }
 }
+
+#[test]
+fn errors_inside_include_keep_the_inner_location() {
+    let mut set = Templates::new(Rc::new(lib));
+    assert!(
+        set.parse(
+            "c/templates/_h.tpl",
+            "{{ define \"h\" }}\n  {{ index .Values.list 5 }}{{ end }}"
+        )
+        .is_ok()
+    );
+    assert!(
+        set.parse("c/templates/cm.yaml", "a: {{ include \"h\" . }}")
+            .is_ok()
+    );
+    let dot = values(&[("list", Value::list(vec![]))]);
+    let err = set
+        .execute("c/templates/cm.yaml", dot, &ExecOptions::helm(), &mut env())
+        .err();
+    let err = err.expect("an error");
+    assert!(err.message.starts_with("template: c/templates/cm.yaml:1:6: executing \"c/templates/cm.yaml\" at <include \"h\" .>: error calling include: template: c/templates/_h.tpl:2:5: executing \"h\" at <index .Values.list 5>: error calling index: index out of range: 5"), "{}", err.message);
+    let inner = err.innermost();
+    assert_eq!(
+        inner.pos.as_ref().map(|p| (&*p.file, p.line, p.col)),
+        Some(("c/templates/_h.tpl", 2, 5))
+    );
+    assert_eq!(inner.template, "h");
+}

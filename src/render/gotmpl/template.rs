@@ -88,6 +88,24 @@ pub struct ExecError {
     pub pos: Option<Pos>,
     /// Name of the template being executed.
     pub template: String,
+    /// For a failure inside `include`/`tpl`: the error of the included template.
+    pub cause: Option<Box<ExecError>>,
+}
+
+impl ExecError {
+    /// The innermost located error of an `include`/`tpl` chain: where the failing action
+    /// really is.
+    pub fn innermost(&self) -> &ExecError {
+        let mut found = self;
+        let mut e = self;
+        while let Some(c) = &e.cause {
+            e = c;
+            if e.pos.is_some() {
+                found = e;
+            }
+        }
+        found
+    }
 }
 
 impl std::fmt::Display for ExecError {
