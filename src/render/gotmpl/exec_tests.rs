@@ -301,6 +301,12 @@ fn provenance_of_a_values_field() {
         (1, 13, "chart/templates/t.yaml")
     );
     assert!(seg.taint.is_none());
+    assert_eq!(
+        out.segment_at(10).map(|s| s.kind),
+        Some(SegmentKind::Action)
+    );
+    assert_eq!(out.segment_at(0).map(|s| s.kind), Some(SegmentKind::Text));
+    assert!(out.segment_at(out.text.len()).is_none());
     let text = out
         .segments
         .iter()
