@@ -41,6 +41,10 @@ pub const NONDETERMINISTIC_FUNCS: &[&str] = &[
     "getHostByName",
 ];
 
+/// Deepest nesting of lists and maps a template may build (`list (list (list …))` in a
+/// loop): real charts stay far below, and dropping a deeper value would recurse.
+const MAX_VALUE_DEPTH: u32 = 1000;
+
 /// Leading mark of a function error that Go reports without `error calling NAME:` (the
 /// function library's contract, `funcs::UNWRAPPED`).
 const UNWRAPPED: char = '\u{1}';
@@ -59,6 +63,9 @@ pub(crate) struct Val {
     /// When the value is (or was computed from) the output of `include`/`tpl`: that output
     /// with its segments, so printing it can point into the included template.
     pub inner: Option<Rc<Output>>,
+    /// Upper bound of the container nesting of `v` built during this execution. Bounded
+    /// (`MAX_VALUE_DEPTH`) because dropping or walking a deeper value recurses.
+    pub depth: u32,
 }
 
 impl Val {
@@ -66,6 +73,7 @@ impl Val {
         Val {
             v,
             missing: false,
+            depth: 0,
             inner: None,
             meta: Meta::default(),
         }
@@ -74,6 +82,7 @@ impl Val {
         Val {
             v: Value::Nil,
             missing: true,
+            depth: 0,
             inner: None,
             meta,
         }
@@ -112,6 +121,8 @@ struct Shared<'e> {
     steps: u64,
     output_bytes: usize,
     include_counts: HashMap<String, usize>,
+    /// Nesting bounds of the lists and maps functions returned, by address.
+    depths: HashMap<usize, u32>,
     template_depth: usize,
     stack_base: usize,
     /// Address of the `.Values` map, to recognise it wherever it is reached from.
@@ -151,6 +162,7 @@ pub fn execute(
         steps: 0,
         output_bytes: 0,
         include_counts: HashMap::new(),
+        depths: HashMap::new(),
         template_depth: 0,
         stack_base: stack_addr(),
         values_root,
@@ -399,6 +411,7 @@ impl<'s, 'e> State<'s, 'e> {
                         Val {
                             v: e.clone(),
                             missing: false,
+                            depth: val.depth,
                             inner: None,
                             meta,
                         },
@@ -429,12 +442,14 @@ impl<'s, 'e> State<'s, 'e> {
                         Val {
                             v: Value::from(k),
                             missing: false,
+                            depth: val.depth,
                             inner: None,
                             meta: meta.clone(),
                         },
                         Val {
                             v: e,
                             missing: false,
+                            depth: val.depth,
                             inner: None,
                             meta,
                         },
@@ -484,6 +499,7 @@ impl<'s, 'e> State<'s, 'e> {
                     let elem = Val {
                         v,
                         missing: false,
+                        depth: val.depth,
                         inner: None,
                         meta: val.meta.derived(),
                     };
@@ -814,6 +830,7 @@ impl<'s, 'e> State<'s, 'e> {
                         Ok(Val {
                             v,
                             missing: false,
+                            depth: receiver.depth,
                             inner: None,
                             meta,
                         })
@@ -825,6 +842,7 @@ impl<'s, 'e> State<'s, 'e> {
                             MissingKey::Zero => Ok(Val {
                                 v: Value::Nil,
                                 missing: false,
+                                depth: receiver.depth,
                                 inner: None,
                                 meta,
                             }),
@@ -842,22 +860,20 @@ impl<'s, 'e> State<'s, 'e> {
                 if has_args {
                     let mut args = Vec::with_capacity(rest.len() + 1);
                     let mut meta = receiver.meta.derived();
+                    let mut args_depth = self.depth_of(&receiver);
                     for a in rest {
                         let v = self.eval_arg(dot, a)?;
                         meta.merge(&v.meta);
+                        args_depth = args_depth.max(self.depth_of(&v));
                         args.push(v.v);
                     }
                     if let Some(f) = final_ {
                         meta.merge(&f.meta);
+                        args_depth = args_depth.max(self.depth_of(&f));
                         args.push(f.v);
                     }
                     return match o.call(name, &args) {
-                        Some(Ok(v)) => Ok(Val {
-                            v,
-                            missing: false,
-                            inner: None,
-                            meta,
-                        }),
+                        Some(Ok(v)) => self.function_result(pos, node, v, meta, None, args_depth),
                         Some(Err(e)) => {
                             Err(self.err(pos, node, format!("error calling {name}: {e}")))
                         }
@@ -879,6 +895,7 @@ impl<'s, 'e> State<'s, 'e> {
                     return Ok(Val {
                         v,
                         missing: false,
+                        depth: receiver.depth,
                         inner: None,
                         meta,
                     });
@@ -887,6 +904,7 @@ impl<'s, 'e> State<'s, 'e> {
                     Some(Ok(v)) => Ok(Val {
                         v,
                         missing: false,
+                        depth: receiver.depth,
                         inner: None,
                         meta,
                     }),
@@ -947,6 +965,7 @@ impl<'s, 'e> State<'s, 'e> {
         for a in &args {
             meta.merge(&a.meta);
         }
+        let args_depth = args.iter().map(|a| self.depth_of(a)).max().unwrap_or(0);
         if NONDETERMINISTIC_FUNCS.contains(&name) {
             meta.taint = Some(Rc::new(Taint {
                 func: name.to_string(),
@@ -971,6 +990,7 @@ impl<'s, 'e> State<'s, 'e> {
                     Ok(Val {
                         v,
                         missing: false,
+                        depth: args[0].depth,
                         inner: None,
                         meta: m,
                     })
@@ -983,12 +1003,7 @@ impl<'s, 'e> State<'s, 'e> {
         if is_builtin(name) {
             let bargs: Vec<builtins::Arg> = args.iter().map(Val::builtin_arg).collect();
             return match builtins::call(name, &bargs) {
-                Ok(v) => Ok(Val {
-                    v,
-                    missing: false,
-                    inner,
-                    meta,
-                }),
+                Ok(v) => self.function_result(pos, ctx, v, meta, inner, args_depth),
                 Err(CallError::Call(e)) => {
                     Err(self.err(pos, ctx, format!("error calling {name}: {e}")))
                 }
@@ -1016,18 +1031,57 @@ impl<'s, 'e> State<'s, 'e> {
                     format!("result of {name} exceeds the output limit"),
                 ))
             }
-            Ok(v) => Ok(Val {
-                v,
-                missing: false,
-                inner,
-                meta,
-            }),
+            Ok(v) => self.function_result(pos, ctx, v, meta, inner, args_depth),
             // Argument errors Go raises before calling are reported without the prefix.
             Err(e) => match e.strip_prefix(UNWRAPPED) {
                 Some(msg) => Err(self.err(pos, ctx, msg)),
                 None => Err(self.err(pos, ctx, format!("error calling {name}: {e}"))),
             },
         }
+    }
+
+    /// Nesting bound of a value: its own, or the one recorded for its container, which
+    /// covers maps deepened in place by `set`.
+    fn depth_of(&self, v: &Val) -> u32 {
+        let recorded = container_addr(&v.v)
+            .and_then(|a| self.sh.depths.get(&a))
+            .copied();
+        v.depth.max(recorded.unwrap_or(0))
+    }
+
+    /// A function's result; containers count one level deeper than their deepest argument.
+    fn function_result(
+        &mut self,
+        pos: &Pos,
+        ctx: &dyn Display,
+        v: Value,
+        meta: Meta,
+        inner: Option<Rc<Output>>,
+        args_depth: u32,
+    ) -> R<Val> {
+        let depth = if matches!(v, Value::List(_) | Value::Map(_)) {
+            args_depth + 1
+        } else {
+            0
+        };
+        if depth > MAX_VALUE_DEPTH {
+            return Err(self.err(
+                pos,
+                ctx,
+                format!("value nesting exceeds {MAX_VALUE_DEPTH} levels"),
+            ));
+        }
+        if let Some(addr) = container_addr(&v) {
+            let slot = self.sh.depths.entry(addr).or_insert(0);
+            *slot = (*slot).max(depth);
+        }
+        Ok(Val {
+            v,
+            missing: false,
+            depth,
+            inner,
+            meta,
+        })
     }
 
     /// Runs template `name` of `set` with `data` into a fresh buffer, sharing limits.
@@ -1115,6 +1169,7 @@ impl<'s, 'e> State<'s, 'e> {
                 Ok(Val {
                     v: text,
                     missing: false,
+                    depth: 0,
                     inner,
                     meta,
                 })
@@ -1169,6 +1224,7 @@ impl<'s, 'e> State<'s, 'e> {
                 Ok(Val {
                     v: text,
                     missing: false,
+                    depth: 0,
                     inner,
                     meta,
                 })
@@ -1183,6 +1239,15 @@ impl<'s, 'e> State<'s, 'e> {
                 Err(outer)
             }
         }
+    }
+}
+
+/// Identity of a list or map, to remember its nesting bound.
+fn container_addr(v: &Value) -> Option<usize> {
+    match v {
+        Value::List(l) => Some(Rc::as_ptr(l) as *const u8 as usize),
+        Value::Map(m) => Some(Rc::as_ptr(m) as *const u8 as usize),
+        _ => None,
     }
 }
 

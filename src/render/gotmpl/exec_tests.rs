@@ -29,6 +29,14 @@ fn lib(name: &str) -> Option<Func> {
             [d, _] | [d] => Ok(d.clone()),
             _ => Err("wrong number of args".into()),
         },
+        "list" => |_, a| Ok(Value::list(a.to_vec())),
+        "set" => |_, a| match a {
+            [Value::Map(m), Value::String(k), v] => {
+                m.borrow_mut().insert(k.to_string(), v.clone());
+                Ok(a[0].clone())
+            }
+            _ => Err("set: bad args".into()),
+        },
         "dict" => |_, a| {
             let mut m = Map::new();
             for kv in a.chunks(2) {
@@ -691,4 +699,18 @@ fn errors_inside_include_keep_the_inner_location() {
         Some(("c/templates/_h.tpl", 2, 5))
     );
     assert_eq!(inner.template, "h");
+}
+
+#[test]
+fn deeply_nested_values_are_refused_before_they_can_overflow_the_stack() {
+    let deep_list = "{{ $l := list }}{{ range 5000 }}{{ $l = list $l }}{{ end }}ok";
+    let err = run(deep_list, Value::Nil).err().unwrap_or_default();
+    assert!(err.contains("value nesting exceeds 1000 levels"), "{err}");
+    // Deepening a map in place with `set` is tracked too.
+    let deep_set = "{{ $a := dict }}{{ range 5000 }}{{ $b := dict }}{{ $_ := set $b \"x\" $a }}{{ $a = $b }}{{ end }}ok";
+    let err = run(deep_set, Value::Nil).err().unwrap_or_default();
+    assert!(err.contains("value nesting exceeds 1000 levels"), "{err}");
+    // Ordinary nesting is fine.
+    let shallow = "{{ $l := list }}{{ range 50 }}{{ $l = list $l }}{{ end }}ok";
+    assert_eq!(run(shallow, Value::Nil).as_deref(), Ok("ok"));
 }
