@@ -9,7 +9,7 @@ use super::ast::{Arg, Branch, Node, Pipe, Pos};
 use super::builtins::{self, BUILTINS, CallError};
 use super::funcs::FuncEnv;
 use super::literal::Number;
-use super::output::{Meta, Output, OutputSegment, SegmentKind, Taint};
+use super::output::{Meta, Output, OutputSegment, SegmentKind, Taint, ValuesPath};
 use super::printf::{self, go_quote};
 use super::template::{ExecError, ExecOptions, Templates};
 use super::value::Value;
@@ -138,7 +138,12 @@ struct State<'s, 'e> {
     tmpl: Rc<str>,
     vars: Vec<(String, Val)>,
     out: Output,
+    /// `.Values` paths of the `if`/`with`/`range` conditions enclosing the current node.
+    conditions: Rc<Vec<ValuesPath>>,
 }
+
+/// At most this many condition paths are recorded per segment.
+const MAX_CONDITIONS: usize = 16;
 
 fn stack_addr() -> usize {
     let marker = 0u8;
@@ -193,6 +198,7 @@ pub fn execute(
         tmpl: name.into(),
         vars: vec![("$".into(), dot.clone())],
         out: Output::default(),
+        conditions: Rc::default(),
     };
     st.walk(&dot, &tree.root)?;
     let mut out = st.out;
@@ -262,6 +268,7 @@ impl<'s, 'e> State<'s, 'e> {
                 values_paths: meta.from.clone(),
                 taint: meta.taint.clone(),
                 via: Vec::new(),
+                conditions: self.conditions.clone(),
             });
         }
         Ok(())
@@ -313,12 +320,35 @@ impl<'s, 'e> State<'s, 'e> {
         Ok(Flow::Normal)
     }
 
+    /// Adds the paths a condition depends on to the enclosing conditions; returns the old set.
+    fn push_conditions(&mut self, meta: &Meta) -> Rc<Vec<ValuesPath>> {
+        let old = self.conditions.clone();
+        if meta.from.iter().any(|p| !old.contains(p)) && old.len() < MAX_CONDITIONS {
+            let mut new = (*old).clone();
+            for p in &meta.from {
+                if new.len() < MAX_CONDITIONS && !new.contains(p) {
+                    new.push(p.clone());
+                }
+            }
+            self.conditions = Rc::new(new);
+        }
+        old
+    }
+
     fn walk_if_or_with(&mut self, is_with: bool, dot: &Val, b: &Branch) -> R<Flow> {
         let mark = self.vars.len();
         let val = self.eval_pipeline(dot, &b.pipe)?;
-        let flow = if val.truthy() {
+        let saved = self.push_conditions(&val.meta);
+        let flow = self.walk_branch(is_with, dot, &val, b);
+        self.conditions = saved;
+        self.vars.truncate(mark);
+        flow
+    }
+
+    fn walk_branch(&mut self, is_with: bool, dot: &Val, val: &Val, b: &Branch) -> R<Flow> {
+        if val.truthy() {
             if is_with {
-                self.walk(&val, &b.list)
+                self.walk(val, &b.list)
             } else {
                 self.walk(dot, &b.list)
             }
@@ -326,9 +356,7 @@ impl<'s, 'e> State<'s, 'e> {
             self.walk(dot, e)
         } else {
             Ok(Flow::Normal)
-        };
-        self.vars.truncate(mark);
-        flow
+        }
     }
 
     fn walk_template(&mut self, dot: &Val, pos: &Pos, name: &str, pipe: Option<&Pipe>) -> R<()> {
@@ -560,17 +588,23 @@ impl<'s, 'e> State<'s, 'e> {
                     format!("wrong number of args for {name}: want at least 1 got 0"),
                 ));
             }
+            // The result is the deciding operand itself; it also depends on the operands
+            // evaluated before it, whose paths join its provenance.
             let want = name == "or";
+            let mut seen = Meta::default();
             let mut v = Val::missing(Meta::default());
             for a in rest {
                 v = self.eval_arg(dot, a)?;
                 if v.truthy() == want {
+                    v.meta.merge(&seen);
                     return Ok(v);
                 }
+                seen.merge(&v.meta);
             }
             if let Some(f) = final_ {
                 v = f;
             }
+            v.meta.merge(&seen);
             return Ok(v);
         }
         let mut args = Vec::with_capacity(rest.len() + 1);

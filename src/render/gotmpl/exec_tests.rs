@@ -714,3 +714,35 @@ fn deeply_nested_values_are_refused_before_they_can_overflow_the_stack() {
     let shallow = "{{ $l := list }}{{ range 50 }}{{ $l = list $l }}{{ end }}ok";
     assert_eq!(run(shallow, Value::Nil).as_deref(), Ok("ok"));
 }
+
+#[test]
+fn segments_record_the_conditions_that_produced_them() {
+    let mut ingress = Map::new();
+    ingress.insert("enabled".into(), Value::Bool(true));
+    ingress.insert("hosts".into(), Value::list(vec![Value::from("a.example")]));
+    let dot = values(&[("ingress", Value::map(ingress))]);
+    let src = "{{- if .Values.ingress.enabled }}\nkind: Ingress\n{{- range .Values.ingress.hosts }}\nhost: {{ . }}\n{{- end }}\n{{- end }}\nplain\n";
+    let out = helm(src, dot).unwrap_or_default();
+    assert_eq!(out.text, "\nkind: Ingress\nhost: a.example\nplain\n");
+    let conds = |needle: &str| -> Vec<String> {
+        let at = out.text.find(needle).unwrap_or(usize::MAX);
+        out.segment_at(at)
+            .map(|s| s.conditions.iter().map(|p| p.join(".")).collect())
+            .unwrap_or_default()
+    };
+    assert_eq!(conds("kind"), vec!["ingress.enabled"]);
+    assert_eq!(conds("a.example"), vec!["ingress.enabled", "ingress.hosts"]);
+    assert_eq!(conds("plain"), Vec::<String>::new());
+    let src = "{{ if and .Values.ingress.enabled (not .Values.ingress.off) }}x{{ end }}";
+    let out = helm(src, values(&[])).unwrap_or_default();
+    assert!(out.text.is_empty());
+    let mut ingress = Map::new();
+    ingress.insert("enabled".into(), Value::Bool(true));
+    let out = helm(src, values(&[("ingress", Value::map(ingress))])).unwrap_or_default();
+    let paths: Vec<String> = out.segments[0]
+        .conditions
+        .iter()
+        .map(|p| p.join("."))
+        .collect();
+    assert_eq!(paths, vec!["ingress.off", "ingress.enabled"]);
+}

@@ -111,6 +111,9 @@ pub struct OutputSegment {
     /// For text that came out of `include`/`tpl`: the calling actions, outermost first
     /// (`pos` is then inside the included template).
     pub via: Vec<Pos>,
+    /// `.Values` paths of the enclosing `if`/`with`/`range` conditions: the text is there
+    /// (or not) because of them, e.g. `["ingress", "enabled"]`.
+    pub conditions: Rc<Vec<ValuesPath>>,
 }
 
 impl OutputSegment {

@@ -63,6 +63,7 @@ impl State<'_, '_> {
                     values_paths: seg.values_paths.clone(),
                     taint: seg.taint.clone(),
                     via,
+                    conditions: seg.conditions.clone(),
                 });
                 cursor = start + piece.len();
                 at = cursor;
@@ -102,6 +103,8 @@ impl State<'_, '_> {
             tmpl: tree.name.as_str().into(),
             vars: vec![("$".into(), dot.clone())],
             out: Output::default(),
+            // Text included under a condition depends on it too.
+            conditions: self.conditions.clone(),
         };
         st.walk(&dot, &tree.root)?;
         Ok(st.out)

@@ -10,6 +10,8 @@ impl State<'_, '_> {
     pub(super) fn walk_range(&mut self, dot: &Val, b: &Branch) -> R<()> {
         let mark = self.vars.len();
         let val = self.eval_pipeline(dot, &b.pipe)?;
+        // Errors end the whole execution, so the conditions need restoring only on success.
+        let saved_conditions = self.push_conditions(&val.meta);
         let inner_mark = self.vars.len();
         let limit = self.sh.opts.max_range_len;
         let too_long = |st: &Self, n: usize| {
@@ -167,6 +169,7 @@ impl State<'_, '_> {
             self.walk(dot, e)?;
         }
         self.vars.truncate(mark);
+        self.conditions = saved_conditions;
         Ok(())
     }
 }
