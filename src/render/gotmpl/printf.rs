@@ -197,6 +197,10 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             break;
         };
         spec.verb = verb;
+        if verb == 'v' {
+            // `%+v` only changes how structs print (field names); numbers get no sign.
+            spec.plus = false;
+        }
         if verb == '%' {
             out.push('%');
             continue;
@@ -787,6 +791,7 @@ mod tests {
         let args = [Value::Int(1), Value::str("b")];
         assert_eq!(sprintf("%[2]s %[1]d %[2]q", &args), "b 1 \"b\"");
         assert_eq!(sprintf("%[3]d", &args), "%!d(BADINDEX)");
+        assert_eq!(sprintf("%+v|%+d", &[Value::Int(5), Value::Int(5)]), "5|+5");
         let mut m = Map::new();
         m.insert(
             "a".into(),
