@@ -355,7 +355,8 @@ fn format_value(out: &mut String, v: &Value, spec: &Spec, depth: usize) {
         Value::Float(f) => format_float(out, v, *f, spec),
         Value::String(s) => format_str(out, v, s, spec),
         Value::Bytes(b) => match spec.verb {
-            's' | 'q' | 'x' | 'X' => format_str(out, v, &String::from_utf8_lossy(b), spec),
+            'x' | 'X' => hex_bytes(out, b, spec),
+            's' | 'q' => format_str(out, v, &String::from_utf8_lossy(b), spec),
             _ => {
                 out.push('[');
                 for (i, byte) in b.iter().enumerate() {
@@ -469,25 +470,28 @@ fn format_str(out: &mut String, v: &Value, s: &str, spec: &Spec) {
             };
             pad(out, &q, spec)
         }
-        'x' | 'X' => {
-            let mut h = String::new();
-            for (i, b) in s.bytes().enumerate() {
-                if spec.space && i > 0 {
-                    h.push(' ');
-                }
-                if spec.sharp && (spec.space || i == 0) {
-                    h.push_str(if spec.verb == 'x' { "0x" } else { "0X" });
-                }
-                if spec.verb == 'x' {
-                    h.push_str(&format!("{b:02x}"));
-                } else {
-                    h.push_str(&format!("{b:02X}"));
-                }
-            }
-            pad(out, &h, spec)
-        }
+        'x' | 'X' => hex_bytes(out, s.as_bytes(), spec),
         _ => bad_verb(out, v, spec.verb),
     }
+}
+
+/// `%x` / `%X` of a string or byte slice: two hex digits per byte.
+fn hex_bytes(out: &mut String, bytes: &[u8], spec: &Spec) {
+    let mut h = String::new();
+    for (i, b) in bytes.iter().enumerate() {
+        if spec.space && i > 0 {
+            h.push(' ');
+        }
+        if spec.sharp && (spec.space || i == 0) {
+            h.push_str(if spec.verb == 'x' { "0x" } else { "0X" });
+        }
+        if spec.verb == 'x' {
+            h.push_str(&format!("{b:02x}"));
+        } else {
+            h.push_str(&format!("{b:02X}"));
+        }
+    }
+    pad(out, &h, spec)
 }
 
 fn format_int(out: &mut String, v: &Value, neg: bool, mag: u64, spec: &Spec) {
