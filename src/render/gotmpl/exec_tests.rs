@@ -746,3 +746,52 @@ fn segments_record_the_conditions_that_produced_them() {
         .collect();
     assert_eq!(paths, vec!["ingress.off", "ingress.enabled"]);
 }
+
+/// Helm's `.Files`: a Go map type (path → bytes) with methods.
+struct Files(Vec<(String, Value)>);
+
+impl super::value::GoObject for Files {
+    fn type_name(&self) -> &str {
+        "engine.files"
+    }
+    fn field(&self, _: &str) -> Option<Value> {
+        None
+    }
+    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
+        match (name, args) {
+            ("Get", [Value::String(p)]) => Some(Ok(self
+                .0
+                .iter()
+                .find(|(k, _)| **k == **p)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_else(|| Value::from("")))),
+            _ => None,
+        }
+    }
+    fn format(&self) -> String {
+        "map[...]".into()
+    }
+    fn map_entries(&self) -> Option<Vec<(String, Value)>> {
+        Some(self.0.clone())
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+#[test]
+fn map_kind_objects_range_index_and_measure_like_maps() {
+    let files = Value::Object(Rc::new(Files(vec![
+        ("a.conf".into(), Value::from("A")),
+        ("b.conf".into(), Value::from("B")),
+    ])));
+    let empty = Value::Object(Rc::new(Files(vec![])));
+    let mut top = Map::new();
+    top.insert("Files".into(), files);
+    top.insert("None".into(), empty);
+    let src = "{{ range $p, $c := .Files }}{{ $p }}={{ $c }};{{ end }} {{ len .Files }} {{ index .Files \"b.conf\" }} {{ .Files.Get \"a.conf\" }} {{ if .None }}x{{ else }}empty{{ end }}";
+    assert_eq!(
+        run(src, Value::map(top)).as_deref(),
+        Ok("a.conf=A;b.conf=B; 2 B A empty")
+    );
+}

@@ -162,6 +162,34 @@ impl State<'_, '_> {
                         meta,
                     }),
                     Some(Err(e)) => Err(self.err(pos, node, format!("error calling {name}: {e}"))),
+                    // A Go map type with methods: not a method, so a key.
+                    None if o.map_entries().is_some() => {
+                        let entries = o.map_entries().unwrap_or_default();
+                        match entries.into_iter().find(|(k, _)| k == name) {
+                            Some((_, v)) => Ok(Val {
+                                v,
+                                missing: false,
+                                depth: receiver.depth,
+                                inner: None,
+                                meta,
+                            }),
+                            None => match self.sh.opts.missing_key {
+                                MissingKey::Invalid => Ok(Val::missing(meta)),
+                                MissingKey::Zero => Ok(Val {
+                                    v: Value::Nil,
+                                    missing: false,
+                                    depth: 0,
+                                    inner: None,
+                                    meta,
+                                }),
+                                MissingKey::Error => Err(self.err(
+                                    pos,
+                                    node,
+                                    format!("map has no entry for key {}", go_quote(name)),
+                                )),
+                            },
+                        }
+                    }
                     None => Err(self.err(
                         pos,
                         node,

@@ -86,6 +86,28 @@ impl State<'_, '_> {
                 int_range = Some((val.v.clone(), (*n).max(0) as u64))
             }
             Value::Uint(n) => int_range = Some((val.v.clone(), *n)),
+            // A Go map type with methods (Helm's `.Files`).
+            Value::Object(o) if o.map_entries().is_some() => {
+                for (k, e) in o.map_entries().unwrap_or_default() {
+                    let meta = val.meta.child(&k);
+                    items.push((
+                        Val {
+                            v: Value::from(k),
+                            missing: false,
+                            depth: val.depth,
+                            inner: None,
+                            meta: meta.clone(),
+                        },
+                        Val {
+                            v: e,
+                            missing: false,
+                            depth: val.depth,
+                            inner: None,
+                            meta,
+                        },
+                    ));
+                }
+            }
             v => {
                 return Err(self.err(
                     &b.pos,
