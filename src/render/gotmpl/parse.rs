@@ -21,7 +21,11 @@ pub struct Tree {
 pub struct ParseError {
     pub message: String,
     pub file: String,
+    /// Line Go reports (of the token where parsing stopped).
     pub line: usize,
+    /// Byte offset and Go-style 0-based column of that token, for precise diagnostics.
+    pub offset: usize,
+    pub col: usize,
 }
 
 impl std::fmt::Display for ParseError {
@@ -35,6 +39,14 @@ impl std::error::Error for ParseError {}
 /// Nesting limit for parentheses and control structures: deeper input is rejected instead of
 /// exhausting the stack (Go's own limit is 10000 expression levels).
 pub const MAX_PARSE_DEPTH: usize = 200;
+
+/// Stack the parser may use (debug builds have large frames): deeper nesting is an error.
+const PARSE_STACK_BUDGET: usize = 512 << 10;
+
+fn stack_addr() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
 
 /// Parses `text` (named `name`) into its main tree and the trees it defines, in definition
 /// order. `is_func` tells which identifiers are functions (Go rejects unknown ones when parsing).
@@ -63,6 +75,7 @@ pub fn parse(
         range_depth: 0,
         action_line: 0,
         depth: 0,
+        stack_base: stack_addr(),
         is_func,
         defined: Vec::new(),
     };
@@ -88,6 +101,7 @@ struct Parser<'f> {
     range_depth: usize,
     action_line: usize,
     depth: usize,
+    stack_base: usize,
     is_func: &'f dyn Fn(&str) -> bool,
     defined: Vec<Tree>,
 }
@@ -117,10 +131,13 @@ impl Parser<'_> {
 
     fn err<T>(&self, msg: impl Into<String>) -> PResult<T> {
         let line = self.cur_line();
+        let offset = self.items.get(self.last).map(|i| i.pos).unwrap_or(0);
         Err(ParseError {
             message: format!("template: {}:{}: {}", self.file, line, msg.into()),
             file: self.file.to_string(),
             line,
+            offset,
+            col: self.pos(offset).col,
         })
     }
 
@@ -186,7 +203,8 @@ impl Parser<'_> {
 
     fn enter(&mut self) -> PResult<()> {
         self.depth += 1;
-        if self.depth > MAX_PARSE_DEPTH {
+        let used = self.stack_base.abs_diff(stack_addr());
+        if self.depth > MAX_PARSE_DEPTH || used > PARSE_STACK_BUDGET {
             return self.err("max expression depth exceeded");
         }
         Ok(())
@@ -226,7 +244,7 @@ impl Parser<'_> {
             match self.text_or_action()? {
                 Parsed::Node(n) => root.push(n),
                 Parsed::End => return self.err("unexpected {{end}}"),
-                Parsed::Else(_) => return self.err("unexpected {{else}}"),
+                Parsed::Else => return self.err("unexpected {{else}}"),
             }
         }
         Ok(root)
@@ -311,15 +329,14 @@ impl Parser<'_> {
             }
             ItemKind::Else => {
                 let peek = self.peek_non_space();
-                if matches!(peek.kind, ItemKind::If | ItemKind::With) {
-                    return Ok(Parsed::Else(self.pos(peek.pos)));
+                // "{{else if …" / "{{else with …": leave the keyword for parse_control.
+                if !matches!(peek.kind, ItemKind::If | ItemKind::With) {
+                    self.expect(ItemKind::RightDelim, "else")?;
                 }
-                let t = self.expect(ItemKind::RightDelim, "else")?;
-                return Ok(Parsed::Else(self.pos(t.pos)));
+                return Ok(Parsed::Else);
             }
             ItemKind::End => {
-                let t = self.expect(ItemKind::RightDelim, "end")?;
-                let _ = t;
+                self.expect(ItemKind::RightDelim, "end")?;
                 return Ok(Parsed::End);
             }
             ItemKind::If => return Ok(Parsed::Node(Node::If(Box::new(self.parse_control("if")?)))),
@@ -356,7 +373,7 @@ impl Parser<'_> {
         let mut else_list = None;
         match next {
             Parsed::End => {}
-            Parsed::Else(else_pos) => {
+            Parsed::Else => {
                 // "{{else if x}}" is "{{else}}{{if x}}…{{end}}{{end}}" with the inner end shared.
                 let chained = match self.peek().kind {
                     ItemKind::If if context == "if" => Some(ItemKind::If),
@@ -366,7 +383,6 @@ impl Parser<'_> {
                 if let Some(kind) = chained {
                     self.next();
                     let inner = self.parse_control(context)?;
-                    let _ = else_pos;
                     else_list = Some(vec![if kind == ItemKind::If {
                         Node::If(Box::new(inner))
                     } else {
@@ -456,7 +472,6 @@ impl Parser<'_> {
             }
             let mark = self.idx;
             self.next_non_space();
-            let after_var = self.peek();
             let next = self.peek_non_space();
             match next.kind {
                 ItemKind::Assign | ItemKind::Declare => {
@@ -481,7 +496,6 @@ impl Parser<'_> {
                     return self.err(format!("too many declarations in {context}"));
                 }
                 _ => {
-                    let _ = after_var;
                     self.idx = mark;
                     break;
                 }
@@ -691,7 +705,7 @@ impl Parser<'_> {
 enum Parsed {
     Node(Node),
     End,
-    Else(Pos),
+    Else,
 }
 
 impl Parsed {
@@ -699,7 +713,7 @@ impl Parsed {
         match self {
             Parsed::Node(_) => "node",
             Parsed::End => "{{end}}",
-            Parsed::Else(_) => "{{else}}",
+            Parsed::Else => "{{else}}",
         }
     }
 }
