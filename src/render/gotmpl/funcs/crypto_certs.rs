@@ -923,6 +923,17 @@ mod tests {
             &[Value::from("leaf"), ips, sans, Value::Int(30), ca.clone()],
         );
         assert!(matches!(leaf, Ok(Value::Object(_))), "{leaf:?}");
+        let bad_ip = Value::list(vec![Value::Int(1)]);
+        let r = gen_self_signed_cert(
+            &mut e,
+            &[Value::from("x"), bad_ip, Value::Nil, Value::Int(1)],
+        );
+        assert_eq!(
+            r.err().as_deref(),
+            Some("error parsing ip: 1 is not a string")
+        );
+        let far = gen_ca(&mut e, &[Value::from(""), Value::Int(i64::MAX)]);
+        assert!(far.is_ok());
         let (subject, skid) = parse_cert(cert.as_str().unwrap_or("")).unwrap_or_default();
         assert_eq!(subject, name_der("my-ca"));
         assert_eq!(skid.map(|s| s.len()), Some(20));
