@@ -201,3 +201,16 @@ fn no_panics_on_hostile_arguments() {
         }
     }
 }
+
+#[test]
+fn from_yaml_errors_read_like_go_yaml() {
+    let mut e = FuncEnv::default();
+    let v = call(&mut e, "fromYaml", &[Value::from("foo: [1, 2")]).unwrap_or_default();
+    assert_eq!(
+        super::gofmt::format_v(&v),
+        "map[Error:error converting YAML to JSON: yaml: line 1: did not find expected ',' or ']']"
+    );
+    let v = call(&mut e, "fromYaml", &[Value::from("a: 1\nb: [x]\nc: 1.5")]).unwrap_or_default();
+    assert_eq!(super::gofmt::format_v(&v), "map[a:1 b:[x] c:1.5]");
+    assert!(matches!(v, Value::Map(ref m) if matches!(m.borrow().get("a"), Some(Value::Float(_)))));
+}
