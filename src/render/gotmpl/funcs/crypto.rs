@@ -77,10 +77,10 @@ pub fn htpasswd(env: &mut FuncEnv, a: &[Value]) -> R {
 }
 
 pub use super::crypto_certs::{
-    build_custom_cert, decrypt_aes, derive_password, encrypt_aes, gen_ca, gen_ca_with_key,
-    gen_private_key, gen_self_signed_cert, gen_self_signed_cert_with_key, gen_signed_cert,
-    gen_signed_cert_with_key,
+    build_custom_cert, gen_ca, gen_ca_with_key, gen_private_key, gen_self_signed_cert,
+    gen_self_signed_cert_with_key, gen_signed_cert, gen_signed_cert_with_key,
 };
+pub use super::crypto_pw::{decrypt_aes, derive_password, encrypt_aes};
 
 #[cfg(test)]
 mod tests {

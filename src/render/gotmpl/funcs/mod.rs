@@ -28,6 +28,7 @@ mod args;
 mod conv;
 mod crypto;
 mod crypto_certs;
+mod crypto_pw;
 mod dates;
 mod defaults;
 mod dicts;
