@@ -22,7 +22,16 @@ fn compile(pat: &str) -> Result<Regex, String> {
     if let Some(r) = CACHE.with(|c| c.borrow().get(pat).cloned()) {
         return Ok(r);
     }
+    // Go's syntax accepts octal escapes (`\123`) but rejects a lone `\1`..`\7`
+    // (a backreference); Rust needs the octal option for the former.
+    if lone_backreference(pat) {
+        return Err(format!(
+            "error parsing regexp: invalid escape sequence: `{}`",
+            lone_backreference_text(pat)
+        ));
+    }
     let r = regex::RegexBuilder::new(pat)
+        .octal(true)
         .size_limit(10 << 20)
         .build()
         .map_err(|e| {
@@ -43,6 +52,38 @@ fn compile(pat: &str) -> Result<Regex, String> {
         c.insert(pat.to_string(), r.clone());
     });
     Ok(r)
+}
+
+/// Position of a `\1`..`\7` not followed by another octal digit (outside classes too,
+/// as Go checks it everywhere).
+fn lone_backreference_at(pat: &str) -> Option<usize> {
+    let b = pat.as_bytes();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] == b'\\' {
+            let d = b[i + 1];
+            if (b'1'..=b'7').contains(&d)
+                && !b.get(i + 2).is_some_and(|c| (b'0'..=b'7').contains(c))
+            {
+                return Some(i);
+            }
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    None
+}
+
+fn lone_backreference(pat: &str) -> bool {
+    lone_backreference_at(pat).is_some()
+}
+
+fn lone_backreference_text(pat: &str) -> &str {
+    match lone_backreference_at(pat) {
+        Some(i) => pat.get(i..i + 2).unwrap_or(pat),
+        None => pat,
+    }
 }
 
 fn strs(v: Vec<String>) -> Value {
@@ -192,4 +233,60 @@ pub fn regex_quote_meta(_: &mut FuncEnv, a: &[Value]) -> R {
         out.push(c);
     }
     Ok(Value::from(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_escapes() {
+        assert!(compile("a\\101").is_ok_and(|r| r.is_match("aA")));
+        assert_eq!(
+            compile("(a)\\1").err().as_deref(),
+            Some("error parsing regexp: invalid escape sequence: `\\1`")
+        );
+        let mut e = FuncEnv::default();
+        let v = regex_replace_all(
+            &mut e,
+            &[
+                Value::from("a(x*)b"),
+                Value::from("-ab-axxb-"),
+                Value::from("${1}W"),
+            ],
+        );
+        assert_eq!(
+            v.ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .as_deref(),
+            Some("-W-xxW-")
+        );
+        let v = regex_replace_all(
+            &mut e,
+            &[
+                Value::from("a(x*)b"),
+                Value::from("-ab-axxb-"),
+                Value::from("$1W"),
+            ],
+        );
+        assert_eq!(
+            v.ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .as_deref(),
+            Some("---")
+        );
+        let v = regex_split(
+            &mut e,
+            &[
+                Value::from("a*"),
+                Value::from("abaabaccadaaae"),
+                Value::Int(5),
+            ],
+        )
+        .unwrap_or_default();
+        assert_eq!(
+            crate::render::gotmpl::funcs::gofmt::format_v(&v),
+            "[ b b c cadaaae]"
+        );
+    }
 }
