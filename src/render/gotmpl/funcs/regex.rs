@@ -30,7 +30,7 @@ fn compile(pat: &str) -> Result<Regex, String> {
             lone_backreference_text(pat)
         ));
     }
-    let r = regex::RegexBuilder::new(pat)
+    let r = regex::RegexBuilder::new(&ascii_perl_classes(pat))
         .octal(true)
         .size_limit(10 << 20)
         .build()
@@ -73,6 +73,72 @@ fn lone_backreference_at(pat: &str) -> Option<usize> {
         i += 1;
     }
     None
+}
+
+/// Go's `\d \w \s \b` (and negations) are ASCII-only, Rust's are Unicode: rewrite them
+/// to their ASCII forms, `(?-u:\d)` outside brackets and explicit ranges inside.
+fn ascii_perl_classes(pat: &str) -> String {
+    let mut out = String::with_capacity(pat.len() + 16);
+    let mut chars = pat.chars().peekable();
+    let mut in_class = false;
+    let mut class_start = false;
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            let Some(n) = chars.next() else {
+                out.push(c);
+                break;
+            };
+            match (in_class, n) {
+                (false, 'd' | 'D' | 'w' | 'W' | 's' | 'S' | 'b' | 'B') => {
+                    out.push_str("(?-u:\\");
+                    out.push(n);
+                    out.push(')');
+                }
+                (true, 'd') => out.push_str("0-9"),
+                (true, 'w') => out.push_str("0-9A-Za-z_"),
+                (true, 's') => out.push_str("\\t\\n\\f\\r "),
+                _ => {
+                    out.push(c);
+                    out.push(n);
+                }
+            }
+            class_start = false;
+            continue;
+        }
+        if in_class {
+            // `[:alpha:]` inside a class: copy through its closing `:]`.
+            if c == '[' && chars.peek() == Some(&':') {
+                out.push(c);
+                for d in chars.by_ref() {
+                    out.push(d);
+                    if d == ']' {
+                        break;
+                    }
+                }
+                class_start = false;
+                continue;
+            }
+            // `]` right after `[` or `[^` is a literal.
+            if c == ']' && !class_start {
+                in_class = false;
+            }
+            class_start = false;
+            out.push(c);
+            continue;
+        }
+        if c == '[' {
+            in_class = true;
+            class_start = true;
+            out.push(c);
+            if chars.peek() == Some(&'^') {
+                out.push('^');
+                chars.next();
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn lone_backreference(pat: &str) -> bool {
@@ -275,6 +341,10 @@ mod tests {
                 .as_deref(),
             Some("---")
         );
+        assert!(compile("^\\w+$").is_ok_and(|r| r.is_match("ab_1") && !r.is_match("é")));
+        assert!(compile("^[\\w.]+$").is_ok_and(|r| r.is_match("a.b") && !r.is_match("é")));
+        assert!(compile("^[]a]+$").is_ok_and(|r| r.is_match("]a")));
+        assert!(compile("^[[:alpha:]\\d]+$").is_ok_and(|r| r.is_match("a1") && !r.is_match("a-")));
         let v = regex_split(
             &mut e,
             &[
