@@ -215,4 +215,29 @@ mod tests {
         let p = decrypt_aes(&mut e, &[Value::from("secretkey"), c]).unwrap_or_default();
         assert_eq!(p.as_str(), Some("plaintext"));
     }
+
+    #[test]
+    fn master_password_vectors() {
+        // Sprig's TestDerivePassword expectations.
+        let mut e = FuncEnv::default();
+        for (counter, kind, want) in [
+            (1, "long", "ZedaFaxcZaso9*"),
+            (2, "long", "Fovi2@JifpTupx"),
+            (1, "maximum", "pf4zS1LjCg&LjhsZ7T2~"),
+            (1, "medium", "ZedJuz8$"),
+            (1, "basic", "pIS54PLs"),
+            (1, "short", "Zed5"),
+            (1, "pin", "6685"),
+        ] {
+            let args = [
+                Value::Int(counter),
+                Value::from(kind),
+                Value::from("password"),
+                Value::from("user"),
+                Value::from("example.com"),
+            ];
+            let got = derive_password(&mut e, &args).unwrap_or_default();
+            assert_eq!(got.as_str(), Some(want), "{kind} {counter}");
+        }
+    }
 }
