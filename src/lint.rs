@@ -159,7 +159,8 @@ pub fn lint(opts: &LintOptions) -> Result<LintResult, LintError> {
     }
 
     let fs = DiskFs::new(root.clone(), map.clone(), walk_opts.max_file_bytes);
-    let model = build_model(&loaded, &fs, map.clone(), &root, &config.repo_urls);
+    let mut model = build_model(&loaded, &fs, map.clone(), &root, &config.repo_urls);
+    model.platform = config.platform.clone();
     findings.extend(rules::run_all(&model));
 
     let (mut findings, suppressed) = apply_settings(findings, &config, &map);

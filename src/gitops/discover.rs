@@ -128,6 +128,7 @@ pub fn build_model(
         apps: Vec::new(),
         objects: Vec::new(),
         argo: Default::default(),
+        platform: Default::default(),
     };
     for (obj, _) in &plain {
         if argo::is_argocd_cm(obj) {

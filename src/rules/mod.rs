@@ -6,11 +6,13 @@ use crate::report::{Finding, Severity};
 
 mod argocd_option_invalid;
 mod committed_live_state;
+pub mod fixes;
 mod hpa_replicas_conflict;
 mod ignore_differences_broad;
 mod ignore_differences_invalid;
 mod ignore_differences_security_sensitive;
 mod ignore_differences_unjustified;
+mod mutation_policy_conflict;
 pub mod offline_unrenderable_input;
 pub mod render_failed;
 mod respect_ignore_differences_missing;
@@ -74,6 +76,10 @@ pub fn registry() -> &'static [Rule] {
         Rule {
             meta: &committed_live_state::META,
             check: Some(committed_live_state::check),
+        },
+        Rule {
+            meta: &mutation_policy_conflict::META,
+            check: Some(mutation_policy_conflict::check),
         },
         Rule {
             meta: &offline_unrenderable_input::META,

@@ -1,0 +1,313 @@
+//! The ownership engine (catalog A3.5, A7, A8): for a rendered object and the paths it
+//! declares, who else writes them. Writers come from the repo (Kyverno and Gatekeeper
+//! policies with their selectors, namespace labels from the repo's Namespace objects), from
+//! platform facts in `.gitops-lint.yaml` (`platform.owned-fields`, for webhooks outside the
+//! repo), and from the knowledge base of controller-written fields ([`kb`]).
+//! Rules ask; the engine never reports.
+
+mod gatekeeper;
+pub mod kb;
+mod kyverno;
+pub mod namespaces;
+pub mod path;
+mod platform;
+pub mod selector;
+
+use crate::gitops::ignore::IgnoreEntry;
+use crate::gitops::{Model, ModelObject};
+use crate::source::Span;
+use crate::yaml::Node;
+use namespaces::NamespaceLabels;
+use path::{Hit, Pattern, resolve};
+use selector::Tri;
+
+/// How a writer treats a field Git declares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Replaces (or removes) whatever is there.
+    Overwrite,
+    /// Only sets the field when it is absent (Kyverno `+(key)`, Gatekeeper `MustNotExist`):
+    /// never fights a declared value.
+    AddIfAbsent,
+}
+
+/// One field a writer sets.
+#[derive(Clone, Debug)]
+pub struct Write {
+    /// Relative to the object the writer matches (before pod-controller auto-generation).
+    pub path: Pattern,
+    pub mode: Mode,
+    /// The value written, when the repo says it literally (`None`: computed or removed).
+    pub value: Option<String>,
+    /// Where the write is declared (the policy line).
+    pub span: Span,
+}
+
+/// When a writer acts, which decides whether Argo's server-side diff can hide it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Firing {
+    /// A mutating admission policy or webhook; `on_update` when it also fires on UPDATE
+    /// (server-side diff's dry run then sees the mutation).
+    Admission { on_update: bool },
+    /// A background mutation of existing objects (Kyverno `mutate.targets`): never
+    /// neutralized by server-side diff.
+    Background,
+}
+
+/// Which objects a writer acts on (one Kyverno resource filter, a Gatekeeper match, a
+/// platform selector). Empty lists match everything.
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
+    /// `(group, kind)` globs; `None` group matches any group.
+    pub kinds: Vec<(Option<String>, String)>,
+    pub names: Vec<String>,
+    pub namespaces: Vec<String>,
+    pub excluded_namespaces: Vec<String>,
+    pub object_selector: Option<Node>,
+    pub namespace_selector: Option<Node>,
+    /// Filters the repo cannot evaluate (request subjects, annotations on the request).
+    pub opaque: bool,
+}
+
+/// A writer: a policy rule, an Assign mutation, a platform fact.
+#[derive(Clone, Debug)]
+pub struct Mutator {
+    /// Human name: `ClusterPolicy/force-image-pull rule always-pull`.
+    pub owner: String,
+    /// The rule or mutation a person reads (secondary label).
+    pub span: Span,
+    pub firing: Firing,
+    /// Any of these scopes (Kyverno `match.any`; a single scope otherwise)…
+    pub match_any: Vec<Scope>,
+    /// …and all of these (Kyverno `match.all`).
+    pub match_all: Vec<Scope>,
+    /// Excluded when any of these match.
+    pub exclude: Vec<Scope>,
+    /// A namespaced Kyverno `Policy` acts only in its own namespace.
+    pub own_namespace: Option<String>,
+    /// Preconditions or anchors the repo cannot evaluate: the writer "may" apply.
+    pub conditional: bool,
+    /// Kyverno auto-generation: rules on `Pod` also mutate these pod controllers.
+    pub autogen: Vec<String>,
+    pub writes: Vec<Write>,
+}
+
+/// Where a pod template sits in a pod controller (Kyverno auto-gen rewrites paths so).
+pub fn pod_template_prefix(kind: &str) -> Option<&'static [&'static str]> {
+    match kind {
+        "Deployment"
+        | "StatefulSet"
+        | "DaemonSet"
+        | "ReplicaSet"
+        | "Job"
+        | "ReplicationController" => Some(&["spec", "template"]),
+        "CronJob" => Some(&["spec", "jobTemplate", "spec", "template"]),
+        _ => None,
+    }
+}
+
+impl Scope {
+    fn kind_matches(&self, group: &str, kind: &str) -> bool {
+        self.kinds.is_empty()
+            || self.kinds.iter().any(|(g, k)| {
+                crate::gitops::ignore::glob_match(k, kind)
+                    && g.as_deref()
+                        .is_none_or(|g| crate::gitops::ignore::glob_match(g, group))
+            })
+    }
+
+    /// Does this scope select the object (as `as_kind` when auto-generated from `Pod`)?
+    fn applies(&self, mo: &ModelObject, as_kind: (&str, &str), ns: &NamespaceLabels) -> Tri {
+        let o = &mo.object;
+        if !self.kind_matches(as_kind.0, as_kind.1) {
+            return Tri::No;
+        }
+        let glob = crate::gitops::ignore::glob_match;
+        if !self.names.is_empty() && !self.names.iter().any(|n| glob(n, &o.name)) {
+            return Tri::No;
+        }
+        if !self.namespaces.is_empty() && !self.namespaces.iter().any(|n| glob(n, &mo.namespace)) {
+            return Tri::No;
+        }
+        if self
+            .excluded_namespaces
+            .iter()
+            .any(|n| glob(n, &mo.namespace))
+        {
+            return Tri::No;
+        }
+        let mut result = Tri::Yes;
+        if let Some(sel) = &self.object_selector {
+            let labels = selector::labels_of(o.metadata().and_then(|m| m.get("labels")));
+            result = result.and(selector::matches(sel, Some(&labels)));
+        }
+        if let Some(sel) = &self.namespace_selector {
+            result = result.and(selector::matches(sel, ns.labels(&mo.namespace)));
+        }
+        if self.opaque {
+            result = result.and(Tri::Maybe);
+        }
+        result
+    }
+}
+
+impl Mutator {
+    /// Does this writer act on the object, and under which path prefix (pod controllers
+    /// under auto-generation get `spec.template…`)?
+    pub fn applies(
+        &self,
+        mo: &ModelObject,
+        ns: &NamespaceLabels,
+    ) -> (Tri, &'static [&'static str]) {
+        let o = &mo.object;
+        if let Some(own) = &self.own_namespace
+            && own != &mo.namespace
+        {
+            return (Tri::No, &[]);
+        }
+        let direct = self.evaluate(mo, (o.group(), &o.kind), ns);
+        if direct != Tri::No {
+            return (direct, &[]);
+        }
+        if let Some(prefix) = pod_template_prefix(&o.kind)
+            && self.autogen.iter().any(|k| k == &o.kind)
+        {
+            return (self.evaluate(mo, ("", "Pod"), ns), prefix);
+        }
+        (Tri::No, &[])
+    }
+
+    fn evaluate(&self, mo: &ModelObject, as_kind: (&str, &str), ns: &NamespaceLabels) -> Tri {
+        let mut result = if self.match_any.is_empty() {
+            Tri::Yes
+        } else {
+            self.match_any
+                .iter()
+                .map(|s| s.applies(mo, as_kind, ns))
+                .fold(Tri::No, Tri::or)
+        };
+        for s in &self.match_all {
+            result = result.and(s.applies(mo, as_kind, ns));
+        }
+        if self.match_any.is_empty() && self.match_all.is_empty() {
+            return Tri::No;
+        }
+        let excluded = self
+            .exclude
+            .iter()
+            .map(|s| s.applies(mo, as_kind, ns))
+            .fold(Tri::No, Tri::or);
+        result = result.and(excluded.negate());
+        if self.conditional {
+            result = result.and(Tri::Maybe);
+        }
+        result
+    }
+}
+
+/// A declared field someone else overwrites.
+pub struct Claim<'a> {
+    pub hit: Hit<'a>,
+    pub mutator: &'a Mutator,
+    pub write: &'a Write,
+    pub applies: Tri,
+}
+
+impl Claim<'_> {
+    /// Does the writer set the value Git already declares (then nothing fights)?
+    pub fn agrees(&self) -> bool {
+        let declared = self.hit.entry.value.scalar_text();
+        self.write.value.is_some() && declared == self.write.value
+    }
+}
+
+/// Everything the engine knows about writers in this repo.
+pub struct Ownership {
+    pub namespaces: NamespaceLabels,
+    pub mutators: Vec<Mutator>,
+}
+
+impl Ownership {
+    pub fn build(model: &Model) -> Ownership {
+        let mut mutators = Vec::new();
+        for mo in &model.objects {
+            kyverno::mutators(&mo.object, &mut mutators);
+            gatekeeper::mutators(&mo.object, &mut mutators);
+        }
+        for fact in &model.platform.owned_fields {
+            mutators.push(platform::mutator(fact));
+        }
+        Ownership {
+            namespaces: NamespaceLabels::from_model(model),
+            mutators,
+        }
+    }
+
+    /// Declared fields of `mo` that a writer overwrites (add-if-absent writes never fight).
+    pub fn claims<'a>(&'a self, mo: &'a ModelObject) -> Vec<Claim<'a>> {
+        let mut out = Vec::new();
+        for m in &self.mutators {
+            let (applies, prefix) = m.applies(mo, &self.namespaces);
+            if applies == Tri::No {
+                continue;
+            }
+            for w in m.writes.iter().filter(|w| w.mode == Mode::Overwrite) {
+                for hit in resolve(&mo.object.root, &w.path.under(prefix)) {
+                    out.push(Claim {
+                        hit,
+                        mutator: m,
+                        write: w,
+                        applies,
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+/// An effective ignore (app or system, catalog A1.1/A1.4) that covers `path` of `mo`:
+/// `Some((span, respected))`, where `respected` means the app also has
+/// `RespectIgnoreDifferences=true` (only then does a sync keep the live value).
+pub fn covering_ignore(model: &Model, mo: &ModelObject, path: &[String]) -> Option<(Span, bool)> {
+    let app = model.app_of(mo);
+    let argo = app.argo.as_ref()?;
+    let covers = |e: &IgnoreEntry| {
+        e.matches(&mo.object, &mo.namespace)
+            && e.paths().iter().any(|(p, _)| {
+                !p.is_empty()
+                    && p.len() <= path.len()
+                    && p.iter().zip(path).all(|(a, b)| a == "*" || a == b)
+            })
+    };
+    let entry = argo
+        .ignores
+        .iter()
+        .chain(model.argo.ignores.iter())
+        .find(|e| covers(e))?;
+    Some((
+        entry.span,
+        argo.sync.has_option("RespectIgnoreDifferences=true"),
+    ))
+}
+
+/// Does the Argo app diff server-side (`ServerSideDiff=true` compare option on the
+/// Application)? Admission mutations on UPDATE then show on both sides.
+pub fn server_side_diff(model: &Model, mo: &ModelObject) -> bool {
+    model
+        .app_of(mo)
+        .argo
+        .as_ref()
+        .and_then(|a| a.decl.annotation("argocd.argoproj.io/compare-options"))
+        .is_some_and(|v| v.split(',').any(|o| o.trim() == "ServerSideDiff=true"))
+}
+
+/// The span a person edits for a declared entry: key and value when written together,
+/// else the value (a rendered value written in a patch or values file).
+pub fn edit_span(entry: &crate::yaml::Entry) -> Span {
+    if entry.key.span.file == entry.value.span.file {
+        entry.key.span.cover(entry.value.span)
+    } else {
+        entry.value.span
+    }
+}

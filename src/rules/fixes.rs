@@ -1,0 +1,40 @@
+//! Source edits the ownership rules offer: deleting a declared entry with its whole lines,
+//! replacing a scalar in place.
+
+use crate::report::Edit;
+use crate::source::{SourceMap, Span};
+use crate::yaml::Entry;
+
+/// Delete a `key: value` entry written in one file, whole lines included, so the YAML
+/// around it stays valid. None when key and value come from different files (rendered)
+/// or the entry shares its first line with something else (a flow map, a list dash).
+pub fn delete_entry(map: &SourceMap, entry: &Entry) -> Option<Edit> {
+    let key = entry.key.span;
+    let value = entry.value.full_span();
+    if key.file != value.file {
+        return None;
+    }
+    let file = map.get(key.file);
+    let (key_start, value_end) = (key.start as usize, value.end as usize);
+    let first = file.line_of(key_start);
+    let last = file.line_of(value_end.saturating_sub(1).max(key_start));
+    let start = file.line_range(first).start;
+    let before = file.text.get(start..key_start)?;
+    if !before.trim().is_empty() {
+        return None;
+    }
+    let end = file.line_range(last).end;
+    // Include the line break so no blank line stays behind.
+    let rest = file.text.get(end..).unwrap_or("");
+    let end = if rest.starts_with("\r\n") {
+        end + 2
+    } else if rest.starts_with('\n') {
+        end + 1
+    } else {
+        end
+    };
+    Some(Edit {
+        span: Span::new(key.file, start, end),
+        replacement: String::new(),
+    })
+}
