@@ -11,6 +11,8 @@ mod kyverno;
 pub mod namespaces;
 pub mod path;
 mod platform;
+pub mod quantity;
+pub mod scalers;
 pub mod selector;
 
 use crate::gitops::ignore::IgnoreEntry;

@@ -38,3 +38,31 @@ pub fn delete_entry(map: &SourceMap, entry: &Entry) -> Option<Edit> {
         replacement: String::new(),
     })
 }
+
+/// Delete a block-sequence item (`- name: x` and its indented lines). None for flow
+/// sequences or items that share their first line with something other than the dash.
+pub fn delete_seq_item(map: &SourceMap, item: &crate::yaml::Node) -> Option<Edit> {
+    let span = item.full_span();
+    let file = map.get(span.file);
+    let (start_off, end_off) = (span.start as usize, span.end as usize);
+    let first = file.line_of(start_off);
+    let last = file.line_of(end_off.saturating_sub(1).max(start_off));
+    let start = file.line_range(first).start;
+    let before = file.text.get(start..start_off)?.trim();
+    if before != "-" {
+        return None;
+    }
+    let end = file.line_range(last).end;
+    let rest = file.text.get(end..).unwrap_or("");
+    let end = if rest.starts_with("\r\n") {
+        end + 2
+    } else if rest.starts_with('\n') {
+        end + 1
+    } else {
+        end
+    };
+    Some(Edit {
+        span: Span::new(span.file, start, end),
+        replacement: String::new(),
+    })
+}

@@ -5,14 +5,20 @@ use crate::gitops::Model;
 use crate::report::{Finding, Severity};
 
 mod argocd_option_invalid;
+mod autoscaler_conflict;
 mod committed_live_state;
+mod declared_empty_or_null;
+mod duplicate_merge_key;
 pub mod fixes;
 mod hpa_replicas_conflict;
 mod ignore_differences_broad;
 mod ignore_differences_invalid;
 mod ignore_differences_security_sensitive;
 mod ignore_differences_unjustified;
+mod job_ttl_recreate_loop;
+mod migration_job_not_hook;
 mod mutation_policy_conflict;
+mod non_canonical_quantity;
 pub mod offline_unrenderable_input;
 pub mod render_failed;
 mod respect_ignore_differences_missing;
@@ -80,6 +86,30 @@ pub fn registry() -> &'static [Rule] {
         Rule {
             meta: &mutation_policy_conflict::META,
             check: Some(mutation_policy_conflict::check),
+        },
+        Rule {
+            meta: &autoscaler_conflict::META,
+            check: Some(autoscaler_conflict::check),
+        },
+        Rule {
+            meta: &declared_empty_or_null::META,
+            check: Some(declared_empty_or_null::check),
+        },
+        Rule {
+            meta: &duplicate_merge_key::META,
+            check: Some(duplicate_merge_key::check),
+        },
+        Rule {
+            meta: &job_ttl_recreate_loop::META,
+            check: Some(job_ttl_recreate_loop::check),
+        },
+        Rule {
+            meta: &migration_job_not_hook::META,
+            check: Some(migration_job_not_hook::check),
+        },
+        Rule {
+            meta: &non_canonical_quantity::META,
+            check: Some(non_canonical_quantity::check),
         },
         Rule {
             meta: &offline_unrenderable_input::META,
