@@ -30,14 +30,21 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
             continue;
         }
         let app = model.app_of(mo);
-        let Some(argo) = &app.argo else { continue };
+        // Argo apps, and Flux Kustomizations (they re-apply missing objects every interval).
+        let flux_reapplies = app
+            .flux
+            .as_ref()
+            .is_some_and(|f| f.kind == crate::gitops::flux::FluxKind::Kustomization);
+        if app.argo.is_none() && !flux_reapplies {
+            continue;
+        }
         let Some(entry) = entry_at(&o.root, &["spec", "ttlSecondsAfterFinished"]) else {
             continue;
         };
-        let (severity, what) = if argo.sync.automated {
+        let (severity, what) = if app.enforces() {
             (
                 Severity::Error,
-                "auto-sync re-creates it after the TTL controller deletes it, and it runs again",
+                "the GitOps controller re-creates it after the TTL controller deletes it, and it runs again",
             )
         } else {
             (

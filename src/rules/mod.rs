@@ -18,14 +18,16 @@ mod ignore_differences_invalid;
 mod ignore_differences_security_sensitive;
 mod ignore_differences_stale;
 mod ignore_differences_unjustified;
+mod injected_field_declared;
+mod instance_label_clash;
 mod job_ttl_recreate_loop;
 mod migration_job_not_hook;
 mod mutation_policy_conflict;
-mod instance_label_clash;
 mod non_canonical_quantity;
 pub mod offline_unrenderable_input;
 pub mod render_failed;
 mod respect_ignore_differences_missing;
+mod selfheal_external_owner;
 mod server_assigned_field_declared;
 mod shared_resource;
 pub mod suppression_without_reason;
@@ -116,6 +118,14 @@ pub fn registry() -> &'static [Rule] {
         Rule {
             meta: &non_canonical_quantity::META,
             check: Some(non_canonical_quantity::check),
+        },
+        Rule {
+            meta: &injected_field_declared::META,
+            check: Some(injected_field_declared::check),
+        },
+        Rule {
+            meta: &selfheal_external_owner::META,
+            check: Some(selfheal_external_owner::check),
         },
         Rule {
             meta: &shared_resource::META,
