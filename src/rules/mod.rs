@@ -27,6 +27,7 @@ mod non_canonical_quantity;
 pub mod offline_unrenderable_input;
 pub mod render_failed;
 mod respect_ignore_differences_missing;
+mod schema_pruned_field;
 mod selfheal_external_owner;
 mod server_assigned_field_declared;
 mod shared_resource;
@@ -126,6 +127,10 @@ pub fn registry() -> &'static [Rule] {
         Rule {
             meta: &selfheal_external_owner::META,
             check: Some(selfheal_external_owner::check),
+        },
+        Rule {
+            meta: &schema_pruned_field::META,
+            check: Some(schema_pruned_field::check),
         },
         Rule {
             meta: &shared_resource::META,
