@@ -131,7 +131,11 @@ pub fn lint(opts: &LintOptions) -> Result<LintResult, LintError> {
         .files
         .iter()
         .copied()
-        .filter(|&id| !is_helm_template(&map.get(id).path, &chart_dirs))
+        .filter(|&id| {
+            let path = &map.get(id).path;
+            // Scripts are read for `second-writer`, not parsed as YAML.
+            !is_helm_template(path, &chart_dirs) && !crate::source::is_script(path)
+        })
         .collect();
     let limits: &Limits = &config.yaml_limits;
     let parsed: Vec<(FileId, crate::yaml::Parsed)> = yaml_files

@@ -5,6 +5,7 @@
 //! repo), and from the knowledge base of controller-written fields ([`kb`]).
 //! Rules ask; the engine never reports.
 
+pub mod ci;
 pub mod crd;
 mod gatekeeper;
 pub mod kb;

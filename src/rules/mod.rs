@@ -28,6 +28,7 @@ pub mod offline_unrenderable_input;
 pub mod render_failed;
 mod respect_ignore_differences_missing;
 mod schema_pruned_field;
+mod second_writer;
 mod selfheal_external_owner;
 mod server_assigned_field_declared;
 mod shared_resource;
@@ -131,6 +132,10 @@ pub fn registry() -> &'static [Rule] {
         Rule {
             meta: &schema_pruned_field::META,
             check: Some(schema_pruned_field::check),
+        },
+        Rule {
+            meta: &second_writer::META,
+            check: Some(second_writer::check),
         },
         Rule {
             meta: &shared_resource::META,
