@@ -21,6 +21,7 @@ mod ignore_differences_unjustified;
 mod injected_field_declared;
 mod instance_label_clash;
 mod job_ttl_recreate_loop;
+mod kustomize_generator_hygiene;
 mod migration_job_not_hook;
 mod mutation_policy_conflict;
 mod non_canonical_quantity;
@@ -136,6 +137,10 @@ pub fn registry() -> &'static [Rule] {
         Rule {
             meta: &second_writer::META,
             check: Some(second_writer::check),
+        },
+        Rule {
+            meta: &kustomize_generator_hygiene::META,
+            check: Some(kustomize_generator_hygiene::check),
         },
         Rule {
             meta: &shared_resource::META,
