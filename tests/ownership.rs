@@ -106,3 +106,46 @@ fn pay_prod_kustomize_overlay_reports_the_patch_line() {
     let dir = fixture("ownership/pay-prod-kustomize");
     assert_eq!(findings_of(&dir), expected(&dir));
 }
+
+/// The clean fixture's policies each stop fighting for one reason; undo that reason and
+/// the conflict must appear on the staging Deployment's line.
+#[test]
+fn each_false_positive_guard_is_what_keeps_the_clean_fixture_clean() {
+    let clean = fixture("rules/mutation-policy-conflict/clean");
+    assert_eq!(findings_of(&clean), Vec::<String>::new());
+    let policies = "platform/staging-policies.yaml";
+    let deployment = "apps/payments/staging/deployment.yaml";
+    let cases: [(&str, &str, &str); 4] = [
+        // add-if-absent → overwrite
+        (
+            "+(imagePullPolicy): Always",
+            "imagePullPolicy: Always",
+            "19",
+        ),
+        // the value Git declares → another value
+        ("runAsNonRoot: true\n---", "runAsNonRoot: false\n---", "21"),
+        // auto-generation disabled → default controllers
+        (
+            "pod-policies.kyverno.io/autogen-controllers: none",
+            "example.com/note: x",
+            "24",
+        ),
+        // Gatekeeper MustNotExist → MustExist
+        ("condition: MustNotExist", "condition: MustExist", "19"),
+    ];
+    for (from, to, line) in cases {
+        let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+        copy_dir(&clean, tmp.path());
+        let path = tmp.path().join(policies);
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(text.contains(from), "{from}");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            findings_of(tmp.path()),
+            [format!(
+                "mutation-policy-conflict error {deployment}:{line}"
+            )],
+            "after replacing `{from}`"
+        );
+    }
+}
