@@ -149,3 +149,150 @@ fn each_false_positive_guard_is_what_keeps_the_clean_fixture_clean() {
         );
     }
 }
+
+fn write_repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+    for (path, text) in files {
+        let p = tmp.path().join(path);
+        if let Some(dir) = p.parent() {
+            std::fs::create_dir_all(dir).ok();
+        }
+        std::fs::write(&p, text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    }
+    tmp
+}
+
+const APP: &str = "apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: web
+  namespace: argocd
+{ANNOTATIONS}spec:
+  source: {repoURL: https://git.example.com/x.git, path: apps/web}
+  destination: {server: https://kubernetes.default.svc, namespace: shop}
+  syncPolicy:
+    automated: {selfHeal: true}
+";
+
+const DEPLOYMENT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+        - name: web
+          image: web:1
+          imagePullPolicy: IfNotPresent
+";
+
+const NAMESPACE: &str = "apiVersion: v1
+kind: Namespace
+metadata:
+  name: shop
+  labels: {pull: always}
+";
+
+fn policy(mutate: &str) -> String {
+    format!(
+        "apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: pull
+spec:
+  rules:
+    - name: pull
+      match:
+        any:
+          - resources:
+              kinds: [Deployment]
+              namespaceSelector: {{matchLabels: {{pull: always}}}}
+      mutate:
+{mutate}"
+    )
+}
+
+const SMP: &str = "        patchStrategicMerge:
+          spec:
+            template:
+              spec:
+                containers:
+                  - (name): \"*\"
+                    imagePullPolicy: Always
+";
+
+#[test]
+fn unknown_namespace_labels_make_it_a_warning() {
+    let app = APP.replace("{ANNOTATIONS}", "");
+    let repo = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", DEPLOYMENT),
+        ("platform/policy.yaml", &policy(SMP)),
+    ]);
+    assert_eq!(
+        findings_of(repo.path()),
+        ["mutation-policy-conflict warning apps/web/deployment.yaml:11"]
+    );
+}
+
+#[test]
+fn server_side_diff_downgrades_admission_but_not_background_mutation() {
+    let app = APP.replace(
+        "{ANNOTATIONS}",
+        "  annotations: {argocd.argoproj.io/compare-options: ServerSideDiff=true}\n",
+    );
+    let repo = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", DEPLOYMENT),
+        ("platform/ns.yaml", NAMESPACE),
+        ("platform/policy.yaml", &policy(SMP)),
+    ]);
+    assert_eq!(
+        findings_of(repo.path()),
+        ["mutation-policy-conflict warning apps/web/deployment.yaml:11"]
+    );
+    let background = "        targets:
+          - apiVersion: apps/v1
+            kind: Deployment
+            namespace: shop
+            name: web
+        patchStrategicMerge:
+          spec:
+            template:
+              spec:
+                containers:
+                  - name: web
+                    imagePullPolicy: Always
+";
+    let repo = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", DEPLOYMENT),
+        ("platform/ns.yaml", NAMESPACE),
+        ("platform/policy.yaml", &policy(background)),
+    ]);
+    assert_eq!(
+        findings_of(repo.path()),
+        ["mutation-policy-conflict error apps/web/deployment.yaml:11"]
+    );
+}
+
+#[test]
+fn json6902_replace_is_an_overwrite() {
+    let app = APP.replace("{ANNOTATIONS}", "");
+    let patch = "        patchesJson6902: |-
+          - op: replace
+            path: /spec/template/spec/containers/0/imagePullPolicy
+            value: Always
+";
+    let repo = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", DEPLOYMENT),
+        ("platform/ns.yaml", NAMESPACE),
+        ("platform/policy.yaml", &policy(patch)),
+    ]);
+    assert_eq!(
+        findings_of(repo.path()),
+        ["mutation-policy-conflict error apps/web/deployment.yaml:11"]
+    );
+}
