@@ -296,3 +296,78 @@ fn json6902_replace_is_an_overwrite() {
         ["mutation-policy-conflict error apps/web/deployment.yaml:11"]
     );
 }
+
+/// Safe fixes must do what they say: applied to a copy of the bad fixture, every finding
+/// they fix disappears and the YAML still parses.
+#[test]
+fn safe_fixes_remove_their_findings_and_keep_yaml_valid() {
+    let rules = [
+        "job-ttl-recreate-loop",
+        "declared-empty-or-null",
+        "non-canonical-quantity",
+        "injected-field-declared",
+        "selfheal-external-owner",
+    ];
+    for rule in rules {
+        let dir = fixture(&format!("rules/{rule}/bad"));
+        let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+        copy_dir(&dir, tmp.path());
+        let result = lint(&LintOptions {
+            root: tmp.path().to_path_buf(),
+            config: None,
+        })
+        .unwrap_or_else(|e| panic!("{rule}: {e}"));
+        let mine: Vec<_> = result.findings.iter().filter(|f| f.rule == rule).collect();
+        let fixed: Vec<_> = mine
+            .iter()
+            .filter_map(|f| f.fix.as_ref().filter(|x| x.safe))
+            .collect();
+        assert!(!fixed.is_empty(), "{rule}: no safe fix offered");
+        // Apply edits per file, last first, so earlier offsets stay valid.
+        let mut by_file: std::collections::BTreeMap<String, Vec<(usize, usize, String)>> =
+            Default::default();
+        for fix in &fixed {
+            for e in &fix.edits {
+                by_file
+                    .entry(result.map.path(e.span.file))
+                    .or_default()
+                    .push((
+                        e.span.start as usize,
+                        e.span.end as usize,
+                        e.replacement.clone(),
+                    ));
+            }
+        }
+        for (path, mut edits) in by_file {
+            let file = tmp.path().join(&path);
+            let mut text = std::fs::read_to_string(&file).unwrap_or_default();
+            edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+            for (start, end, replacement) in edits {
+                text.replace_range(start..end, &replacement);
+            }
+            std::fs::write(&file, text).unwrap_or_else(|e| panic!("{path}: {e}"));
+        }
+        let after = findings_of(tmp.path());
+        assert!(
+            !after.iter().any(|l| l.starts_with("yaml-syntax")),
+            "{rule}: fix broke YAML: {after:?}"
+        );
+        let remaining = after
+            .iter()
+            .filter(|l| l.starts_with(&format!("{rule} ")))
+            .count();
+        let before = mine
+            .iter()
+            .filter(|f| f.severity >= Severity::Warning)
+            .count();
+        let fixed_warn = mine
+            .iter()
+            .filter(|f| f.severity >= Severity::Warning && f.fix.as_ref().is_some_and(|x| x.safe))
+            .count();
+        assert_eq!(
+            remaining,
+            before - fixed_warn,
+            "{rule}: after fixes {after:?}"
+        );
+    }
+}
