@@ -63,12 +63,21 @@ fn is_empty(node: &Node) -> bool {
     }
 }
 
-/// Keys under these paths are opaque data (free-form maps, embedded documents).
-fn opaque(path: &[String]) -> bool {
+/// Keys under these paths are opaque data (chart values, policy patches and patterns,
+/// schemas), not fields of the object.
+pub fn opaque(path: &[String]) -> bool {
     path.iter().any(|k| {
         matches!(
             k.as_str(),
-            "values" | "valuesObject" | "x-kubernetes-preserve-unknown-fields" | "openAPIV3Schema"
+            "values"
+                | "valuesObject"
+                | "valuesInline"
+                | "openAPIV3Schema"
+                | "mutate"
+                | "validate"
+                | "generate"
+                | "patches"
+                | "patchesStrategicMerge"
         )
     })
 }

@@ -7,7 +7,7 @@ use crate::report::{Finding, Severity};
 mod argocd_option_invalid;
 mod autoscaler_conflict;
 mod committed_live_state;
-mod declared_empty_or_null;
+pub(crate) mod declared_empty_or_null;
 mod duplicate_merge_key;
 pub mod fixes;
 mod flux_substitution_undefined;

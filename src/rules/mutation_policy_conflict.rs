@@ -49,8 +49,10 @@ fn severity(model: &Model, mo: &ModelObject, claim: &Claim) -> Severity {
     match claim.mutator.firing {
         Firing::Background => Severity::Error,
         Firing::Admission { on_update } => {
-            if on_update && server_side_diff(model, mo) {
-                Severity::Warning // hidden drift: the diff sees the mutation on both sides
+            // Server-side diff sees an UPDATE mutation on both sides (hidden drift); a
+            // CREATE-only mutation is undone by the next sync, which is an update.
+            if !on_update || server_side_diff(model, mo) {
+                Severity::Warning
             } else if model.app_of(mo).enforces() {
                 Severity::Error
             } else {

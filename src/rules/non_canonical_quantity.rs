@@ -91,7 +91,7 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
         let o = &mo.object;
         let mut stack: Vec<(&Node, Vec<String>)> = vec![(&o.root, Vec::new())];
         while let Some((node, path)) = stack.pop() {
-            if path.len() > 64 {
+            if path.len() > 64 || super::declared_empty_or_null::opaque(&path) {
                 continue;
             }
             match &node.value {

@@ -119,7 +119,10 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
             }
         }
         // Finalizers on custom resources: controllers append theirs; lists align by index.
+        // Argo CD and Flux objects declare their own deletion finalizers by design.
+        let gitops_kind = o.group() == "argoproj.io" || o.group().ends_with(".fluxcd.io");
         if !is_builtin_group(o.group())
+            && !gitops_kind
             && let Some(entry) = entry_at(&o.root, &["metadata", "finalizers"])
             && !entry.value.is_empty_value()
         {
