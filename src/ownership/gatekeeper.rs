@@ -75,6 +75,7 @@ pub fn mutators(obj: &Object, out: &mut Vec<Mutator>) {
         }],
         match_all: Vec::new(),
         exclude: Vec::new(),
+        exclude_all: Vec::new(),
         own_namespace: None,
         conditional: false,
         autogen: Vec::new(),

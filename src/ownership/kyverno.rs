@@ -50,6 +50,7 @@ pub fn mutators(obj: &Object, out: &mut Vec<Mutator>) {
             match_any: Vec::new(),
             match_all: Vec::new(),
             exclude: Vec::new(),
+            exclude_all: Vec::new(),
             own_namespace: (obj.kind == "Policy")
                 .then(|| obj.namespace.clone().unwrap_or_else(|| "default".into())),
             conditional: rule
@@ -62,11 +63,9 @@ pub fn mutators(obj: &Object, out: &mut Vec<Mutator>) {
             read_match(matcher, &mut m.match_any, &mut m.match_all, &mut m.firing);
         }
         if let Some(exclude) = rule.get("exclude") {
-            let mut all = Vec::new();
+            // Operations in an exclusion do not change when the rule fires.
             let mut firing = m.firing;
-            read_match(exclude, &mut m.exclude, &mut all, &mut firing);
-            // An `all` exclusion needs every filter to hold; approximated as one combined
-            // filter being any of them is too broad, so only `any` exclusions are used.
+            read_match(exclude, &mut m.exclude, &mut m.exclude_all, &mut firing);
         }
         if let Some(targets) = mutate.get("targets").and_then(Node::as_seq) {
             // Background mutation of existing objects: the targets are the scope.

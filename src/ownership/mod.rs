@@ -85,8 +85,10 @@ pub struct Mutator {
     pub match_any: Vec<Scope>,
     /// …and all of these (Kyverno `match.all`).
     pub match_all: Vec<Scope>,
-    /// Excluded when any of these match.
+    /// Excluded when any of these match (Kyverno `exclude.any`)…
     pub exclude: Vec<Scope>,
+    /// …or when all of these do (Kyverno `exclude.all`).
+    pub exclude_all: Vec<Scope>,
     /// A namespaced Kyverno `Policy` acts only in its own namespace.
     pub own_namespace: Option<String>,
     /// Preconditions or anchors the repo cannot evaluate: the writer "may" apply.
@@ -196,11 +198,19 @@ impl Mutator {
         if self.match_any.is_empty() && self.match_all.is_empty() {
             return Tri::No;
         }
-        let excluded = self
+        let mut excluded = self
             .exclude
             .iter()
             .map(|s| s.applies(mo, as_kind, ns))
             .fold(Tri::No, Tri::or);
+        if !self.exclude_all.is_empty() {
+            let all = self
+                .exclude_all
+                .iter()
+                .map(|s| s.applies(mo, as_kind, ns))
+                .fold(Tri::Yes, Tri::and);
+            excluded = excluded.or(all);
+        }
         result = result.and(excluded.negate());
         if self.conditional {
             result = result.and(Tri::Maybe);

@@ -29,6 +29,7 @@ pub fn mutator(fact: &OwnedField) -> Mutator {
         }],
         match_all: Vec::new(),
         exclude: Vec::new(),
+        exclude_all: Vec::new(),
         own_namespace: None,
         conditional: false,
         autogen: Vec::new(),
