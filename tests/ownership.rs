@@ -371,3 +371,47 @@ fn safe_fixes_remove_their_findings_and_keep_yaml_valid() {
         );
     }
 }
+
+#[test]
+fn identical_duplicates_get_a_safe_removal_conflicting_ones_none() {
+    let deployment = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+        - name: web
+          image: web:1
+          env:
+            - name: A
+              value: \"1\"
+            - name: A
+              value: \"1\"
+            - name: B
+              value: x
+            - name: B
+              value: y
+";
+    let repo = write_repo(&[("apps/web/deployment.yaml", deployment)]);
+    let result = lint(&LintOptions {
+        root: repo.path().to_path_buf(),
+        config: None,
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let dups: Vec<_> = result
+        .findings
+        .iter()
+        .filter(|f| f.rule == "duplicate-merge-key")
+        .collect();
+    assert_eq!(dups.len(), 2);
+    let fixes: Vec<_> = dups.iter().filter_map(|f| f.fix.as_ref()).collect();
+    assert_eq!(fixes.len(), 1, "only the identical duplicate is fixable");
+    let edit = &fixes[0].edits[0];
+    let file = result.map.get(edit.span.file);
+    let mut text = file.text.to_string();
+    text.replace_range(edit.span.start as usize..edit.span.end as usize, "");
+    assert_eq!(text.matches("name: A").count(), 1);
+    assert!(text.contains("            - name: B\n              value: x\n"));
+}
