@@ -415,3 +415,36 @@ spec:
     assert_eq!(text.matches("name: A").count(), 1);
     assert!(text.contains("            - name: B\n              value: x\n"));
 }
+
+#[test]
+fn engine_answers_who_writes_a_declared_path() {
+    use gitops_lint::ownership::Ownership;
+    use gitops_lint::ownership::writers::{field_writers, written_by_others};
+    let result = lint(&LintOptions {
+        root: fixture("rules/mutation-policy-conflict/bad"),
+        config: None,
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let model = &result.model;
+    let ownership = Ownership::build(model);
+    let deployment = model
+        .objects
+        .iter()
+        .find(|mo| mo.object.kind == "Deployment")
+        .unwrap_or_else(|| panic!("no Deployment"));
+    let path = |p: &str| p.split('.').map(String::from).collect::<Vec<_>>();
+    let pull = path("spec.template.spec.containers.0.imagePullPolicy");
+    assert!(written_by_others(model, &ownership, deployment, &pull));
+    assert!(!written_by_others(
+        model,
+        &ownership,
+        deployment,
+        &path("spec.template.spec.containers.0.image")
+    ));
+    let writers = field_writers(model, &ownership, deployment);
+    assert!(
+        writers
+            .iter()
+            .any(|w| w.owner.contains("force-image-pull-always") && w.path.covers(&pull))
+    );
+}

@@ -16,6 +16,7 @@ mod platform;
 pub mod quantity;
 pub mod scalers;
 pub mod selector;
+pub mod writers;
 
 use crate::gitops::ignore::IgnoreEntry;
 use crate::gitops::{Model, ModelObject};
