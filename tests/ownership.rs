@@ -448,3 +448,49 @@ fn engine_answers_who_writes_a_declared_path() {
             .any(|w| w.owner.contains("force-image-pull-always") && w.path.covers(&pull))
     );
 }
+
+#[test]
+fn namespace_labels_from_managed_namespace_metadata() {
+    let app = APP.replace("{ANNOTATIONS}", "").replace(
+        "    automated: {selfHeal: true}\n",
+        "    automated: {selfHeal: true}\n    syncOptions: [CreateNamespace=true]\n    managedNamespaceMetadata:\n      labels: {pull: always}\n",
+    );
+    let repo = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", DEPLOYMENT),
+        ("platform/policy.yaml", &policy(SMP)),
+    ]);
+    assert_eq!(
+        findings_of(repo.path()),
+        ["mutation-policy-conflict error apps/web/deployment.yaml:11"]
+    );
+}
+
+#[test]
+fn a_namespaced_kyverno_policy_acts_only_in_its_namespace() {
+    let app = APP.replace("{ANNOTATIONS}", "");
+    let namespaced = |ns: &str| {
+        policy(SMP).replacen(
+            "kind: ClusterPolicy\nmetadata:\n  name: pull\n",
+            &format!("kind: Policy\nmetadata:\n  name: pull\n  namespace: {ns}\n"),
+            1,
+        )
+    };
+    let elsewhere = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", DEPLOYMENT),
+        ("platform/ns.yaml", NAMESPACE),
+        ("platform/policy.yaml", &namespaced("other")),
+    ]);
+    assert_eq!(findings_of(elsewhere.path()), Vec::<String>::new());
+    let here = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", DEPLOYMENT),
+        ("platform/ns.yaml", NAMESPACE),
+        ("platform/policy.yaml", &namespaced("shop")),
+    ]);
+    assert_eq!(
+        findings_of(here.path()),
+        ["mutation-policy-conflict error apps/web/deployment.yaml:11"]
+    );
+}
