@@ -306,15 +306,36 @@ pub fn covering_ignore(model: &Model, mo: &ModelObject, path: &[String]) -> Opti
     ))
 }
 
-/// Does the Argo app diff server-side (`ServerSideDiff=true` compare option on the
-/// Application)? Admission mutations on UPDATE then show on both sides.
+/// Does the Argo app diff server-side? The Application's compare option
+/// (`ServerSideDiff=true|false`) wins over the controller-wide
+/// `controller.diff.server.side` in a repo `argocd-cmd-params-cm`. Admission mutations on
+/// UPDATE then show on both sides.
 pub fn server_side_diff(model: &Model, mo: &ModelObject) -> bool {
-    model
-        .app_of(mo)
-        .argo
-        .as_ref()
-        .and_then(|a| a.decl.annotation("argocd.argoproj.io/compare-options"))
-        .is_some_and(|v| v.split(',').any(|o| o.trim() == "ServerSideDiff=true"))
+    let Some(argo) = model.app_of(mo).argo.as_ref() else {
+        return false;
+    };
+    let app_option = argo
+        .decl
+        .annotation("argocd.argoproj.io/compare-options")
+        .and_then(|v| {
+            v.split(',').find_map(|o| match o.trim() {
+                "ServerSideDiff=true" => Some(true),
+                "ServerSideDiff=false" => Some(false),
+                _ => None,
+            })
+        });
+    app_option.unwrap_or_else(|| {
+        model.objects.iter().any(|o| {
+            o.object.kind == "ConfigMap"
+                && o.object.name == "argocd-cmd-params-cm"
+                && o.object
+                    .root
+                    .get_path(&["data", "controller.diff.server.side"])
+                    .and_then(Node::scalar_text)
+                    .as_deref()
+                    == Some("true")
+        })
+    })
 }
 
 /// The span a person edits for a declared entry: key and value when written together,

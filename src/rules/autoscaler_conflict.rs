@@ -16,6 +16,18 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/autoscaler-conflict.md"),
 };
 
+/// KEDA adopting an existing HPA on purpose (`scaledobject.keda.sh/transfer-hpa-ownership`
+/// with the HPA's name in `advanced.horizontalPodAutoscalerConfig.name`).
+fn keda_adopts(keda: &Scaler, hpa: &Scaler) -> bool {
+    let o = &keda.obj.object;
+    o.annotation("scaledobject.keda.sh/transfer-hpa-ownership") == Some("true")
+        && o.root
+            .get_path(&["spec", "advanced", "horizontalPodAutoscalerConfig", "name"])
+            .and_then(crate::yaml::Node::scalar_text)
+            .as_deref()
+            == Some(hpa.obj.object.name.as_str())
+}
+
 fn same_target(a: &Scaler, b: &Scaler) -> bool {
     a.obj.namespace == b.obj.namespace
         && a.target.2 == b.target.2
@@ -68,12 +80,16 @@ fn conflict(model: &Model, a: &Scaler, b: &Scaler) -> Option<Finding> {
             "two HPAs write spec.replicas of one workload and fight each other".to_string(),
             b.target_span,
         ),
-        (ScalerKind::Hpa, ScalerKind::Keda) | (ScalerKind::Keda, ScalerKind::Hpa) => (
-            Severity::Error,
-            "KEDA creates its own HPA (keda-hpa-<name>) for the target, so two HPAs fight"
-                .to_string(),
-            b.target_span,
-        ),
+        (ScalerKind::Hpa, ScalerKind::Keda) | (ScalerKind::Keda, ScalerKind::Hpa)
+            if !(keda_adopts(a, b) || keda_adopts(b, a)) =>
+        {
+            (
+                Severity::Error,
+                "KEDA creates its own HPA (keda-hpa-<name>) for the target, so two HPAs fight"
+                    .to_string(),
+                b.target_span,
+            )
+        }
         (ScalerKind::Keda, ScalerKind::Keda) => (
             Severity::Error,
             "two ScaledObjects each create an HPA for one workload".to_string(),
