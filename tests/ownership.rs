@@ -494,3 +494,36 @@ fn a_namespaced_kyverno_policy_acts_only_in_its_namespace() {
         ["mutation-policy-conflict error apps/web/deployment.yaml:11"]
     );
 }
+
+#[test]
+fn an_empty_field_a_policy_fills_is_a_warning_not_info() {
+    let app = APP.replace("{ANNOTATIONS}", "");
+    let deployment = DEPLOYMENT.replace(
+        "          imagePullPolicy: IfNotPresent\n",
+        "      tolerations: []\n",
+    );
+    let fill = "        patchStrategicMerge:
+          spec:
+            template:
+              spec:
+                tolerations:
+                  - key: dedicated
+                    value: shop
+";
+    let without_policy = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", &deployment),
+    ]);
+    // Built-in kind, nobody fills it: info only (Argo normalizes the empty list away).
+    assert_eq!(findings_of(without_policy.path()), Vec::<String>::new());
+    let with_policy = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", &deployment),
+        ("platform/ns.yaml", NAMESPACE),
+        ("platform/policy.yaml", &policy(fill)),
+    ]);
+    assert_eq!(
+        findings_of(with_policy.path()),
+        ["declared-empty-or-null warning apps/web/deployment.yaml:11"]
+    );
+}

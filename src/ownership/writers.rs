@@ -156,7 +156,9 @@ pub fn field_writers(model: &Model, ownership: &Ownership, mo: &ModelObject) -> 
             ));
         }
     }
-    if !kb::is_builtin_group(o.group()) {
+    // Argo CD and Flux objects declare their own deletion finalizers by design.
+    let gitops_kind = o.group() == "argoproj.io" || o.group().ends_with(".fluxcd.io");
+    if !kb::is_builtin_group(o.group()) && !gitops_kind {
         out.extend(controller(
             Some(Pattern::keys(&["metadata", "finalizers"])),
             "the resource's controller",
@@ -195,7 +197,14 @@ pub fn written_by_others(
 ) -> bool {
     field_writers(model, ownership, mo)
         .iter()
-        .any(|w| w.applies != Tri::No && (w.path.covers(path) || pattern_below(&w.path, path)))
+        .any(|w| w.touches(path))
+}
+
+impl FieldWriter {
+    /// Does this writer write `path`, a parent of it, or something below it?
+    pub fn touches(&self, path: &[String]) -> bool {
+        self.applies != Tri::No && (self.path.covers(path) || pattern_below(&self.path, path))
+    }
 }
 
 /// A writer of a field below `path` (an ignore of `/spec/template` covers a policy's

@@ -6,6 +6,7 @@ use super::fixes::delete_entry;
 use super::util::{about, object_id};
 use crate::gitops::{Model, ModelObject};
 use crate::ownership::kb::in_argo_scheme;
+use crate::ownership::writers::{FieldWriter, field_writers};
 use crate::ownership::{Ownership, edit_span};
 use crate::report::{Finding, Fix, Severity};
 use crate::yaml::{Entry, Node, Value};
@@ -86,11 +87,8 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
     let ownership = Ownership::build(model);
     for mo in &model.objects {
         let builtin = in_argo_scheme(mo.object.group());
-        let claimed: Vec<Vec<String>> = ownership
-            .claims(mo)
-            .into_iter()
-            .map(|c| c.hit.path)
-            .collect();
+        // Fields someone else writes: an empty or null there is filled in after apply.
+        let writers = field_writers(model, &ownership, mo);
         let mut stack: Vec<(&Node, Vec<String>)> = vec![(&mo.object.root, Vec::new())];
         while let Some((node, path)) = stack.pop() {
             if opaque(&path) || path.len() > 64 {
@@ -102,7 +100,7 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                         let key = e.key.key_str().into_owned();
                         let mut p = path.clone();
                         p.push(key);
-                        if let Some(f) = judge(model, mo, e, &p, builtin, &claimed) {
+                        if let Some(f) = judge(model, mo, e, &p, builtin, &writers) {
                             out.push(f);
                         }
                         stack.push((&e.value, p));
@@ -127,7 +125,7 @@ fn judge(
     e: &Entry,
     path: &[String],
     builtin: bool,
-    claimed: &[Vec<String>],
+    writers: &[FieldWriter],
 ) -> Option<Finding> {
     let key = path.last()?.as_str();
     if OTHER_RULES.contains(&key) || MEANINGFUL_EMPTY.contains(&key) {
@@ -136,7 +134,7 @@ fn judge(
     let pod_template_meta = path.len() >= 2
         && path[path.len() - 2] == "metadata"
         && path.iter().any(|k| k == "template");
-    let claimed_here = claimed.iter().any(|c| c.starts_with(path));
+    let claimed_here = writers.iter().any(|w| w.touches(path));
     let (severity, what) = if e.value.is_null() {
         // Argo's typed normalization drops nulls on built-in kinds.
         let sev = if builtin && !claimed_here {
