@@ -143,7 +143,93 @@ fn overlap<'a>(model: &'a Model, cmd: &Command) -> Option<(&'a App, Option<Span>
     None
 }
 
+const IMAGE_LIST: &str = "argocd-image-updater.argoproj.io/image-list";
+const WRITE_BACK: &str = "argocd-image-updater.argoproj.io/write-back-method";
+
+/// Argo CD Image Updater writing parameter overrides into an Application that something
+/// else re-renders: the generating ApplicationSet or a self-healing app-of-apps parent
+/// reverts every update (catalog §8.2, argoproj-labs/argocd-image-updater PR #751).
+fn image_updater(model: &Model, out: &mut Vec<Finding>) {
+    for mo in &model.objects {
+        let o = &mo.object;
+        if o.group() != "argoproj.io" {
+            continue;
+        }
+        let (annotations, reverter) = match o.kind.as_str() {
+            "ApplicationSet" => {
+                let sync = o
+                    .root
+                    .get_path(&["spec", "syncPolicy", "applicationsSync"])
+                    .and_then(Node::as_str);
+                let tolerated = o
+                    .root
+                    .get_path(&["spec", "ignoreApplicationDifferences"])
+                    .is_some_and(|n| !n.is_empty_value());
+                if tolerated || sync == Some("create-only") {
+                    continue;
+                }
+                (
+                    o.root
+                        .get_path(&["spec", "template", "metadata", "annotations"]),
+                    (
+                        o.span(),
+                        format!(
+                            "ApplicationSet {} re-renders the Applications it generates",
+                            o.name
+                        ),
+                    ),
+                )
+            }
+            "Application" => {
+                let parent = model.app_of(mo);
+                let heals = parent.argo.as_ref().is_some_and(|a| a.sync.self_heal);
+                if !heals {
+                    continue;
+                }
+                (
+                    o.metadata().and_then(|m| m.get("annotations")),
+                    (
+                        parent.span.unwrap_or(o.span()),
+                        format!("app {} self-heals this Application", parent.name),
+                    ),
+                )
+            }
+            _ => continue,
+        };
+        let Some(annotations) = annotations else {
+            continue;
+        };
+        let Some(list) = annotations.entry(IMAGE_LIST) else {
+            continue;
+        };
+        let method = annotations.get_str(WRITE_BACK).unwrap_or("argocd");
+        if !method.starts_with("argocd") {
+            continue; // `git` write-back commits to the repo: one writer
+        }
+        out.push(
+            Finding::new(
+                ID,
+                Severity::Error,
+                format!(
+                    "Argo CD Image Updater writes image overrides into {} {} (write-back-method \
+                     {method}), and {}: every update is reverted, then written again",
+                    o.kind, o.name, reverter.1
+                ),
+                list.key.span.cover(list.value.span),
+            )
+            .label("image updates written to the live Application")
+            .secondary(reverter.0, reverter.1)
+            .help(
+                "Use `argocd-image-updater.argoproj.io/write-back-method: git` so updates are \
+                 commits, or (ApplicationSet) list the parameters under \
+                 spec.ignoreApplicationDifferences.",
+            ),
+        );
+    }
+}
+
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    image_updater(model, out);
     for id in model.map.ids() {
         let file = model.map.get(id);
         if file.origin != Origin::Repo || !is_ci_file(&file.path) {
