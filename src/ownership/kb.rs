@@ -179,3 +179,36 @@ pub fn cert_manager_secret(model: &Model, ns: &str, name: &str) -> Option<(Strin
 pub fn declared<'a>(root: &'a Node, pattern: &Pattern) -> Vec<Hit<'a>> {
     resolve(root, pattern)
 }
+
+/// Operators that write the CA bundle of their own webhooks or CRDs at runtime (catalog
+/// §7 knowledge base). Only a placeholder bundle in Git is then theirs to fill.
+pub fn self_signing_operator(mo: &ModelObject) -> Option<&'static str> {
+    let o = &mo.object;
+    match o.kind.as_str() {
+        "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration" => {
+            const KNOWN: &[(&str, &str)] = &[
+                ("keda-admission", "the KEDA operator"),
+                ("elastic-webhook", "the ECK operator"),
+                ("elastic-operator", "the ECK operator"),
+                ("dapr-sidecar-injector", "the Dapr operator"),
+                ("metallb-webhook", "the MetalLB controller"),
+                ("istio-sidecar-injector", "istiod"),
+                ("istio-revision-tag", "istiod"),
+                ("vault-agent-injector", "the Vault injector"),
+                ("actions-runner-controller", "actions-runner-controller"),
+            ];
+            KNOWN
+                .iter()
+                .find(|(prefix, _)| o.name.starts_with(prefix))
+                .map(|(_, who)| *who)
+        }
+        "CustomResourceDefinition" => {
+            match o.root.get_path(&["spec", "group"]).and_then(Node::as_str) {
+                Some("keda.sh" | "eventing.keda.sh") => Some("the KEDA operator"),
+                Some("metallb.io") => Some("the MetalLB controller"),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}

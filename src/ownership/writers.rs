@@ -118,6 +118,14 @@ pub fn field_writers(model: &Model, ownership: &Ownership, mo: &ModelObject) -> 
             Some(p.span),
         ));
     }
+    if let Some(who) = kb::self_signing_operator(mo) {
+        out.extend(controller(
+            kb::ca_bundle_path(o.group(), &o.kind),
+            who,
+            WriterKind::Controller,
+            None,
+        ));
+    }
     let failure_policy = Pattern::parse_dotted("webhooks[*].failurePolicy");
     if kb::istiod_flips_failure_policy(mo) {
         out.extend(controller(

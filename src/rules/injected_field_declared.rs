@@ -7,7 +7,7 @@ use super::util::{about, object_id};
 use crate::gitops::{Model, ModelObject};
 use crate::ownership::kb::{
     ca_bundle_path, ca_injection, declared, is_placeholder_ca, istiod_flips_failure_policy,
-    webhook_patchers,
+    self_signing_operator, webhook_patchers,
 };
 use crate::ownership::path::{Hit, Pattern};
 use crate::ownership::{covering_ignore, edit_span};
@@ -53,6 +53,18 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                     evidence: p.span,
                     evidence_label: "patches the CA bundle at runtime (kube-webhook-certgen)"
                         .into(),
+                }
+            } else if is_placeholder_ca(&hit.entry.value)
+                && let Some(who) = self_signing_operator(mo)
+            {
+                Writer {
+                    who: who.to_string(),
+                    evidence: o
+                        .metadata()
+                        .and_then(|m| m.entry("name"))
+                        .map(|e| e.key.span.cover(e.value.span))
+                        .unwrap_or(o.span()),
+                    evidence_label: format!("{who} writes this object's CA bundle at runtime"),
                 }
             } else {
                 continue; // a pinned static CA bundle: nobody else writes it
