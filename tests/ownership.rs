@@ -527,3 +527,39 @@ fn an_empty_field_a_policy_fills_is_a_warning_not_info() {
         ["declared-empty-or-null warning apps/web/deployment.yaml:11"]
     );
 }
+
+#[test]
+fn a_policy_only_acts_in_the_cluster_its_app_deploys_it_to() {
+    let app = APP.replace("{ANNOTATIONS}", "");
+    let platform_app = |server: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: platform
+  namespace: argocd
+spec:
+  source: {{repoURL: https://git.example.com/x.git, path: platform}}
+  destination: {{server: {server}}}
+  syncPolicy:
+    automated: {{selfHeal: true}}
+"
+        )
+    };
+    let files = |server: &str| {
+        write_repo(&[
+            ("argocd/web.yaml", &app),
+            ("argocd/platform.yaml", &platform_app(server)),
+            ("apps/web/deployment.yaml", DEPLOYMENT),
+            ("platform/ns.yaml", NAMESPACE),
+            ("platform/policy.yaml", &policy(SMP)),
+        ])
+    };
+    let other = files("https://staging.example.com");
+    assert_eq!(findings_of(other.path()), Vec::<String>::new());
+    let same = files("https://kubernetes.default.svc");
+    assert_eq!(
+        findings_of(same.path()),
+        ["mutation-policy-conflict error apps/web/deployment.yaml:11"]
+    );
+}

@@ -79,6 +79,7 @@ pub fn mutators(obj: &Object, out: &mut Vec<Mutator>) {
         own_namespace: None,
         conditional: false,
         autogen: Vec::new(),
+        cluster: None,
         writes: vec![Write {
             path: location,
             mode: if absent_only {

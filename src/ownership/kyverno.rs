@@ -57,6 +57,7 @@ pub fn mutators(obj: &Object, out: &mut Vec<Mutator>) {
                 .get("preconditions")
                 .is_some_and(|p| !p.is_empty_value()),
             autogen: Vec::new(),
+            cluster: None,
             writes: Vec::new(),
         };
         if let Some(matcher) = rule.get("match") {

@@ -97,6 +97,40 @@ pub struct Mutator {
     /// Kyverno auto-generation: rules on `Pod` also mutate these pod controllers.
     pub autogen: Vec<String>,
     pub writes: Vec<Write>,
+    /// The cluster the writer is deployed to, when the repo says (see [`cluster_of`]);
+    /// it never acts on objects another cluster runs.
+    pub cluster: Option<String>,
+}
+
+/// The cluster an object lands in, when its app says: Argo `spec.destination` (`server`
+/// or `name`; the in-cluster names are one), Flux `spec.kubeConfig` (else the cluster
+/// Flux runs in). Standalone objects: unknown.
+pub fn cluster_of(model: &Model, mo: &ModelObject) -> Option<String> {
+    let app = model.app_of(mo);
+    if let Some(argo) = &app.argo {
+        let dest = argo.decl.root.get_path(&["spec", "destination"])?;
+        let server = dest.get("server").and_then(Node::scalar_text);
+        let name = dest.get("name").and_then(Node::scalar_text);
+        return match (server.as_deref(), name.as_deref()) {
+            (Some("https://kubernetes.default.svc"), _) | (None, Some("in-cluster")) => {
+                Some("in-cluster".into())
+            }
+            (Some(s), _) => Some(s.to_string()),
+            (None, Some(n)) => Some(format!("name:{n}")),
+            (None, None) => None,
+        };
+    }
+    if let Some(flux) = &app.flux {
+        return Some(
+            flux.decl
+                .root
+                .get_path(&["spec", "kubeConfig", "secretRef", "name"])
+                .and_then(Node::scalar_text)
+                .map(|n| format!("kubeconfig:{n}"))
+                .unwrap_or_else(|| "in-cluster".into()),
+        );
+    }
+    None
 }
 
 /// Where a pod template sits in a pod controller (Kyverno auto-gen rewrites paths so).
@@ -172,6 +206,7 @@ impl Mutator {
         {
             return (Tri::No, &[]);
         }
+
         let direct = self.evaluate(mo, (o.group(), &o.kind), ns);
         if direct != Tri::No {
             return (direct, &[]);
@@ -246,8 +281,13 @@ impl Ownership {
     pub fn build(model: &Model) -> Ownership {
         let mut mutators = Vec::new();
         for mo in &model.objects {
+            let before = mutators.len();
             kyverno::mutators(&mo.object, &mut mutators);
             gatekeeper::mutators(&mo.object, &mut mutators);
+            let cluster = cluster_of(model, mo);
+            for m in &mut mutators[before..] {
+                m.cluster = cluster.clone();
+            }
         }
         for fact in &model.platform.owned_fields {
             mutators.push(platform::mutator(fact));
@@ -258,11 +298,26 @@ impl Ownership {
         }
     }
 
+    /// Does `m` act on `mo` (same cluster, selectors), and under which path prefix?
+    pub fn applies(
+        &self,
+        model: &Model,
+        m: &Mutator,
+        mo: &ModelObject,
+    ) -> (Tri, &'static [&'static str]) {
+        if let (Some(mine), Some(theirs)) = (&m.cluster, cluster_of(model, mo))
+            && *mine != theirs
+        {
+            return (Tri::No, &[]);
+        }
+        m.applies(mo, &self.namespaces)
+    }
+
     /// Declared fields of `mo` that a writer overwrites (add-if-absent writes never fight).
-    pub fn claims<'a>(&'a self, mo: &'a ModelObject) -> Vec<Claim<'a>> {
+    pub fn claims<'a>(&'a self, model: &Model, mo: &'a ModelObject) -> Vec<Claim<'a>> {
         let mut out = Vec::new();
         for m in &self.mutators {
-            let (applies, prefix) = m.applies(mo, &self.namespaces);
+            let (applies, prefix) = self.applies(model, m, mo);
             if applies == Tri::No {
                 continue;
             }

@@ -33,6 +33,7 @@ pub fn mutator(fact: &OwnedField) -> Mutator {
         own_namespace: None,
         conditional: false,
         autogen: Vec::new(),
+        cluster: None,
         writes: Pattern::parse_dotted(&fact.path)
             .map(|path| Write {
                 path,

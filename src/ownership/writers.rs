@@ -70,7 +70,7 @@ pub fn field_writers(model: &Model, ownership: &Ownership, mo: &ModelObject) -> 
     let mut out = Vec::new();
     let o = &mo.object;
     for m in &ownership.mutators {
-        let (applies, prefix) = m.applies(mo, &ownership.namespaces);
+        let (applies, prefix) = ownership.applies(model, m, mo);
         if applies == Tri::No {
             continue;
         }

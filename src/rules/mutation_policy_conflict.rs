@@ -23,7 +23,7 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
         return;
     }
     for mo in &model.objects {
-        for claim in ownership.claims(mo) {
+        for claim in ownership.claims(model, mo) {
             if claim.agrees() {
                 continue;
             }
