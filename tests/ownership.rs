@@ -563,3 +563,75 @@ spec:
         ["mutation-policy-conflict error apps/web/deployment.yaml:11"]
     );
 }
+
+#[test]
+fn gatekeeper_modifyset_and_assignimage_fight_only_when_they_change_the_value() {
+    let app = APP.replace("{ANNOTATIONS}", "");
+    let deployment = DEPLOYMENT.replace(
+        "          imagePullPolicy: IfNotPresent\n",
+        "          args: [--verbose]\n",
+    );
+    let modify = |values: &str| {
+        format!(
+            "apiVersion: mutations.gatekeeper.sh/v1
+kind: ModifySet
+metadata:
+  name: args
+spec:
+  applyTo:
+    - {{groups: [apps], kinds: [Deployment], versions: [v1]}}
+  location: \"spec.template.spec.containers[name:*].args\"
+  parameters:
+    operation: merge
+    values:
+      fromList: [{values}]
+"
+        )
+    };
+    let present = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", &deployment),
+        ("platform/modify.yaml", &modify("--verbose")),
+    ]);
+    assert_eq!(findings_of(present.path()), Vec::<String>::new());
+    let missing = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", &deployment),
+        ("platform/modify.yaml", &modify("--audit")),
+    ]);
+    assert_eq!(
+        findings_of(missing.path()),
+        ["mutation-policy-conflict error apps/web/deployment.yaml:11"]
+    );
+    let image = |domain: &str| {
+        format!(
+            "apiVersion: mutations.gatekeeper.sh/v1alpha1
+kind: AssignImage
+metadata:
+  name: mirror
+spec:
+  applyTo:
+    - {{groups: [apps], kinds: [Deployment], versions: [v1]}}
+  location: \"spec.template.spec.containers[name:*].image\"
+  parameters:
+    assignDomain: {domain}
+"
+        )
+    };
+    let mirrored = DEPLOYMENT.replace("image: web:1", "image: mirror.example.com/web:1");
+    let same = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", &mirrored),
+        ("platform/image.yaml", &image("mirror.example.com")),
+    ]);
+    assert_eq!(findings_of(same.path()), Vec::<String>::new());
+    let other = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", &mirrored),
+        ("platform/image.yaml", &image("registry.internal")),
+    ]);
+    assert_eq!(
+        findings_of(other.path()),
+        ["mutation-policy-conflict error apps/web/deployment.yaml:10"]
+    );
+}

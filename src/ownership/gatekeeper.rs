@@ -1,14 +1,18 @@
-//! Gatekeeper `Assign` mutations as writers (catalog A8.3): `applyTo` kinds, `match`,
-//! `location`, `parameters.assign`, and `pathTests` (`MustNotExist` on the field or a parent
-//! means add-if-absent).
+//! Gatekeeper mutators as writers (catalog A8.3): `Assign` (`parameters.assign`),
+//! `ModifySet` (merge/prune list values) and `AssignImage` (domain/path/tag), with
+//! `applyTo` kinds, `match`, `location`, and `pathTests` (`MustNotExist` on the field or a
+//! parent means add-if-absent). `AssignMetadata` only adds labels and annotations that are
+//! absent, so it never fights Git.
 
 use super::path::Pattern;
-use super::{Firing, Mode, Mutator, Scope, Write};
+use super::{Effect, Firing, Mode, Mutator, Scope, Write};
 use crate::object::Object;
 use crate::yaml::Node;
 
 pub fn mutators(obj: &Object, out: &mut Vec<Mutator>) {
-    if obj.group() != "mutations.gatekeeper.sh" || obj.kind != "Assign" {
+    if obj.group() != "mutations.gatekeeper.sh"
+        || !matches!(obj.kind.as_str(), "Assign" | "ModifySet" | "AssignImage")
+    {
         return;
     }
     let Some(spec) = obj.root.get("spec") else {
@@ -37,9 +41,30 @@ pub fn mutators(obj: &Object, out: &mut Vec<Mutator>) {
                     .is_some_and(|sub| sub.is_prefix_of(&location))
         });
     let assign = params.and_then(|p| p.get("assign"));
-    let value = assign
-        .and_then(|a| a.get("value"))
-        .and_then(Node::scalar_text);
+    let param = |k: &str| params.and_then(|p| p.get(k)).and_then(Node::scalar_text);
+    let (value, effect) = match obj.kind.as_str() {
+        "ModifySet" => {
+            let values = list(params.and_then(|p| p.get_path(&["values", "fromList"])));
+            match param("operation").as_deref() {
+                Some("prune") => (None, Effect::SetPrune(values)),
+                _ => (None, Effect::SetMerge(values)),
+            }
+        }
+        "AssignImage" => (
+            None,
+            Effect::Image {
+                domain: param("assignDomain"),
+                path: param("assignPath"),
+                tag: param("assignTag"),
+            },
+        ),
+        _ => (
+            assign
+                .and_then(|a| a.get("value"))
+                .and_then(Node::scalar_text),
+            Effect::Set,
+        ),
+    };
     let mut kinds = Vec::new();
     for a in spec
         .get("applyTo")
@@ -61,7 +86,7 @@ pub fn mutators(obj: &Object, out: &mut Vec<Mutator>) {
     let mut names = Vec::new();
     names.extend(get("name").and_then(Node::scalar_text));
     out.push(Mutator {
-        owner: format!("Gatekeeper Assign {}", obj.name),
+        owner: format!("Gatekeeper {} {}", obj.kind, obj.name),
         span: loc_node.span,
         firing: Firing::Admission { on_update: true },
         match_any: vec![Scope {
@@ -88,7 +113,11 @@ pub fn mutators(obj: &Object, out: &mut Vec<Mutator>) {
                 Mode::Overwrite
             },
             value,
-            span: assign.map(|a| a.full_span()).unwrap_or(loc_node.span),
+            span: assign
+                .or(params)
+                .map(|a| a.full_span())
+                .unwrap_or(loc_node.span),
+            effect,
         }],
     });
 }

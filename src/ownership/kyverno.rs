@@ -3,7 +3,7 @@
 //! and auto-generation of Pod rules for pod controllers.
 
 use super::path::{Pattern, Seg};
-use super::{Firing, Mode, Mutator, Scope, Write};
+use super::{Effect, Firing, Mode, Mutator, Scope, Write};
 use crate::object::Object;
 use crate::source::Span;
 use crate::yaml::{Limits, Node, parse_str};
@@ -273,6 +273,7 @@ fn smp_writes(node: &Node, prefix: &mut Vec<Seg>, out: &mut Vec<Write>, conditio
                         mode: Mode::Overwrite,
                         value: literal(&e.value),
                         span: e.key.span.cover(e.value.full_span()),
+                        effect: Effect::Set,
                     }),
                 }
                 prefix.pop();
@@ -349,6 +350,7 @@ fn json6902_writes(node: &Node, out: &mut Vec<Write>) {
                 op.get("value").and_then(literal)
             },
             span: embedded_span(node),
+            effect: Effect::Set,
         });
     }
 }

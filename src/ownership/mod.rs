@@ -36,6 +36,23 @@ pub enum Mode {
     AddIfAbsent,
 }
 
+/// What a write does to the declared value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    /// Replaces it with `Write::value` (or removes it / computes it when `None`).
+    Set,
+    /// Gatekeeper `ModifySet` merge: adds these list values.
+    SetMerge(Vec<String>),
+    /// Gatekeeper `ModifySet` prune: removes these list values.
+    SetPrune(Vec<String>),
+    /// Gatekeeper `AssignImage`: replaces parts of an image reference.
+    Image {
+        domain: Option<String>,
+        path: Option<String>,
+        tag: Option<String>,
+    },
+}
+
 /// One field a writer sets.
 #[derive(Clone, Debug)]
 pub struct Write {
@@ -46,6 +63,86 @@ pub struct Write {
     pub value: Option<String>,
     /// Where the write is declared (the policy line).
     pub span: Span,
+    pub effect: Effect,
+}
+
+impl Write {
+    /// What the writer does, for messages: "sets … to `Always`", "adds [a] to …".
+    pub fn describe(&self, field: &str) -> String {
+        match &self.effect {
+            Effect::Set => match &self.value {
+                Some(v) => format!("sets {field} to `{v}`"),
+                None => format!("overwrites {field} with a value the repo cannot predict"),
+            },
+            Effect::SetMerge(v) => format!("adds [{}] to {field}", v.join(", ")),
+            Effect::SetPrune(v) => format!("removes [{}] from {field}", v.join(", ")),
+            Effect::Image { .. } => format!("rewrites the image reference in {field}"),
+        }
+    }
+
+    /// The value the writer leaves when Git declares `declared` (None: unpredictable).
+    fn result_for(&self, declared: &Node) -> Option<Result<String, bool>> {
+        match &self.effect {
+            Effect::Set => self.value.clone().map(Ok),
+            // Ok(text) for scalars; Err(changes?) for list operations.
+            Effect::SetMerge(values) => {
+                let have: Vec<String> = declared
+                    .as_seq()?
+                    .iter()
+                    .filter_map(Node::scalar_text)
+                    .collect();
+                Some(Err(values.iter().any(|v| !have.contains(v))))
+            }
+            Effect::SetPrune(values) => {
+                let have: Vec<String> = declared
+                    .as_seq()?
+                    .iter()
+                    .filter_map(Node::scalar_text)
+                    .collect();
+                Some(Err(values.iter().any(|v| have.contains(v))))
+            }
+            Effect::Image { domain, path, tag } => {
+                let image = declared.scalar_text()?;
+                Some(Ok(assign_image(&image, domain, path, tag)))
+            }
+        }
+    }
+}
+
+/// Gatekeeper `AssignImage`: split `domain/path:tag` (or `@digest`) and replace the parts
+/// given. A first component is a domain when it has a `.` or `:` or is `localhost`.
+pub fn assign_image(
+    image: &str,
+    domain: &Option<String>,
+    path: &Option<String>,
+    tag: &Option<String>,
+) -> String {
+    let (d, rest) = match image.split_once('/') {
+        Some((first, rest)) if first.contains(['.', ':']) || first == "localhost" => {
+            (Some(first.to_string()), rest.to_string())
+        }
+        _ => (None, image.to_string()),
+    };
+    let split_at = rest
+        .find('@')
+        .or_else(|| rest.rfind(':').filter(|i| !rest[*i..].contains('/')));
+    let (p, t) = match split_at {
+        Some(i) => (rest[..i].to_string(), Some(rest[i..].to_string())),
+        None => (rest, None),
+    };
+    let d = domain.clone().or(d);
+    let p = path.clone().unwrap_or(p);
+    let t = tag.clone().or(t);
+    let mut out = String::new();
+    if let Some(d) = d {
+        out.push_str(&d);
+        out.push('/');
+    }
+    out.push_str(&p);
+    if let Some(t) = t {
+        out.push_str(&t);
+    }
+    out
 }
 
 /// When a writer acts, which decides whether Argo's server-side diff can hide it.
@@ -264,10 +361,14 @@ pub struct Claim<'a> {
 }
 
 impl Claim<'_> {
-    /// Does the writer set the value Git already declares (then nothing fights)?
+    /// Does the writer leave the value Git already declares (then nothing fights)?
     pub fn agrees(&self) -> bool {
-        let declared = self.hit.entry.value.scalar_text();
-        self.write.value.is_some() && declared == self.write.value
+        let declared = &self.hit.entry.value;
+        match self.write.result_for(declared) {
+            Some(Ok(v)) => declared.scalar_text().as_deref() == Some(v.as_str()),
+            Some(Err(changes)) => !changes,
+            None => false,
+        }
     }
 }
 
@@ -400,5 +501,41 @@ pub fn edit_span(entry: &crate::yaml::Entry) -> Span {
         entry.key.span.cover(entry.value.span)
     } else {
         entry.value.span
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::assign_image;
+
+    #[test]
+    fn assign_image_replaces_only_the_given_parts() {
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(
+            assign_image("nginx:1.25", &some("mirror.example.com"), &None, &None),
+            "mirror.example.com/nginx:1.25"
+        );
+        assert_eq!(
+            assign_image(
+                "docker.io/library/nginx:1.25",
+                &some("mirror.example.com"),
+                &None,
+                &None
+            ),
+            "mirror.example.com/library/nginx:1.25"
+        );
+        assert_eq!(
+            assign_image(
+                "localhost:5000/app@sha256:abc",
+                &None,
+                &None,
+                &some(":latest")
+            ),
+            "localhost:5000/app:latest"
+        );
+        assert_eq!(
+            assign_image("app", &None, &some("team/app"), &None),
+            "team/app"
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! controller outside the repo writes, with the selector it applies to.
 
 use super::path::Pattern;
-use super::{Firing, Mode, Mutator, Scope, Write};
+use super::{Effect, Firing, Mode, Mutator, Scope, Write};
 use crate::config::OwnedField;
 
 pub fn mutator(fact: &OwnedField) -> Mutator {
@@ -40,6 +40,7 @@ pub fn mutator(fact: &OwnedField) -> Mutator {
                 mode: Mode::Overwrite,
                 value: fact.value.clone(),
                 span: fact.span,
+                effect: Effect::Set,
             })
             .into_iter()
             .collect(),

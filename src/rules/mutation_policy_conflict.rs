@@ -78,9 +78,11 @@ fn finding(
         .scalar_text()
         .unwrap_or_else(|| "a value".into());
     let key = claim.hit.entry.key.key_str().into_owned();
-    let written = match &claim.write.value {
-        Some(v) => format!("`{v}`"),
-        None => "a value the repo cannot predict".into(),
+    let does = claim.write.describe(&field);
+    let written = match (&claim.write.effect, &claim.write.value) {
+        (crate::ownership::Effect::Set, Some(v)) => format!("`{v}`"),
+        (crate::ownership::Effect::Set, None) => "a value the repo cannot predict".into(),
+        _ => "its own value".into(),
     };
     let owner = &claim.mutator.owner;
     let may = if claim.applies == Tri::Maybe {
@@ -92,7 +94,7 @@ fn finding(
         ID,
         severity(model, mo, claim),
         format!(
-            "{owner} sets {field} to {written} on {}, which declares `{declared}`{may}",
+            "{owner} {does} on {}, which declares `{declared}`{may}",
             object_id(mo)
         ),
         edit_span(claim.hit.entry),
