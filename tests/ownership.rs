@@ -635,3 +635,38 @@ spec:
         ["mutation-policy-conflict error apps/web/deployment.yaml:10"]
     );
 }
+
+#[test]
+fn platform_config_is_strict() {
+    let err = |config: &str| {
+        let repo = write_repo(&[(".gitops-lint.yaml", config)]);
+        match lint(&LintOptions {
+            root: repo.path().to_path_buf(),
+            config: None,
+        }) {
+            Ok(_) => String::new(),
+            Err(e) => e.to_string(),
+        }
+    };
+    let unknown =
+        err("platform:\n  owned-fields:\n    - owner: x\n      path: spec.a\n      colour: red\n");
+    assert!(
+        unknown.contains("colour") && unknown.contains(":5:"),
+        "{unknown}"
+    );
+    let no_path = err("platform:\n  owned-fields:\n    - owner: x\n");
+    assert!(no_path.contains("needs `owner` and `path`"), "{no_path}");
+    let bad_path = err("platform:\n  owned-fields:\n    - owner: x\n      path: \"spec.a[b\"\n");
+    assert!(bad_path.contains("not a field path"), "{bad_path}");
+    let bad_selector = err(
+        "platform:\n  owned-fields:\n    - owner: x\n      path: spec.a\n      selector: {kind: [Pod]}\n",
+    );
+    assert!(
+        bad_selector.contains("unknown key `kind`"),
+        "{bad_selector}"
+    );
+    assert_eq!(
+        err("platform:\n  owned-fields:\n    - owner: x\n      path: spec.a\n"),
+        ""
+    );
+}
