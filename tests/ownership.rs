@@ -670,3 +670,56 @@ fn platform_config_is_strict() {
         ""
     );
 }
+
+#[test]
+fn mutating_admission_policy_needs_its_binding() {
+    let app = APP.replace("{ANNOTATIONS}", "");
+    let policy = r#"apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: always-pull
+spec:
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [apps]
+        apiVersions: [v1]
+        operations: [CREATE, UPDATE]
+        resources: [deployments]
+  failurePolicy: Fail
+  reinvocationPolicy: Never
+  mutations:
+    - patchType: ApplyConfiguration
+      applyConfiguration:
+        expression: >
+          Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{
+            containers: [Object.spec.template.spec.containers{name: "web", imagePullPolicy: "Always"}]}}}}
+"#;
+    let binding = "apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicyBinding
+metadata:
+  name: always-pull
+spec:
+  policyName: always-pull
+  matchResources:
+    namespaceSelector:
+      matchLabels: {pull: always}
+";
+    let unbound = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", DEPLOYMENT),
+        ("platform/ns.yaml", NAMESPACE),
+        ("platform/policy.yaml", policy),
+    ]);
+    assert_eq!(findings_of(unbound.path()), Vec::<String>::new());
+    let bound = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", DEPLOYMENT),
+        ("platform/ns.yaml", NAMESPACE),
+        ("platform/policy.yaml", policy),
+        ("platform/binding.yaml", binding),
+    ]);
+    assert_eq!(
+        findings_of(bound.path()),
+        ["mutation-policy-conflict error apps/web/deployment.yaml:11"]
+    );
+}

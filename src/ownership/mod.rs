@@ -5,6 +5,7 @@
 //! repo), and from the knowledge base of controller-written fields ([`kb`]).
 //! Rules ask; the engine never reports.
 
+mod admission_policy;
 pub mod ci;
 pub mod crd;
 mod gatekeeper;
@@ -389,6 +390,19 @@ impl Ownership {
             for m in &mut mutators[before..] {
                 m.cluster = cluster.clone();
             }
+        }
+        let before = mutators.len();
+        admission_policy::mutators(&model.objects, &mut mutators);
+        for m in &mut mutators[before..] {
+            // The policy's own cluster: where its app deploys it.
+            m.cluster = model
+                .objects
+                .iter()
+                .find(|mo| {
+                    mo.object.kind == "MutatingAdmissionPolicy"
+                        && m.owner.ends_with(&format!(" {}", mo.object.name))
+                })
+                .and_then(|mo| cluster_of(model, mo));
         }
         for fact in &model.platform.owned_fields {
             mutators.push(platform::mutator(fact));
