@@ -373,10 +373,22 @@ impl Claim<'_> {
     }
 }
 
+/// An autoscaler's claim on `spec.replicas` of its target (catalog A7).
+pub struct ReplicaWriter {
+    pub namespace: String,
+    /// Target group (`""` when the reference does not say), kind and name.
+    pub group: String,
+    pub kind: String,
+    pub name: String,
+    pub owner: String,
+    pub span: Span,
+}
+
 /// Everything the engine knows about writers in this repo.
 pub struct Ownership {
     pub namespaces: NamespaceLabels,
     pub mutators: Vec<Mutator>,
+    pub replica_writers: Vec<ReplicaWriter>,
 }
 
 impl Ownership {
@@ -407,9 +419,22 @@ impl Ownership {
         for fact in &model.platform.owned_fields {
             mutators.push(platform::mutator(fact));
         }
+        let replica_writers = scalers::scalers(model)
+            .into_iter()
+            .filter(|s| s.kind != scalers::ScalerKind::Vpa)
+            .map(|s| ReplicaWriter {
+                namespace: s.obj.namespace.clone(),
+                owner: s.describe(),
+                span: s.target_span,
+                group: s.target.0,
+                kind: s.target.1,
+                name: s.target.2,
+            })
+            .collect();
         Ownership {
             namespaces: NamespaceLabels::from_model(model),
             mutators,
+            replica_writers,
         }
     }
 

@@ -4,7 +4,6 @@
 
 use super::kb;
 use super::path::{Pattern, Seg};
-use super::scalers::{ScalerKind, scalers};
 use super::selector::Tri;
 use super::{Mode, Ownership};
 use crate::gitops::{Model, ModelObject};
@@ -88,21 +87,28 @@ pub fn field_writers(model: &Model, ownership: &Ownership, mo: &ModelObject) -> 
             });
         }
     }
-    for s in scalers(model) {
-        let targets = s.obj.namespace == mo.namespace
-            && s.target.2 == o.name
-            && s.target.1 == o.kind
-            && (s.target.0.is_empty() || s.target.0 == o.group());
-        if targets && s.kind != ScalerKind::Vpa {
+    for s in &ownership.replica_writers {
+        let targets = s.namespace == mo.namespace
+            && s.name == o.name
+            && s.kind == o.kind
+            && (s.group.is_empty() || s.group == o.group());
+        if targets {
             out.extend(controller(
                 Some(Pattern::keys(&["spec", "replicas"])),
-                &s.describe(),
+                &s.owner,
                 WriterKind::Autoscaler,
-                Some(s.target_span),
+                Some(s.span),
             ));
         }
     }
-    let patchers = kb::webhook_patchers(model, mo.app);
+    // Patch Jobs only matter for webhook configurations and other injectables; looking
+    // them up for every object would be quadratic.
+    let injectable = kb::ca_bundle_path(o.group(), &o.kind).is_some();
+    let patchers = if injectable {
+        kb::webhook_patchers(model, mo.app)
+    } else {
+        Vec::new()
+    };
     if let Some((ann, span)) = kb::ca_injection(mo) {
         out.extend(controller(
             kb::ca_bundle_path(o.group(), &o.kind),
