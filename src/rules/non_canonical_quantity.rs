@@ -183,7 +183,8 @@ fn judge(model: &Model, mo: &ModelObject, e: &Entry, path: &[String], t: Typed) 
         mo.object.group(),
         mo.object.kind
     ));
-    if e.key.span.file == e.value.span.file {
+    if e.key.span.file == e.value.span.file && super::fixes::editable(&model.map, e.value.span.file)
+    {
         f = f.with_fix(Fix {
             title: format!("write {quoted}"),
             safe: true,
