@@ -9,6 +9,7 @@ mod admission_policy;
 pub mod ci;
 pub mod crd;
 mod gatekeeper;
+pub mod k8s_schema;
 pub mod kb;
 mod kyverno;
 pub mod namespaces;

@@ -35,6 +35,7 @@ fn owned_by_other_rule(group: &str, kind: &str, path: &[String]) -> bool {
 }
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    builtin(model, out);
     let schemas = crd_schemas(model);
     if schemas.is_empty() {
         return;
@@ -73,6 +74,44 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
             .help(
                 "Fix the field name or its indentation, or upgrade the CRD if the field is newer \
                  than the schema in this repo.",
+            );
+            out.push(about(f, model.app_of(mo), mo));
+        }
+    }
+}
+
+/// Built-in kinds against the Kubernetes schema bundled with the tool.
+fn builtin(model: &Model, out: &mut Vec<Finding>) {
+    use crate::ownership::k8s_schema::{KUBERNETES_VERSION, knows, unknown_fields};
+    for mo in &model.objects {
+        let o = &mo.object;
+        if !knows(o) {
+            continue;
+        }
+        for unknown in unknown_fields(o) {
+            let key = unknown.key.key.key_str().into_owned();
+            let field = unknown.path.join(".");
+            let f = Finding::new(
+                ID,
+                Severity::Error,
+                format!(
+                    "{} declares {field}, which is not a field of {} {} (Kubernetes \
+                     {KUBERNETES_VERSION}): the API server drops it, so Argo CD's sync \
+                     succeeds and the app stays OutOfSync (Argo's normalization of the whole \
+                     object is off too), while kubectl, server-side apply, Flux and Helm \
+                     reject the object",
+                    object_id(mo),
+                    o.api_version,
+                    o.kind
+                ),
+                unknown.key.key.span,
+            )
+            .label(format!("`{key}` is not a {} field here", o.kind))
+            .field(field)
+            .help(
+                "Fix the field name or its indentation. If the field is newer than Kubernetes \
+                 v1.33, turn this rule down for the object with a reason until the tool's \
+                 schema catches up.",
             );
             out.push(about(f, model.app_of(mo), mo));
         }
