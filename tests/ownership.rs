@@ -723,3 +723,25 @@ spec:
         ["mutation-policy-conflict error apps/web/deployment.yaml:11"]
     );
 }
+
+#[test]
+fn an_unknown_field_turns_off_argo_normalization_of_a_built_in_object() {
+    let with_cpu = DEPLOYMENT.replace(
+        "          imagePullPolicy: IfNotPresent\n",
+        "          resources:\n            requests:\n              cpu: 1000m\n",
+    );
+    let normalized = write_repo(&[("apps/web/deployment.yaml", &with_cpu)]);
+    assert_eq!(findings_of(normalized.path()), Vec::<String>::new());
+    let typo = with_cpu.replace(
+        "          image: web:1\n",
+        "          image: web:1\n          imagePullpolicy: Always\n",
+    );
+    let raw = write_repo(&[("apps/web/deployment.yaml", &typo)]);
+    assert_eq!(
+        findings_of(raw.path()),
+        [
+            "non-canonical-quantity warning apps/web/deployment.yaml:14",
+            "schema-pruned-field error apps/web/deployment.yaml:11",
+        ]
+    );
+}

@@ -86,7 +86,10 @@ pub fn opaque(path: &[String]) -> bool {
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
     let ownership = Ownership::build(model);
     for mo in &model.objects {
-        let builtin = in_argo_scheme(mo.object.group());
+        // Argo normalizes built-in kinds, unless an unknown field makes it fall back to the
+        // raw object (catalog A3.1).
+        let builtin = in_argo_scheme(mo.object.group())
+            && crate::ownership::k8s_schema::unknown_fields(&mo.object).is_empty();
         // Fields someone else writes: an empty or null there is filled in after apply.
         let writers = field_writers(model, &ownership, mo);
         let mut stack: Vec<(&Node, Vec<String>)> = vec![(&mo.object.root, Vec::new())];

@@ -62,10 +62,10 @@ fn typed(kind: &str, group: &str, path: &[String]) -> Option<Typed> {
 }
 
 /// Does Argo normalize this path (built-in kinds, a Rollout's pod spec, knownTypeFields)?
-fn argo_normalizes(model: &Model, mo: &ModelObject, path: &[String]) -> bool {
+fn argo_normalizes(model: &Model, mo: &ModelObject, path: &[String], raw_fallback: bool) -> bool {
     let o = &mo.object;
     if in_argo_scheme(o.group()) {
-        return true;
+        return !raw_fallback;
     }
     if o.group() == "argoproj.io"
         && o.kind == "Rollout"
@@ -89,6 +89,9 @@ fn argo_normalizes(model: &Model, mo: &ModelObject, path: &[String]) -> bool {
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
     for mo in &model.objects {
         let o = &mo.object;
+        // An unknown field makes Argo fall back to the raw object (catalog A3.1).
+        let raw_fallback = in_argo_scheme(o.group())
+            && !crate::ownership::k8s_schema::unknown_fields(o).is_empty();
         let mut stack: Vec<(&Node, Vec<String>)> = vec![(&o.root, Vec::new())];
         while let Some((node, path)) = stack.pop() {
             if path.len() > 64 || super::declared_empty_or_null::opaque(&path) {
@@ -100,7 +103,7 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                         let mut p = path.clone();
                         p.push(e.key.key_str().into_owned());
                         if let Some(t) = typed(&o.kind, o.group(), &p)
-                            && let Some(f) = judge(model, mo, e, &p, t)
+                            && let Some(f) = judge(model, mo, e, &p, t, raw_fallback)
                         {
                             out.push(f);
                         }
@@ -120,8 +123,15 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
     }
 }
 
-fn judge(model: &Model, mo: &ModelObject, e: &Entry, path: &[String], t: Typed) -> Option<Finding> {
-    let normalized = argo_normalizes(model, mo, path);
+fn judge(
+    model: &Model,
+    mo: &ModelObject,
+    e: &Entry,
+    path: &[String],
+    t: Typed,
+    raw_fallback: bool,
+) -> Option<Finding> {
+    let normalized = argo_normalizes(model, mo, path, raw_fallback);
     let (written, canonical) = match (&e.value.value, t) {
         (Value::String(s), Typed::Quantity) => (s.clone(), canonical_quantity(s)?),
         (Value::String(s), Typed::Duration) => (s.clone(), canonical_duration(s)?),
