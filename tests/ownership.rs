@@ -745,3 +745,33 @@ fn an_unknown_field_turns_off_argo_normalization_of_a_built_in_object() {
         ]
     );
 }
+
+#[test]
+fn helm_in_ci_on_a_flux_helmrelease_release_is_a_second_writer() {
+    let release = "apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: redis
+  namespace: data
+spec:
+  interval: 10m
+  chart:
+    spec:
+      chart: redis
+      version: 19.0.1
+      sourceRef: {kind: HelmRepository, name: bitnami}
+";
+    let repo = write_repo(&[
+        ("clusters/prod/redis.yaml", release),
+        (
+            "scripts/deploy.sh",
+            "#!/bin/sh\nhelm upgrade --install redis bitnami/redis -n data\nhelm upgrade --install cache bitnami/redis -n data\n",
+        ),
+    ]);
+    let got: Vec<String> = findings_of(repo.path())
+        .into_iter()
+        .filter(|l| l.starts_with("second-writer"))
+        .collect();
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(got[0].ends_with("scripts/deploy.sh:2"), "{got:?}");
+}

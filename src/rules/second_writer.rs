@@ -125,6 +125,36 @@ fn overlap<'a>(model: &'a Model, cmd: &Command) -> Option<(&'a App, Option<Span>
                 ));
             }
         }
+        // Flux HelmRelease: spec.releaseName, else [targetNamespace-]name.
+        for app in &model.apps {
+            let Some(flux) = &app.flux else { continue };
+            if flux.kind != crate::gitops::flux::FluxKind::HelmRelease {
+                continue;
+            }
+            let decl = &flux.decl;
+            let spec = decl.root.get("spec");
+            let target_ns = spec
+                .and_then(|s| s.get("targetNamespace"))
+                .and_then(Node::scalar_text);
+            let name = spec
+                .and_then(|s| s.get("releaseName"))
+                .and_then(Node::scalar_text)
+                .unwrap_or_else(|| match &target_ns {
+                    Some(ns) => format!("{ns}-{}", decl.name),
+                    None => decl.name.clone(),
+                });
+            let ns = target_ns.or_else(|| decl.namespace.clone());
+            if name == *release && (cmd.namespace.is_none() || cmd.namespace == ns) {
+                return Some((
+                    app,
+                    app.span,
+                    format!(
+                        "writes Helm release {release}, which HelmRelease {} manages",
+                        decl.name
+                    ),
+                ));
+            }
+        }
     }
     if let Some(name) = &cmd.argo_app
         && let Some(app) = model
