@@ -63,6 +63,9 @@ pub fn commands(map: &SourceMap, file: FileId) -> Vec<Command> {
     if ephemeral(text) {
         return Vec::new();
     }
+    if src.path.ends_with(".tf") {
+        return terraform(&src.path, text, file);
+    }
     let mut out = Vec::new();
     let mut offset = 0usize;
     let mut pending: Option<(usize, String)> = None;
@@ -354,6 +357,111 @@ fn argocd(tokens: &[String], span: Span) -> Option<Command> {
     })
 }
 
+/// Terraform resources that write to clusters: `kubernetes_manifest` / `kubectl_manifest`
+/// reading repo files, `helm_release`, and typed `kubernetes_<kind>` resources.
+fn terraform(path: &str, text: &str, file: FileId) -> Vec<Command> {
+    let dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+    let mut out = Vec::new();
+    let mut search = 0;
+    while let Some(found) = text[search..].find("resource \"") {
+        let start = search + found;
+        let rest = &text[start + 10..];
+        let Some(ty_end) = rest.find('"') else { break };
+        let ty = &rest[..ty_end];
+        let Some(open) = text[start..].find('{').map(|i| start + i) else {
+            break;
+        };
+        let mut level = 0usize;
+        let mut end = text.len();
+        for (i, c) in text[open..].char_indices() {
+            match c {
+                '{' => level += 1,
+                '}' => {
+                    level = level.saturating_sub(1);
+                    if level == 0 {
+                        end = open + i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let body = &text[open..end];
+        search = end.max(start + 1);
+        let line_end = text[start..]
+            .find('\n')
+            .map(|i| start + i)
+            .unwrap_or(text.len());
+        let mut cmd = Command {
+            what: format!("terraform {ty}"),
+            span: Span::new(file, start, line_end),
+            namespace: tf_string(body, "namespace"),
+            ..Command::default()
+        };
+        match ty {
+            "kubernetes_manifest" | "kubectl_manifest" => {
+                cmd.paths = tf_files(body, dir);
+            }
+            "helm_release" => {
+                cmd.helm_release = tf_string(body, "name");
+                if let Some(chart) = tf_string(body, "chart")
+                    && (chart.starts_with('.') || chart.contains("${path."))
+                {
+                    cmd.paths.push(tf_relative(&chart, dir));
+                }
+            }
+            t if t.starts_with("kubernetes_") => {
+                let kind = t
+                    .trim_start_matches("kubernetes_")
+                    .trim_end_matches("_v1")
+                    .trim_end_matches("_v2")
+                    .replace('_', "");
+                if let Some(name) = tf_string(body, "name") {
+                    cmd.objects.push((kind, name));
+                }
+            }
+            _ => continue,
+        }
+        out.push(cmd);
+    }
+    out
+}
+
+/// The first `key = "value"` in a Terraform block.
+fn tf_string(body: &str, key: &str) -> Option<String> {
+    body.lines().find_map(|l| {
+        let (k, v) = l.split_once('=')?;
+        (k.trim() == key)
+            .then(|| v.trim().trim_matches('"').to_string())
+            .filter(|v| !v.is_empty() && !v.contains(' '))
+    })
+}
+
+/// `file("…")` / `templatefile("…")` arguments, relative to the repo.
+fn tf_files(body: &str, dir: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = body;
+    while let Some(i) = rest.find("file(\"") {
+        rest = &rest[i + 6..];
+        if let Some(end) = rest.find('"') {
+            out.push(tf_relative(&rest[..end], dir));
+            rest = &rest[end..];
+        }
+    }
+    out
+}
+
+fn tf_relative(path: &str, dir: &str) -> String {
+    let p = path
+        .trim_start_matches("${path.module}/")
+        .trim_start_matches("${path.root}/");
+    if dir.is_empty() {
+        p.to_string()
+    } else {
+        format!("{dir}/{p}")
+    }
+}
+
 /// Does a kind as typed on the command line (`deploy`, `deployments`, `Deployment`) name
 /// this kind?
 pub fn kind_matches(typed: &str, kind: &str) -> bool {
@@ -428,5 +536,20 @@ mod tests {
         assert!(parse("argocd app diff web").is_empty());
         assert!(kind_matches("deployments", "Deployment"));
         assert!(kind_matches("deploy", "Deployment"));
+    }
+
+    #[test]
+    fn terraform_resources_that_write_to_clusters() {
+        let text = "resource \"kubernetes_manifest\" \"web\" {\n  manifest = yamldecode(file(\"${path.module}/../apps/web/deployment.yaml\"))\n}\nresource \"helm_release\" \"redis\" {\n  name      = \"redis\"\n  namespace = \"data\"\n  chart     = \"bitnami/redis\"\n}\nresource \"kubernetes_deployment_v1\" \"api\" {\n  metadata {\n    name      = \"api\"\n    namespace = \"shop\"\n  }\n}\n";
+        let c = terraform("infra/k8s.tf", text, FileId(0));
+        assert_eq!(c.len(), 3);
+        assert_eq!(c[0].paths, ["infra/../apps/web/deployment.yaml"]);
+        assert_eq!(c[1].helm_release.as_deref(), Some("redis"));
+        assert_eq!(c[1].namespace.as_deref(), Some("data"));
+        assert_eq!(
+            c[2].objects,
+            [("deployment".to_string(), "api".to_string())]
+        );
+        assert_eq!(c[2].namespace.as_deref(), Some("shop"));
     }
 }

@@ -39,13 +39,14 @@ pub struct WalkedRepo {
     pub issues: Vec<WalkIssue>,
 }
 
-/// Scripts and build files that CI runs (read as text by `second-writer`, never parsed as
-/// YAML).
+/// Scripts, build files and Terraform that can write to clusters (read as text by
+/// `second-writer`, never parsed as YAML).
 pub fn is_script(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     let lower = name.to_ascii_lowercase();
     lower.ends_with(".sh")
         || lower.ends_with(".bash")
+        || lower.ends_with(".tf")
         || matches!(
             name,
             "Makefile" | "makefile" | "GNUmakefile" | "Jenkinsfile"
