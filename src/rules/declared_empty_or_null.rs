@@ -138,6 +138,10 @@ fn judge(
         && path[path.len() - 2] == "metadata"
         && path.iter().any(|k| k == "template");
     let claimed_here = writers.iter().any(|w| w.touches(path));
+    // A null produced by a failed Flux substitution is flux-substitution-undefined's.
+    if e.value.is_null() && model.map.text(e.value.span).contains("${") {
+        return None;
+    }
     let (severity, what) = if e.value.is_null() {
         // Argo's typed normalization drops nulls on built-in kinds.
         let sev = if builtin && !claimed_here {
