@@ -775,3 +775,31 @@ spec:
     assert_eq!(got.len(), 1, "{got:?}");
     assert!(got[0].ends_with("scripts/deploy.sh:2"), "{got:?}");
 }
+
+#[test]
+fn mutations_that_never_fire_on_apply_are_not_writers() {
+    let app = APP.replace("{ANNOTATIONS}", "");
+    let delete_only = policy(SMP).replace(
+        "              kinds: [Deployment]\n",
+        "              kinds: [Deployment]\n              operations: [DELETE]\n",
+    );
+    let repo = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", DEPLOYMENT),
+        ("platform/ns.yaml", NAMESPACE),
+        ("platform/policy.yaml", &delete_only),
+    ]);
+    assert_eq!(findings_of(repo.path()), Vec::<String>::new());
+    // CREATE only: the next sync (an update) restores Git's value, so a warning.
+    let create_only = delete_only.replace("operations: [DELETE]", "operations: [CREATE]");
+    let repo = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", DEPLOYMENT),
+        ("platform/ns.yaml", NAMESPACE),
+        ("platform/policy.yaml", &create_only),
+    ]);
+    assert_eq!(
+        findings_of(repo.path()),
+        ["mutation-policy-conflict warning apps/web/deployment.yaml:11"]
+    );
+}

@@ -256,14 +256,23 @@ fn strings(node: Option<&Node>) -> Vec<String> {
 /// The scope of `matchConstraints` / `matchResources`.
 fn scope(m: Option<&Node>, on_update: &mut bool) -> Scope {
     let mut kinds = Vec::new();
+    let mut had_rules = false;
     for rule in m
         .and_then(|m| m.get("resourceRules"))
         .and_then(Node::as_seq)
         .unwrap_or_default()
     {
+        had_rules = true;
         let ops = strings(rule.get("operations"));
         if !ops.is_empty() && !ops.iter().any(|o| o == "UPDATE" || o == "*") {
             *on_update = false;
+        }
+        if !ops.is_empty()
+            && !ops
+                .iter()
+                .any(|o| matches!(o.as_str(), "CREATE" | "UPDATE" | "*"))
+        {
+            continue; // DELETE / CONNECT only: never on apply
         }
         let groups = strings(rule.get("apiGroups"));
         for r in strings(rule.get("resources")) {
@@ -277,6 +286,9 @@ fn scope(m: Option<&Node>, on_update: &mut bool) -> Scope {
         }
     }
     Scope {
+        // Rules that name only resources we cannot map (or only DELETE) select nothing we
+        // know; an empty kind list would select everything.
+        never: had_rules && kinds.is_empty(),
         kinds,
         namespace_selector: m.and_then(|m| m.get("namespaceSelector")).cloned(),
         object_selector: m.and_then(|m| m.get("objectSelector")).cloned(),
@@ -314,8 +326,10 @@ pub fn mutators(objects: &[ModelObject], out: &mut Vec<Mutator>) {
             &mut on_update,
         );
         let mut binding_scope = scope(spec.and_then(|s| s.get("matchResources")), &mut on_update);
-        // An empty binding rule list means "whatever the policy matches".
+        // The binding narrows by selectors; its resource rules are not modelled (the
+        // policy's constraints decide the kinds).
         binding_scope.kinds.clear();
+        binding_scope.never = false;
         let mut writes = Vec::new();
         for m in pspec
             .and_then(|s| s.get("mutations"))

@@ -97,6 +97,7 @@ pub fn mutators(obj: &Object, out: &mut Vec<Mutator>) {
             object_selector: get("labelSelector").cloned(),
             namespace_selector: get("namespaceSelector").cloned(),
             opaque: false,
+            never: false,
         }],
         match_all: Vec::new(),
         exclude: Vec::new(),

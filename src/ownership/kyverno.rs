@@ -144,6 +144,7 @@ fn filter_scope(filter: &Node, firing: &mut Firing) -> Scope {
     if !ops.is_empty() && !ops.iter().any(|o| o == "UPDATE") {
         *firing = Firing::Admission { on_update: false };
     }
+    let never = !ops.is_empty() && !ops.iter().any(|o| o == "CREATE" || o == "UPDATE");
     Scope {
         kinds: list("kinds").iter().map(|k| parse_kind(k)).collect(),
         names: {
@@ -159,6 +160,7 @@ fn filter_scope(filter: &Node, firing: &mut Firing) -> Scope {
             .iter()
             .any(|k| filter.get(k).is_some_and(|n| !n.is_empty_value()))
             || r.and_then(|r| r.get("annotations")).is_some(),
+        never,
     }
 }
 

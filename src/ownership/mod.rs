@@ -171,6 +171,8 @@ pub struct Scope {
     pub namespace_selector: Option<Node>,
     /// Filters the repo cannot evaluate (request subjects, annotations on the request).
     pub opaque: bool,
+    /// Selects only operations an apply never performs (DELETE, CONNECT).
+    pub never: bool,
 }
 
 /// A writer: a policy rule, an Assign mutation, a platform fact.
@@ -259,7 +261,7 @@ impl Scope {
     /// Does this scope select the object (as `as_kind` when auto-generated from `Pod`)?
     fn applies(&self, mo: &ModelObject, as_kind: (&str, &str), ns: &NamespaceLabels) -> Tri {
         let o = &mo.object;
-        if !self.kind_matches(as_kind.0, as_kind.1) {
+        if self.never || !self.kind_matches(as_kind.0, as_kind.1) {
             return Tri::No;
         }
         let glob = crate::gitops::ignore::glob_match;

@@ -26,6 +26,7 @@ pub fn mutator(fact: &OwnedField) -> Mutator {
             object_selector: fact.object_selector.clone(),
             namespace_selector: fact.namespace_selector.clone(),
             opaque: false,
+            never: false,
         }],
         match_all: Vec::new(),
         exclude: Vec::new(),
