@@ -485,5 +485,24 @@ pub fn resources_from_doc(doc: Node, origin: Span) -> Result<Vec<Resource>, Fail
             "missing Resource metadata: the document has no 'kind'",
         ));
     }
+    let mut doc = doc;
+    stringify_metadata_maps(&mut doc);
     Ok(vec![Resource::new(doc, origin)])
+}
+
+/// Labels and annotations are string maps: kustomize reads `port: 8080` there as "8080".
+fn stringify_metadata_maps(doc: &mut Node) {
+    let Some(meta) = doc.get_mut("metadata") else { return };
+    for field in ["labels", "annotations"] {
+        if let Some(Value::Map(entries)) = meta.get_mut(field).map(|m| &mut m.value) {
+            for e in entries {
+                let v = &mut e.value;
+                if matches!(v.value, Value::Bool(_) | Value::Int(_) | Value::Float(_)) {
+                    let text = v.raw.as_deref().map(str::to_string).or_else(|| v.scalar_text()).unwrap_or_default();
+                    v.value = Value::String(text);
+                    v.raw = None;
+                }
+            }
+        }
+    }
 }

@@ -207,6 +207,10 @@ fn merge_meta(new: &mut Resource, old: &Resource) {
         }
     }
     new.history = old.history.clone();
+    new.prefixes = old.prefixes.clone();
+    new.suffixes = old.suffixes.clone();
+    // The merged object keeps the old one's build options (a hash only if it had one).
+    new.needs_hash = old.needs_hash;
     new.behavior = Behavior::Create;
 }
 
@@ -351,7 +355,7 @@ fn generate(
         let mut d = tree::map(span);
         for (k, v, at) in &data {
             let value = if kind == "Secret" {
-                base64(v.as_bytes())
+                base64_lines(v.as_bytes())
             } else {
                 v.clone()
             };
@@ -373,6 +377,22 @@ fn generate(
     r.needs_hash = !(global_opts.disable_hash || own.disable_hash);
     r.behavior = behavior;
     Ok(r)
+}
+
+/// Base64 broken into 70-character lines (each ending in a newline) once it is that long,
+/// as kustomize encodes generated Secret data.
+pub fn base64_lines(bytes: &[u8]) -> String {
+    const LINE: usize = 70;
+    let enc = base64(bytes);
+    if enc.len() < LINE {
+        return enc;
+    }
+    let mut out = String::with_capacity(enc.len() + enc.len() / LINE + 1);
+    for chunk in enc.as_bytes().chunks(LINE) {
+        out.push_str(std::str::from_utf8(chunk).unwrap_or_default());
+        out.push('\n');
+    }
+    out
 }
 
 pub fn base64(bytes: &[u8]) -> String {
@@ -466,14 +486,14 @@ pub fn hash_suffix(r: &Resource) -> String {
         enc.push_str("\"data\":");
         go_json_string_map(&mut data, &mut enc);
         enc.push_str(",\"kind\":\"ConfigMap\",\"name\":");
-        go_json_string(&r.name(), &mut enc);
+        go_json_string("", &mut enc);
         enc.push('}');
     } else if kind == "Secret" {
         let mut sd = string_pairs_of(r.root.get("stringData"));
         enc.push_str("{\"data\":");
         go_json_string_map(&mut data, &mut enc);
         enc.push_str(",\"kind\":\"Secret\",\"name\":");
-        go_json_string(&r.name(), &mut enc);
+        go_json_string("", &mut enc);
         if !sd.is_empty() {
             enc.push_str(",\"stringData\":");
             go_json_string_map(&mut sd, &mut enc);

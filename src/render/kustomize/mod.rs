@@ -151,6 +151,13 @@ fn build_top(b: &mut Builder, dir: &str) -> Result<Vec<Resource>, Fail> {
     config.merge(&acc.config);
     nameref::fix(&mut acc.resources, &config);
     vars::resolve(&mut acc, &config.var_reference)?;
+    // Local-config objects (`config.kubernetes.io/local-config: "true"`) feed the build but
+    // are never output.
+    acc.resources.retain(|r| {
+        r.root.get_path(&["metadata", "annotations", "config.kubernetes.io/local-config"])
+            .and_then(tree::text)
+            .is_none_or(|v| v != "true")
+    });
     apply_sort(&top, &mut acc.resources);
     build_metadata(&top, &mut acc.resources);
     Ok(acc.resources)

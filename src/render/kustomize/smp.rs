@@ -223,6 +223,8 @@ impl Smp {
             }
             Some(k) if all_maps => {
                 path.push(field.to_string());
+                // Items the base lacks go first, in patch order (as kustomize prints them).
+                let mut added: Vec<Node> = Vec::new();
                 for p in pitems {
                     let pk = p.get(k).map(|n| n.to_json());
                     let pos = pk.as_ref().and_then(|pk| {
@@ -243,9 +245,13 @@ impl Smp {
                         None => {
                             let mut c = p.clone();
                             strip_directives(&mut c);
-                            bitems.push(c);
+                            added.push(c);
                         }
                     }
+                }
+                if !added.is_empty() {
+                    added.append(bitems);
+                    *bitems = added;
                 }
                 path.pop();
                 if let Some(order) = order {
