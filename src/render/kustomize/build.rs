@@ -487,18 +487,31 @@ pub fn resources_from_doc(doc: Node, origin: Span) -> Result<Vec<Resource>, Fail
     }
     let mut doc = doc;
     stringify_metadata_maps(&mut doc);
+    // kustomize rewrites annotations while building and drops the field when empty.
+    if let Some(meta) = doc.get_mut("metadata")
+        && meta.get("annotations").is_some_and(Node::is_empty_value)
+    {
+        super::tree::remove(meta, "annotations");
+    }
     Ok(vec![Resource::new(doc, origin)])
 }
 
 /// Labels and annotations are string maps: kustomize reads `port: 8080` there as "8080".
 fn stringify_metadata_maps(doc: &mut Node) {
-    let Some(meta) = doc.get_mut("metadata") else { return };
+    let Some(meta) = doc.get_mut("metadata") else {
+        return;
+    };
     for field in ["labels", "annotations"] {
         if let Some(Value::Map(entries)) = meta.get_mut(field).map(|m| &mut m.value) {
             for e in entries {
                 let v = &mut e.value;
                 if matches!(v.value, Value::Bool(_) | Value::Int(_) | Value::Float(_)) {
-                    let text = v.raw.as_deref().map(str::to_string).or_else(|| v.scalar_text()).unwrap_or_default();
+                    let text = v
+                        .raw
+                        .as_deref()
+                        .map(str::to_string)
+                        .or_else(|| v.scalar_text())
+                        .unwrap_or_default();
                     v.value = Value::String(text);
                     v.raw = None;
                 }

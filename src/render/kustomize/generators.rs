@@ -238,12 +238,8 @@ fn generate(
         None | Some("") | Some("create") => Behavior::Create,
         Some("merge") => Behavior::Merge,
         Some("replace") => Behavior::Replace,
-        Some(other) => {
-            return Err(failed(
-                g.get("behavior").map(|n| n.span).unwrap_or(span),
-                format!("unknown generator behavior '{other}'"),
-            ));
-        }
+        // kustomize treats an unknown behavior as unspecified (create).
+        Some(_) => Behavior::Create,
     };
     let mut data: Vec<(String, String, Span)> = Vec::new();
     let mut push = |key: String, value: String, at: Span| -> Result<(), Fail> {

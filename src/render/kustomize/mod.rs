@@ -126,12 +126,6 @@ fn run(
 
 fn build_top(b: &mut Builder, dir: &str) -> Result<Vec<Resource>, Fail> {
     let top = b.load_kustomization(dir, Span::default())?;
-    if top.is_component {
-        return Err(build::failed(
-            top.span_of("kind"),
-            "a Component cannot be built on its own; list it under `components:` of a Kustomization",
-        ));
-    }
     let mut acc = build::Acc::default();
     b.run(&top, &mut acc, Span::new(top.file, 0, 0))?;
     // Names get their content hash only now, after every transformer saw the content.
@@ -154,7 +148,12 @@ fn build_top(b: &mut Builder, dir: &str) -> Result<Vec<Resource>, Fail> {
     // Local-config objects (`config.kubernetes.io/local-config: "true"`) feed the build but
     // are never output.
     acc.resources.retain(|r| {
-        r.root.get_path(&["metadata", "annotations", "config.kubernetes.io/local-config"])
+        r.root
+            .get_path(&[
+                "metadata",
+                "annotations",
+                "config.kubernetes.io/local-config",
+            ])
             .and_then(tree::text)
             .is_none_or(|v| v != "true")
     });

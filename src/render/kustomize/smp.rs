@@ -223,15 +223,17 @@ impl Smp {
             }
             Some(k) if all_maps => {
                 path.push(field.to_string());
-                // Items the base lacks go first, in patch order (as kustomize prints them).
-                let mut added: Vec<Node> = Vec::new();
+                // kustomize prints a merged list in patch order followed by the items only the
+                // base has; lists keyed by port numbers keep base order and append new items.
+                let base_first = k == "port" || k == "containerPort";
+                let mut merged: Vec<Node> = Vec::new();
+                let mut appended: Vec<Node> = Vec::new();
+                let key_of = |n: &Node| n.get(k).map(|v| v.to_json());
                 for p in pitems {
-                    let pk = p.get(k).map(|n| n.to_json());
-                    let pos = pk.as_ref().and_then(|pk| {
-                        bitems
-                            .iter()
-                            .position(|b| b.get(k).map(|n| n.to_json()).as_ref() == Some(pk))
-                    });
+                    let pk = key_of(p);
+                    let pos = pk
+                        .as_ref()
+                        .and_then(|pk| bitems.iter().position(|b| key_of(b).as_ref() == Some(pk)));
                     if p.get_str("$patch") == Some("delete") {
                         if let Some(i) = pos {
                             bitems.remove(i);
@@ -239,19 +241,28 @@ impl Smp {
                         continue;
                     }
                     match pos {
+                        Some(i) if base_first => self.merge_map(&mut bitems[i], p, path),
                         Some(i) => {
-                            self.merge_map(&mut bitems[i], p, path);
+                            let mut item = bitems.remove(i);
+                            self.merge_map(&mut item, p, path);
+                            merged.push(item);
                         }
                         None => {
                             let mut c = p.clone();
                             strip_directives(&mut c);
-                            added.push(c);
+                            if base_first {
+                                appended.push(c);
+                            } else {
+                                merged.push(c);
+                            }
                         }
                     }
                 }
-                if !added.is_empty() {
-                    added.append(bitems);
-                    *bitems = added;
+                if base_first {
+                    bitems.append(&mut appended);
+                } else {
+                    merged.append(bitems);
+                    *bitems = merged;
                 }
                 path.pop();
                 if let Some(order) = order {

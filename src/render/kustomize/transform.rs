@@ -144,7 +144,6 @@ pub fn prefix_suffix(acc: &mut Acc, prefix: &str, suffix: &str, span: Span, spec
     for r in &mut acc.resources {
         let kind = r.kind();
         if kind == "CustomResourceDefinition"
-            || kind == "Namespace"
             || (kind == "APIService" && r.group() == "apiregistration.k8s.io")
         {
             continue;

@@ -36,7 +36,10 @@ pub fn collect(k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
             api_version: t(objref, "apiVersion"),
             namespace: t(objref, "namespace"),
             field_path: {
-                let fp = t(v.get("fieldref"), "fieldpath");
+                let mut fp = t(v.get("fieldref"), "fieldpath");
+                if fp.is_empty() {
+                    fp = t(v.get("fieldref"), "fieldPath");
+                }
                 if fp.is_empty() {
                     "metadata.name".into()
                 } else {
