@@ -297,6 +297,11 @@ spec/ingress/from/podSelector/matchLabels g=networking.k8s.io k=NetworkPolicy
 spec/egress/to/podSelector/matchLabels g=networking.k8s.io k=NetworkPolicy
 ";
 
+const NAMESPACE: &str = "
+metadata/namespace +
+spec/conversion/webhook/clientConfig/service/namespace k=CustomResourceDefinition
+";
+
 const ANNOTATIONS: &str = "
 metadata/annotations +
 spec/template/metadata/annotations + v=v1 k=ReplicationController
@@ -326,37 +331,10 @@ spec/replicas + k=StatefulSet
 const VAR_REFERENCE: &str = "
 metadata/labels
 metadata/annotations
-spec/template/metadata/annotations
 spec/rules/host k=Ingress
 spec/tls/hosts k=Ingress
 spec/tls/secretName k=Ingress
 data k=ConfigMap
-spec/containers/args
-spec/containers/command
-spec/containers/env/value
-spec/containers/volumeMounts/mountPath
-spec/containers/workingDir
-spec/initContainers/args
-spec/initContainers/command
-spec/initContainers/env/value
-spec/initContainers/volumeMounts/mountPath
-spec/template/spec/containers/args
-spec/template/spec/containers/command
-spec/template/spec/containers/env/value
-spec/template/spec/containers/volumeMounts/mountPath
-spec/template/spec/containers/workingDir
-spec/template/spec/initContainers/args
-spec/template/spec/initContainers/command
-spec/template/spec/initContainers/env/value
-spec/template/spec/initContainers/volumeMounts/mountPath
-spec/template/spec/volumes/nfs/server
-spec/jobTemplate/spec/template/spec/containers/args
-spec/jobTemplate/spec/template/spec/containers/command
-spec/jobTemplate/spec/template/spec/containers/env/value
-spec/jobTemplate/spec/template/spec/containers/volumeMounts/mountPath
-spec/jobTemplate/spec/template/spec/initContainers/args
-spec/jobTemplate/spec/template/spec/initContainers/command
-spec/jobTemplate/spec/template/spec/initContainers/env/value
 spec/volumeClaimTemplates/spec/nfs/server k=StatefulSet
 ";
 
@@ -463,13 +441,28 @@ spec/template/spec/priorityClassName k=DaemonSet
     TransformerConfig {
         name_prefix: specs("metadata/name"),
         name_suffix: specs("metadata/name"),
-        namespace: specs("metadata/namespace +"),
+        namespace: specs(NAMESPACE),
         common_labels,
         template_labels: specs(TEMPLATE_LABELS),
         common_annotations: specs(ANNOTATIONS),
         images: specs(IMAGES),
         replicas: specs(REPLICAS),
-        var_reference: specs(VAR_REFERENCE),
+        var_reference: {
+            let mut v = specs(VAR_REFERENCE);
+            v.extend(specs(&pod_refs(&[
+                "containers/args",
+                "containers/command",
+                "containers/env/value",
+                "containers/volumeMounts/mountPath",
+                "containers/workingDir",
+                "initContainers/args",
+                "initContainers/command",
+                "initContainers/env/value",
+                "initContainers/volumeMounts/mountPath",
+                "volumes/nfs/server",
+            ])));
+            v
+        },
         name_reference: vec![
             nb("Deployment", "", "", hpa),
             nb("ReplicationController", "", "", hpa),

@@ -124,9 +124,18 @@ fn add(b: &mut Builder, acc: &mut Acc, r: Resource) -> Result<(), Fail> {
     let span = r.origin;
     let (name, ns) = (r.name(), r.effective_namespace());
     let kind = r.kind();
+    // Matched against every id the object had, so a base object the base's namespace
+    // transformer moved is still found by its original id.
     let pos = acc.resources.iter().position(|x| {
+        let mut spaces = x.history.iter().map(|(_, s)| {
+            if s.is_empty() {
+                "default".to_string()
+            } else {
+                s.clone()
+            }
+        });
         x.kind() == kind
-            && x.effective_namespace() == ns
+            && (x.effective_namespace() == ns || spaces.any(|s| s == ns))
             && x.all_names().iter().any(|n| *n == name)
     });
     match (&r.behavior, pos) {
