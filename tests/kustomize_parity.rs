@@ -107,7 +107,12 @@ fn case_root(case_dir: &Path) -> String {
 
 fn case_dirs(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir()).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
         .unwrap_or_default();
     v.sort();
     v
@@ -115,7 +120,8 @@ fn case_dirs(dir: &Path) -> Vec<PathBuf> {
 
 /// (set, case) → reason, from the checked-in known-differences file.
 fn known_differences() -> Vec<(String, String, String)> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kustomize/known-differences.tsv");
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kustomize/known-differences.tsv");
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
@@ -142,7 +148,10 @@ fn kustomize_corpus_parity() {
     let vectors: Vec<(String, Outcome)> = case_dirs(&corpus.join("vectors"))
         .par_iter()
         .map(|d| {
-            let name = d.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = d
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             (name, compare(d, &case_root(d), &d.join("expected.yaml")))
         })
         .collect();
@@ -153,7 +162,8 @@ fn kustomize_corpus_parity() {
         .skip(1)
         .filter_map(|l| {
             let f: Vec<&str> = l.split('\t').collect();
-            (f.len() >= 4 && f[2] == "rendered").then(|| (f[0].to_string(), f[1].to_string(), f[3].to_string()))
+            (f.len() >= 4 && f[2] == "rendered")
+                .then(|| (f[0].to_string(), f[1].to_string(), f[3].to_string()))
         })
         .collect();
     let real: Vec<(String, Outcome)> = rows
@@ -169,7 +179,10 @@ fn kustomize_corpus_parity() {
     let errors: Vec<(String, Outcome)> = case_dirs(&corpus.join("vectors-errors"))
         .par_iter()
         .map(|d| {
-            let name = d.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = d
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let outcome = match render(d, &case_root(d)) {
                 Err(e) if !e.trim().is_empty() => Outcome::Strict,
                 Err(_) => Outcome::Differs("failed without a message".into()),
@@ -189,7 +202,9 @@ fn kustomize_corpus_parity() {
                 Outcome::Strict => {
                     strict += 1;
                     if listed.is_some() {
-                        problems.push(format!("{set} {case}: listed as a known difference but now matches"));
+                        problems.push(format!(
+                            "{set} {case}: listed as a known difference but now matches"
+                        ));
                     }
                     continue;
                 }
@@ -211,6 +226,12 @@ fn kustomize_corpus_parity() {
     let (vs, vsem, vn) = tally("vector", &vectors);
     let (rs, rsem, rn) = tally("real", &real);
     let (es, _, en) = tally("error", &errors);
-    println!("kustomize parity: {vs}/{vn} vectors, {rs}/{rn} real trees (strict text); semantic-only matches: {vsem} vectors, {rsem} real trees; error cases failing as expected: {es}/{en}");
-    assert!(problems.is_empty(), "unexpected parity results:\n{}", problems.join("\n"));
+    println!(
+        "kustomize parity: {vs}/{vn} vectors, {rs}/{rn} real trees (strict text); semantic-only matches: {vsem} vectors, {rsem} real trees; error cases failing as expected: {es}/{en}"
+    );
+    assert!(
+        problems.is_empty(),
+        "unexpected parity results:\n{}",
+        problems.join("\n")
+    );
 }

@@ -138,6 +138,15 @@ fn apply_one(root: &mut Node, op: &Op) -> Result<(), String> {
                 *root = value;
                 return Ok(());
             }
+            // Like kustomize's JSON patch library, replacing a missing map key adds it.
+            if resolve_mut(root, &segs).is_none() {
+                return add(root, &segs, value, &op.path).map_err(|_| {
+                    format!(
+                        "replace operation does not apply: doc is missing key: {}",
+                        op.path
+                    )
+                });
+            }
             let target = resolve_mut(root, &segs).ok_or_else(|| {
                 format!(
                     "replace operation does not apply: doc is missing key: {}",

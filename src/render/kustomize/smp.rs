@@ -224,8 +224,8 @@ impl Smp {
             Some(k) if all_maps => {
                 path.push(field.to_string());
                 // kustomize prints a merged list in patch order followed by the items only the
-                // base has; lists keyed by port numbers keep base order and append new items.
-                let base_first = k == "port" || k == "containerPort";
+                // base has.
+                let base_first = false;
                 let mut merged: Vec<Node> = Vec::new();
                 let mut appended: Vec<Node> = Vec::new();
                 let key_of = |n: &Node| n.get(k).map(|v| v.to_json());

@@ -64,6 +64,17 @@ pub fn legacy(
     resources.sort_by_cached_key(|r| {
         let ns = r.namespace();
         let ns = if ns.is_empty() { "~X".to_string() } else { ns };
-        (rank(&r.kind(), &first, &last), gvk_key(r), ns, r.name())
+        // Same-GVK resources compare as kustomize's id string `…|namespace|name`.
+        let name = r.name();
+        let name = if name.is_empty() {
+            "~N".to_string()
+        } else {
+            name
+        };
+        (
+            rank(&r.kind(), &first, &last),
+            gvk_key(r),
+            format!("{ns}|{name}"),
+        )
     });
 }

@@ -121,6 +121,17 @@ fn namespace_one(r: &mut Resource, ns: &str, span: Span, specs: &[FieldSpec], un
             }
         });
     }
+    // A core Namespace object takes the namespace's name.
+    if kind == "Namespace"
+        && r.api_version() == "v1"
+        && !unset_only
+        && let Some(meta) = r.root.get_mut("metadata")
+    {
+        match meta.get_mut("name") {
+            Some(n) => tree::replace_scalar(n, Value::String(ns.into()), span, "base value"),
+            None => tree::set(meta, "name", tree::string(ns, span)),
+        }
+    }
     if matches!(kind.as_str(), "RoleBinding" | "ClusterRoleBinding")
         && let Some(Value::Seq(subjects)) = r.root.get_mut("subjects").map(|s| &mut s.value)
     {
@@ -144,6 +155,7 @@ pub fn prefix_suffix(acc: &mut Acc, prefix: &str, suffix: &str, span: Span, spec
     for r in &mut acc.resources {
         let kind = r.kind();
         if kind == "CustomResourceDefinition"
+            || kind == "Namespace"
             || (kind == "APIService" && r.group() == "apiregistration.k8s.io")
         {
             continue;
