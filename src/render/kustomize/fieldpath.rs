@@ -32,6 +32,20 @@ pub fn parse(path: &str) -> Vec<Seg> {
         }
     }
     raw.push(cur);
+    // `containers[0]` (vars' syntax) is the field then the index.
+    let raw: Vec<String> = raw
+        .into_iter()
+        .flat_map(|s| {
+            if !s.starts_with('[')
+                && let Some(open) = s.find('[')
+                && s.ends_with(']')
+                && s[open + 1..s.len() - 1].bytes().all(|b| b.is_ascii_digit())
+            {
+                return vec![s[..open].to_string(), s[open + 1..s.len() - 1].to_string()];
+            }
+            vec![s]
+        })
+        .collect();
     raw.into_iter()
         .filter(|s| !s.is_empty())
         .map(|s| {

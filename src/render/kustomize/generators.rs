@@ -217,6 +217,7 @@ fn merge_meta(new: &mut Resource, old: &Resource) {
     }
     new.history = old.history.clone();
     new.prefixes = old.prefixes.clone();
+    new.uid = old.uid;
     new.suffixes = old.suffixes.clone();
     // The merged object keeps the old one's build options (a hash only if it had one).
     new.needs_hash = old.needs_hash && new.needs_hash;

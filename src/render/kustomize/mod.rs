@@ -114,13 +114,22 @@ fn run(
     b.overlay = overlay;
     match build_top(&mut b, &dir) {
         Ok(resources) => RenderOutput {
-            objects: resources
-                .into_iter()
-                .filter_map(|r| Object::from_node(r.root))
-                .collect(),
+            objects: resources.into_iter().map(to_object).collect(),
             issues: Vec::new(),
         },
         Err(issue) => failed_output(issue),
+    }
+}
+
+/// kustomize keeps objects without an apiVersion, so the identity is read leniently.
+fn to_object(r: Resource) -> Object {
+    let namespace = Some(r.namespace()).filter(|n| !n.is_empty());
+    Object {
+        api_version: r.api_version(),
+        kind: r.kind(),
+        name: r.name(),
+        namespace,
+        root: r.root,
     }
 }
 

@@ -27,7 +27,11 @@ pub struct Resource {
     /// resources of different overlays when fixing name references).
     pub prefixes: Vec<String>,
     pub suffixes: Vec<String>,
+    /// Identity that survives renames (vars bind to the object, not to a name).
+    pub uid: u64,
 }
+
+static NEXT_UID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Resource {
     pub fn new(root: Node, origin: Span) -> Resource {
@@ -39,6 +43,7 @@ impl Resource {
             origin,
             prefixes: Vec::new(),
             suffixes: Vec::new(),
+            uid: NEXT_UID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
 

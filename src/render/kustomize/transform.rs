@@ -268,7 +268,17 @@ pub struct ImageSpec {
 
 impl ImageSpec {
     pub fn from_node(n: &Node) -> ImageSpec {
-        let f = |k: &str| n.get(k).and_then(raw_text).unwrap_or_default();
+        // Go's JSON decoding matches struct fields case-insensitively (`Digest:` works).
+        let f = |k: &str| {
+            n.as_map()
+                .and_then(|m| {
+                    m.iter()
+                        .rev()
+                        .find(|e| e.key.key_str().eq_ignore_ascii_case(k))
+                })
+                .and_then(|e| raw_text(&e.value))
+                .unwrap_or_default()
+        };
         ImageSpec {
             name: f("name"),
             new_name: f("newName"),

@@ -19,6 +19,8 @@ pub struct VarDef {
     pub namespace: String,
     pub field_path: String,
     pub span: Span,
+    /// The object the var was bound to where it was declared.
+    pub bound: u64,
 }
 
 pub fn collect(k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
@@ -47,7 +49,10 @@ pub fn collect(k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
                 }
             },
             span: v.span,
+            bound: 0,
         };
+        let mut def = def;
+        def.bound = value_source(&def, &acc.resources)?.uid;
         if acc.vars.iter().any(|x| x.name == def.name) {
             return Err(failed(
                 v.span,
@@ -60,6 +65,28 @@ pub fn collect(k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
 }
 
 fn value_of(def: &VarDef, resources: &[Resource]) -> Result<Node, Fail> {
+    let r = match resources.iter().find(|r| r.uid == def.bound) {
+        Some(r) => r,
+        None => value_source(def, resources)?,
+    };
+    let fp = def.field_path.trim_start_matches('{').trim_end_matches('}');
+    let segs = fieldpath::parse(fp);
+    fieldpath::lookup(&r.root, &segs)
+        .first()
+        .map(|n| (*n).clone())
+        .ok_or_else(|| {
+            failed(
+                def.span,
+                format!(
+                    "field specified in var '{}' not found in corresponding resource",
+                    def.name
+                ),
+            )
+        })
+}
+
+/// The one object a var refers to among `resources`.
+fn value_source<'a>(def: &VarDef, resources: &'a [Resource]) -> Result<&'a Resource, Fail> {
     let candidates: Vec<&Resource> = resources
         .iter()
         .filter(|r| {
@@ -93,20 +120,7 @@ fn value_of(def: &VarDef, resources: &[Resource]) -> Result<Node, Fail> {
             ));
         }
     };
-    let fp = def.field_path.trim_start_matches('{').trim_end_matches('}');
-    let segs = fieldpath::parse(fp);
-    fieldpath::lookup(&r.root, &segs)
-        .first()
-        .map(|n| (*n).clone())
-        .ok_or_else(|| {
-            failed(
-                def.span,
-                format!(
-                    "field specified in var '{}' not found in corresponding resource",
-                    def.name
-                ),
-            )
-        })
+    Ok(r)
 }
 
 /// Expand `$(NAME)` in one string; `$$` escapes a `$`.
