@@ -42,6 +42,12 @@ pub fn run(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<(), Fail
         add(b, acc, r)?;
     }
     for item in k.items("generators") {
+        if item.text.contains('\n') {
+            for doc in super::transform::inline_docs(b, k, &tree::string(&item.text, item.span))? {
+                generate_from_config(b, k, &doc, &item, acc)?;
+            }
+            continue;
+        }
         let path = b.resolve(k, &item)?;
         if b.fs.is_dir(&path) {
             let sub = b.build_dir(&path, item.span)?;

@@ -474,6 +474,7 @@ fn configured(
             format!("transformer '{}' ({kind}) {why}", item.text),
         ));
     }
+    let cfg = &normalize_keys(cfg);
     let specs = FieldSpec::list_from(cfg.get("fieldSpecs"));
     let at = cfg.span;
     match kind.as_str() {
@@ -595,7 +596,37 @@ fn configured(
     Ok(())
 }
 
-fn inline_docs(b: &Builder, k: &Kustomization, p: &Node) -> Result<Vec<Node>, Fail> {
+/// Plugin configs are decoded like Go structs: top-level keys match case-insensitively.
+fn normalize_keys(cfg: &Node) -> Node {
+    const KEYS: [&str; 14] = [
+        "prefix",
+        "suffix",
+        "fieldSpecs",
+        "labels",
+        "annotations",
+        "imageTag",
+        "replica",
+        "path",
+        "patch",
+        "paths",
+        "patches",
+        "target",
+        "jsonOp",
+        "replacements",
+    ];
+    let mut out = cfg.clone();
+    if let Value::Map(entries) = &mut out.value {
+        for e in entries {
+            let k = e.key.key_str().into_owned();
+            if let Some(known) = KEYS.iter().find(|x| x.eq_ignore_ascii_case(&k) && **x != k) {
+                e.key.value = Value::String((*known).to_string());
+            }
+        }
+    }
+    out
+}
+
+pub fn inline_docs(b: &Builder, k: &Kustomization, p: &Node) -> Result<Vec<Node>, Fail> {
     if p.as_seq().is_some() || p.as_map().is_some() {
         return Ok(vec![p.clone()]);
     }
