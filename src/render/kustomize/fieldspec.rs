@@ -299,6 +299,7 @@ spec/egress/to/podSelector/matchLabels g=networking.k8s.io k=NetworkPolicy
 
 const NAMESPACE: &str = "
 metadata/namespace +
+metadata/name k=Namespace
 spec/conversion/webhook/clientConfig/service/namespace k=CustomResourceDefinition
 ";
 

@@ -18,7 +18,7 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
         && !ns.is_empty()
     {
         let specs = acc.config.namespace.clone();
-        namespace(acc, &ns, span, &specs, false);
+        namespace(acc, &ns, span, &specs, false, SubjectMode::DefaultOnly);
     }
     if let Some((p, span)) = k.string("namePrefix")
         && !p.is_empty()
@@ -89,16 +89,40 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
     Ok(())
 }
 
-pub fn namespace(acc: &mut Acc, ns: &str, span: Span, specs: &[FieldSpec], unset_only: bool) {
+pub fn namespace(
+    acc: &mut Acc,
+    ns: &str,
+    span: Span,
+    specs: &[FieldSpec],
+    unset_only: bool,
+    mode: SubjectMode,
+) {
     for r in &mut acc.resources {
-        namespace_one(r, ns, span, specs, unset_only);
+        namespace_one(r, ns, span, specs, unset_only, mode);
     }
 }
 
-fn namespace_one(r: &mut Resource, ns: &str, span: Span, specs: &[FieldSpec], unset_only: bool) {
+/// How a namespace change reaches RoleBinding subjects (`setRoleBindingSubjects`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum SubjectMode {
+    /// Only subjects named `default` (kustomize's default).
+    DefaultOnly,
+    AllServiceAccounts,
+    None,
+}
+
+fn namespace_one(
+    r: &mut Resource,
+    ns: &str,
+    span: Span,
+    specs: &[FieldSpec],
+    unset_only: bool,
+    mode: SubjectMode,
+) {
     let cluster = is_cluster_scoped(&r.kind());
     let before = (r.name(), r.namespace());
     let (g, v, kind) = (r.group(), r.version(), r.kind());
+    let core = r.api_version() == "v1";
     for fs in specs {
         if !fs.gvk.selects_gvk(&g, &v, &kind) {
             continue;
@@ -107,7 +131,11 @@ fn namespace_one(r: &mut Resource, ns: &str, span: Span, specs: &[FieldSpec], un
         if is_meta && cluster {
             continue;
         }
-        if fs.path.last().is_some_and(|l| l == "subjects") {
+        // Subjects are handled below, by mode; a Namespace's own name only for core ones.
+        if fs.path.first().is_some_and(|l| l == "subjects") {
+            continue;
+        }
+        if fs.path == ["metadata", "name"] && !(kind == "Namespace" && core) {
             continue;
         }
         let make = || tree::string(ns, span);
@@ -121,28 +149,25 @@ fn namespace_one(r: &mut Resource, ns: &str, span: Span, specs: &[FieldSpec], un
             }
         });
     }
-    // A core Namespace object takes the namespace's name.
-    if kind == "Namespace"
-        && r.api_version() == "v1"
-        && !unset_only
-        && let Some(meta) = r.root.get_mut("metadata")
-    {
-        match meta.get_mut("name") {
-            Some(n) => tree::replace_scalar(n, Value::String(ns.into()), span, "base value"),
-            None => tree::set(meta, "name", tree::string(ns, span)),
-        }
-    }
     if matches!(kind.as_str(), "RoleBinding" | "ClusterRoleBinding")
+        && mode != SubjectMode::None
         && let Some(Value::Seq(subjects)) = r.root.get_mut("subjects").map(|s| &mut s.value)
     {
         for s in subjects {
-            if s.get_str("name") == Some("default") {
-                match s.get_mut("namespace") {
-                    Some(n) => {
-                        tree::replace_scalar(n, Value::String(ns.into()), span, "base value")
-                    }
-                    None => tree::set(s, "namespace", tree::string(ns, span)),
-                }
+            let hit = match mode {
+                SubjectMode::DefaultOnly => s.get_str("name") == Some("default"),
+                SubjectMode::AllServiceAccounts => s.get_str("kind") == Some("ServiceAccount"),
+                SubjectMode::None => false,
+            };
+            if !hit {
+                continue;
+            }
+            if unset_only && s.get_str("namespace").is_some_and(|x| !x.is_empty()) {
+                continue;
+            }
+            match s.get_mut("namespace") {
+                Some(n) => tree::replace_scalar(n, Value::String(ns.into()), span, "base value"),
+                None => tree::set(s, "namespace", tree::string(ns, span)),
             }
         }
     }
@@ -496,7 +521,16 @@ fn configured(
                 .and_then(Node::as_bool)
                 .unwrap_or(false);
             let span = ns_node.map(|n| n.span).unwrap_or(at);
-            namespace(acc, &ns, span, &specs, unset_only);
+            let mode = match cfg
+                .get("setRoleBindingSubjects")
+                .and_then(tree::text)
+                .as_deref()
+            {
+                Some("allServiceAccounts") => SubjectMode::AllServiceAccounts,
+                Some("none") => SubjectMode::None,
+                _ => SubjectMode::DefaultOnly,
+            };
+            namespace(acc, &ns, span, &specs, unset_only, mode);
         }
         "LabelTransformer" => {
             let pairs = string_pairs(cfg.get("labels"));
