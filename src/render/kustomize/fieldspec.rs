@@ -166,6 +166,8 @@ pub struct TransformerConfig {
     pub namespace: Vec<FieldSpec>,
     pub common_labels: Vec<FieldSpec>,
     pub template_labels: Vec<FieldSpec>,
+    /// Extra fields for every `labels:` entry (a `labels:` key in a configurations file).
+    pub labels: Vec<FieldSpec>,
     pub common_annotations: Vec<FieldSpec>,
     pub images: Vec<FieldSpec>,
     pub replicas: Vec<FieldSpec>,
@@ -188,6 +190,7 @@ impl TransformerConfig {
         add_unique(&mut self.namespace, &other.namespace);
         add_unique(&mut self.common_labels, &other.common_labels);
         add_unique(&mut self.template_labels, &other.template_labels);
+        add_unique(&mut self.labels, &other.labels);
         add_unique(&mut self.common_annotations, &other.common_annotations);
         add_unique(&mut self.images, &other.images);
         add_unique(&mut self.replicas, &other.replicas);
@@ -209,6 +212,7 @@ impl TransformerConfig {
             namespace: l("namespace"),
             common_labels: l("commonLabels"),
             template_labels: l("templateLabels"),
+            labels: l("labels"),
             common_annotations: l("commonAnnotations"),
             images: l("images"),
             replicas: l("replicas"),
@@ -445,6 +449,7 @@ spec/template/spec/priorityClassName k=DaemonSet
         namespace: specs(NAMESPACE),
         common_labels,
         template_labels: specs(TEMPLATE_LABELS),
+        labels: Vec::new(),
         common_annotations: specs(ANNOTATIONS),
         images: specs(IMAGES),
         replicas: specs(REPLICAS),

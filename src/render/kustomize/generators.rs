@@ -453,6 +453,11 @@ fn go_json_string(s: &str, out: &mut String) {
 }
 
 fn go_json_string_map(pairs: &mut [(String, String)], out: &mut String) {
+    // kustomize's hasher encodes an empty data map as an empty string.
+    if pairs.is_empty() {
+        out.push_str("\"\"");
+        return;
+    }
     pairs.sort_by(|a, b| a.0.cmp(&b.0));
     out.push('{');
     for (i, (k, v)) in pairs.iter().enumerate() {

@@ -43,6 +43,7 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
             .and_then(Node::as_bool)
             .unwrap_or(false);
         let mut specs = FieldSpec::list_from(l.get("fields"));
+        specs.extend(acc.config.labels.iter().cloned());
         if include_selectors {
             specs.extend(acc.config.common_labels.iter().cloned());
         } else {
