@@ -336,6 +336,9 @@ spec/replicas + k=StatefulSet
 const VAR_REFERENCE: &str = "
 metadata/labels
 metadata/annotations
+spec/template/metadata/annotations
+spec/ports/port k=Service
+spec/ports/targetPort k=Service
 spec/rules/host k=Ingress
 spec/tls/hosts k=Ingress
 spec/tls/secretName k=Ingress

@@ -84,6 +84,8 @@ pub fn load(
             format!("invalid kustomization {path}: not a map"),
         ));
     }
+    let mut root = root;
+    normalize_field_names(&mut root);
     let kind = root.get("kind").and_then(tree::text).unwrap_or_default();
     let is_component = kind == "Component";
     if !matches!(kind.as_str(), "" | "Kustomization" | "Component") {
@@ -159,4 +161,57 @@ pub fn string_pairs(n: Option<&Node>) -> Vec<(String, String, Span)> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Kustomization fields, spelled as kustomize's Go struct names them.
+const FIELDS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "metadata",
+    "resources",
+    "bases",
+    "components",
+    "patches",
+    "patchesStrategicMerge",
+    "patchesJson6902",
+    "namespace",
+    "namePrefix",
+    "nameSuffix",
+    "commonLabels",
+    "labels",
+    "commonAnnotations",
+    "images",
+    "imageTags",
+    "replicas",
+    "configMapGenerator",
+    "secretGenerator",
+    "generatorOptions",
+    "replacements",
+    "vars",
+    "crds",
+    "openapi",
+    "configurations",
+    "generators",
+    "transformers",
+    "validators",
+    "sortOptions",
+    "buildMetadata",
+    "helmCharts",
+    "helmGlobals",
+    "helmChartInflationGenerator",
+];
+
+/// Go decodes the kustomization case-insensitively (`nameprefix:` works), so do we.
+fn normalize_field_names(root: &mut Node) {
+    if let Value::Map(entries) = &mut root.value {
+        for e in entries {
+            let k = e.key.key_str().into_owned();
+            if let Some(f) = FIELDS
+                .iter()
+                .find(|f| f.eq_ignore_ascii_case(&k) && **f != k)
+            {
+                e.key.value = Value::String((*f).to_string());
+            }
+        }
+    }
 }
