@@ -523,6 +523,12 @@ spec/rules/backendRefs/name k=HTTPRoute
             ),
             nb("PriorityClass", "scheduling.k8s.io", "v1", priority),
             nb(
+                "ValidatingAdmissionPolicy",
+                "admissionregistration.k8s.io",
+                "",
+                "spec/policyName k=ValidatingAdmissionPolicyBinding",
+            ),
+            nb(
                 "IngressClass",
                 "networking.k8s.io/v1",
                 "v1",

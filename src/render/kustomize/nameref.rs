@@ -25,7 +25,11 @@ fn eff(ns: &str) -> String {
     }
 }
 
+/// Do two prefix (or suffix) stacks end the same way? One empty and one not do not.
 fn ends_alike(a: &[String], b: &[String]) -> bool {
+    if a.is_empty() != b.is_empty() {
+        return false;
+    }
     let n = a.len().min(b.len());
     a[a.len() - n..] == b[b.len() - n..]
 }
@@ -233,23 +237,12 @@ fn fix_resource_names(
     referrer: &Resource,
     ns: Option<&str>,
 ) {
-    let plural = match kind {
-        "ConfigMap" => "configmaps",
-        "Secret" => "secrets",
-        "PersistentVolume" => "persistentvolumes",
-        _ => return,
-    };
+    // kustomize v5.5 renames resourceNames whatever the rule's resources are.
+    let _ = kind;
     let Some(Value::Seq(rules)) = root.get_mut("rules").map(|r| &mut r.value) else {
         return;
     };
     for rule in rules {
-        let has = rule
-            .get("resources")
-            .and_then(Node::as_seq)
-            .is_some_and(|rs| rs.iter().any(|x| x.as_str() == Some(plural)));
-        if !has {
-            continue;
-        }
         if let Some(Value::Seq(names)) = rule.get_mut("resourceNames").map(|n| &mut n.value) {
             for n in names {
                 rename(n, cands, referrer, ns);
