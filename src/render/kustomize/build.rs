@@ -322,7 +322,8 @@ impl<'a> Builder<'a> {
             let file = self.fs.read(&path).map_err(|e| fs_error(item, e))?;
             let docs = parse_docs(self.fs, file)?;
             for d in docs {
-                for r in resources_from_doc(d, item.span)? {
+                for mut r in resources_from_doc(d, item.span)? {
+                    r.source = Some(super::resource::SourceInfo::File(path.clone()));
                     self.append(acc, r, item.span)?;
                 }
             }

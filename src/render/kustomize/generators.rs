@@ -102,7 +102,18 @@ fn generate_from_config(
     {
         tree::set(&mut cfg, "namespace", n.clone());
     }
-    let r = generate(b, k, &cfg, gen_kind, None)?;
+    let mut r = generate(b, k, &cfg, gen_kind, None)?;
+    if let Some(super::resource::SourceInfo::Generator {
+        configured_in,
+        name,
+        ..
+    }) = &mut r.source
+    {
+        if let Ok(path) = b.resolve(k, item) {
+            *configured_in = path;
+        }
+        *name = doc.get_path(&["metadata", "name"]).and_then(tree::text);
+    }
     add(b, acc, r)
 }
 
@@ -224,6 +235,9 @@ fn merge_meta(new: &mut Resource, old: &Resource) {
     new.history = old.history.clone();
     new.prefixes = old.prefixes.clone();
     new.uid = old.uid;
+    if new.behavior == Behavior::Merge {
+        new.source = old.source.clone();
+    }
     new.suffixes = old.suffixes.clone();
     // The merged object keeps the old one's build options (a hash only if it had one).
     new.needs_hash = old.needs_hash && new.needs_hash;
@@ -386,6 +400,11 @@ fn generate(
         tree::set(&mut root, "immutable", Node::new(Value::Bool(true), span));
     }
     let mut r = Resource::new(root, span);
+    r.source = Some(super::resource::SourceInfo::Generator {
+        configured_in: b.fs.source_map().path(k.file),
+        kind: format!("{kind}Generator"),
+        name: None,
+    });
     r.needs_hash = !(global_opts.disable_hash || own.disable_hash);
     r.behavior = behavior;
     Ok(r)

@@ -190,6 +190,23 @@ fn apply_sort(k: &kustomization::Kustomization, resources: &mut [Resource]) {
 /// kustomize prints its version).
 fn build_metadata(k: &kustomization::Kustomization, resources: &mut [Resource]) {
     let items = k.items("buildMetadata");
+    if items.iter().any(|i| i.text == "originAnnotations") {
+        let span = k.span_of("buildMetadata");
+        for r in resources.iter_mut() {
+            let Some(text) = origin_text(&k.dir, r.source.as_ref()) else {
+                continue;
+            };
+            if let Some(meta) = tree::entry_or_insert(&mut r.root, "metadata", || tree::map(span))
+                && let Some(ann) = tree::entry_or_insert(meta, "annotations", || tree::map(span))
+            {
+                tree::set(
+                    ann,
+                    "config.kubernetes.io/origin",
+                    tree::string(&text, span),
+                );
+            }
+        }
+    }
     if !items.iter().any(|i| i.text == "managedByLabel") {
         return;
     }
@@ -211,5 +228,36 @@ fn build_metadata(k: &kustomization::Kustomization, resources: &mut [Resource]) 
     transform::set_map_fields(&mut acc, &pairs, &specs);
     for (dst, src) in resources.iter_mut().zip(acc.resources) {
         *dst = src;
+    }
+}
+
+/// `path` relative to directory `from` (both repo-relative), with `..` as needed.
+fn relative_to(from: &str, path: &str) -> String {
+    let f: Vec<&str> = from.split('/').filter(|s| !s.is_empty()).collect();
+    let p: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let common = f.iter().zip(&p).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<&str> = vec![".."; f.len() - common];
+    parts.extend(&p[common..]);
+    parts.join("/")
+}
+
+/// The `config.kubernetes.io/origin` annotation text kustomize writes.
+fn origin_text(top: &str, source: Option<&resource::SourceInfo>) -> Option<String> {
+    match source? {
+        resource::SourceInfo::File(path) => Some(format!("path: {}\n", relative_to(top, path))),
+        resource::SourceInfo::Generator {
+            configured_in,
+            kind,
+            name,
+        } => {
+            let mut s = format!(
+                "configuredIn: {}\nconfiguredBy:\n  apiVersion: builtin\n  kind: {kind}\n",
+                relative_to(top, configured_in)
+            );
+            if let Some(n) = name {
+                s.push_str(&format!("  name: {n}\n"));
+            }
+            Some(s)
+        }
     }
 }

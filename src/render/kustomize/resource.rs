@@ -29,6 +29,20 @@ pub struct Resource {
     pub suffixes: Vec<String>,
     /// Identity that survives renames (vars bind to the object, not to a name).
     pub uid: u64,
+    /// Where it came from, for `buildMetadata: [originAnnotations]`.
+    pub source: Option<SourceInfo>,
+}
+
+#[derive(Clone, Debug)]
+pub enum SourceInfo {
+    /// A manifest file (repo path).
+    File(String),
+    /// A generator configured in a file (repo path), with its kind and config name.
+    Generator {
+        configured_in: String,
+        kind: String,
+        name: Option<String>,
+    },
 }
 
 static NEXT_UID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -44,6 +58,7 @@ impl Resource {
             prefixes: Vec::new(),
             suffixes: Vec::new(),
             uid: NEXT_UID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            source: None,
         }
     }
 
