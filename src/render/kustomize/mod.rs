@@ -207,6 +207,38 @@ fn build_metadata(k: &kustomization::Kustomization, resources: &mut [Resource]) 
             }
         }
     }
+    if items.iter().any(|i| i.text == "transformerAnnotations") {
+        let span = k.span_of("buildMetadata");
+        for r in resources.iter_mut() {
+            if r.transformations.is_empty() {
+                continue;
+            }
+            let mut text = String::new();
+            for (file, kind, meta) in &r.transformations {
+                text.push_str(&format!(
+                    "- configuredIn: {}\n  configuredBy:\n    apiVersion: builtin\n    kind: {kind}\n",
+                    relative_to(&k.dir, file)
+                ));
+                if let Some((name, ns)) = meta {
+                    if !name.is_empty() {
+                        text.push_str(&format!("    name: {name}\n"));
+                    }
+                    if !ns.is_empty() {
+                        text.push_str(&format!("    namespace: {ns}\n"));
+                    }
+                }
+            }
+            if let Some(meta) = tree::entry_or_insert(&mut r.root, "metadata", || tree::map(span))
+                && let Some(ann) = tree::entry_or_insert(meta, "annotations", || tree::map(span))
+            {
+                tree::set(
+                    ann,
+                    "alpha.config.kubernetes.io/transformations",
+                    tree::string(&text, span),
+                );
+            }
+        }
+    }
     if !items.iter().any(|i| i.text == "managedByLabel") {
         return;
     }

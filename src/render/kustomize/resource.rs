@@ -31,6 +31,8 @@ pub struct Resource {
     pub uid: u64,
     /// Where it came from, for `buildMetadata: [originAnnotations]`.
     pub source: Option<SourceInfo>,
+    /// Transformers that ran over it: (configured in, kind, (name, namespace) of a config).
+    pub transformations: Vec<(String, String, Option<(String, String)>)>,
 }
 
 #[derive(Clone, Debug)]
@@ -59,6 +61,7 @@ impl Resource {
             suffixes: Vec::new(),
             uid: NEXT_UID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             source: None,
+            transformations: Vec::new(),
         }
     }
 

@@ -12,25 +12,35 @@ use crate::source::Span;
 use crate::yaml::{Node, Value};
 
 pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
+    let kf = b.fs.source_map().path(k.file);
     patches::strategic_merge(b, k, acc)?;
+    if !k.seq("patchesStrategicMerge").is_empty() {
+        record(acc, &kf, "PatchStrategicMergeTransformer", None);
+    }
     patches::patches(b, k, acc)?;
+    for _ in k.seq("patches") {
+        record(acc, &kf, "PatchTransformer", None);
+    }
     if let Some((ns, span)) = k.string("namespace")
         && !ns.is_empty()
     {
         let specs = acc.config.namespace.clone();
         namespace(acc, &ns, span, &specs, false, SubjectMode::DefaultOnly);
+        record(acc, &kf, "NamespaceTransformer", None);
     }
     if let Some((p, span)) = k.string("namePrefix")
         && !p.is_empty()
     {
         let specs = acc.config.name_prefix.clone();
         prefix_suffix(acc, &p, "", span, &specs);
+        record(acc, &kf, "PrefixTransformer", None);
     }
     if let Some((s, span)) = k.string("nameSuffix")
         && !s.is_empty()
     {
         let specs = acc.config.name_suffix.clone();
         prefix_suffix(acc, "", &s, span, &specs);
+        record(acc, &kf, "SuffixTransformer", None);
     }
     for l in k.seq("labels") {
         let pairs = string_pairs(l.get("pairs"));
@@ -57,18 +67,24 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
             }
         }
         set_map_fields(acc, &pairs, &specs);
+        record(acc, &kf, "LabelTransformer", None);
     }
     let common = k.string_map("commonLabels");
     if !common.is_empty() {
         let specs = acc.config.common_labels.clone();
         set_map_fields(acc, &common, &specs);
+        record(acc, &kf, "LabelTransformer", None);
     }
     let ann = k.string_map("commonAnnotations");
     if !ann.is_empty() {
         let specs = acc.config.common_annotations.clone();
         set_map_fields(acc, &ann, &specs);
+        record(acc, &kf, "AnnotationsTransformer", None);
     }
     patches::json6902_patches(b, k, acc)?;
+    for _ in k.seq("patchesJson6902") {
+        record(acc, &kf, "PatchJson6902Transformer", None);
+    }
     for r in k.seq("replicas") {
         let name = r.get("name").and_then(tree::text).unwrap_or_default();
         let Some(count) = r.get("count") else {
@@ -79,15 +95,32 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
         };
         let specs = acc.config.replicas.clone();
         replicas(acc, &name, count, &specs, r.span)?;
+        record(acc, &kf, "ReplicaCountTransformer", None);
     }
     let mut images: Vec<&Node> = k.seq("images").iter().collect();
     images.extend(k.seq("imageTags").iter());
     for img in images {
         let specs = acc.config.images.clone();
         image(acc, img, &specs);
+        record(acc, &kf, "ImageTagTransformer", None);
     }
     replacements::run_field(b, k, acc)?;
+    if !k.seq("replacements").is_empty() {
+        record(acc, &kf, "ReplacementTransformer", None);
+    }
     Ok(())
+}
+
+/// Note on every resource that a transformer ran over it (for
+/// `buildMetadata: [transformerAnnotations]`): configured in `file`, of `kind`.
+pub fn record(acc: &mut Acc, file: &str, kind: &str, meta: Option<(&str, &str)>) {
+    for r in &mut acc.resources {
+        r.transformations.push((
+            file.to_string(),
+            kind.to_string(),
+            meta.map(|(n, s)| (n.to_string(), s.to_string())),
+        ));
+    }
 }
 
 pub fn namespace(
@@ -501,6 +534,22 @@ fn configured(
         ));
     }
     let cfg = &normalize_keys(cfg);
+    {
+        let file = if item.text.contains('\n') {
+            b.fs.source_map().path(k.file)
+        } else {
+            b.resolve(k, item).unwrap_or_default()
+        };
+        let name = cfg
+            .get_path(&["metadata", "name"])
+            .and_then(tree::text)
+            .unwrap_or_default();
+        let ns = cfg
+            .get_path(&["metadata", "namespace"])
+            .and_then(tree::text)
+            .unwrap_or_default();
+        record(acc, &file, &kind, Some((&name, &ns)));
+    }
     let specs = FieldSpec::list_from(cfg.get("fieldSpecs"));
     let at = cfg.span;
     match kind.as_str() {
