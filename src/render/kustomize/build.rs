@@ -18,6 +18,9 @@ pub struct Acc {
     /// kustomize's builtin field specs plus every `configurations:`/`crds:` file seen.
     pub config: TransformerConfig,
     pub vars: Vec<VarDef>,
+    /// A kustomization of this build declares `openapi:`: custom resources' lists merge by
+    /// the keys that schema gives (approximated by kyaml's key inference).
+    pub infer_lists: bool,
 }
 
 impl Default for Acc {
@@ -26,6 +29,7 @@ impl Default for Acc {
             resources: Vec::new(),
             config: TransformerConfig::defaults().clone(),
             vars: Vec::new(),
+            infer_lists: false,
         }
     }
 }
@@ -57,6 +61,8 @@ pub struct Builder<'a> {
     pub resource_count: usize,
     /// In-memory replacement for a kustomization file (Argo CD overrides).
     pub overlay: Option<(String, Node)>,
+    /// Some kustomization declares a custom `openapi:` schema.
+    pub custom_openapi: std::cell::Cell<bool>,
 }
 
 /// Does an entry name a remote target kustomize would fetch?
@@ -79,6 +85,7 @@ impl<'a> Builder<'a> {
             stack: Vec::new(),
             resource_count: 0,
             overlay: None,
+            custom_openapi: std::cell::Cell::new(false),
         }
     }
 
@@ -170,6 +177,10 @@ impl<'a> Builder<'a> {
     }
 
     fn run_inner(&mut self, k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
+        if k.get("openapi").is_some() {
+            self.custom_openapi.set(true);
+        }
+        acc.infer_lists |= self.custom_openapi.get();
         self.check_unsupported(k)?;
         let mut entries = k.items("resources");
         entries.extend(k.items("bases"));

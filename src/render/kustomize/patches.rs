@@ -42,9 +42,69 @@ fn is_builtin_group(group: &str) -> bool {
     !group.contains('.') || group.ends_with(".k8s.io")
 }
 
-pub fn smp_for(r: &Resource) -> Smp {
+/// Kinds kustomize's builtin OpenAPI schema describes (their lists merge by patch keys).
+const BUILTIN_KINDS: &[&str] = &[
+    "Pod",
+    "PodTemplate",
+    "Deployment",
+    "ReplicaSet",
+    "DaemonSet",
+    "StatefulSet",
+    "Job",
+    "CronJob",
+    "ReplicationController",
+    "Service",
+    "ConfigMap",
+    "Secret",
+    "ServiceAccount",
+    "Namespace",
+    "Role",
+    "ClusterRole",
+    "RoleBinding",
+    "ClusterRoleBinding",
+    "Ingress",
+    "IngressClass",
+    "NetworkPolicy",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "HorizontalPodAutoscaler",
+    "PodDisruptionBudget",
+    "StorageClass",
+    "CustomResourceDefinition",
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+    "Endpoints",
+    "EndpointSlice",
+    "LimitRange",
+    "ResourceQuota",
+    "PriorityClass",
+    "APIService",
+    "Lease",
+    "Node",
+    "Event",
+    "PodSecurityPolicy",
+    "CSIDriver",
+    "VolumeAttachment",
+    "RuntimeClass",
+];
+
+/// The schema comes from the patch's own apiVersion/kind (as kyaml looks it up), falling
+/// back to the target's.
+pub fn smp_for(r: &Resource, patch: &Node, infer: bool) -> Smp {
+    let kind = patch
+        .get("kind")
+        .and_then(tree::text)
+        .unwrap_or_else(|| r.kind());
+    let group = match patch.get("apiVersion").and_then(tree::text) {
+        Some(av) => av
+            .split_once('/')
+            .map(|(g, _)| g.to_string())
+            .unwrap_or_default(),
+        None => r.group(),
+    };
     Smp {
-        builtin: is_builtin_group(&r.group()),
+        builtin: is_builtin_group(&group) && BUILTIN_KINDS.contains(&kind.as_str()),
+        infer,
     }
 }
 
@@ -164,8 +224,9 @@ fn apply_smp(acc: &mut Acc, i: usize, doc: &Node) {
         acc.resources.remove(i);
         return;
     }
+    let infer = acc.infer_lists;
     let r = &mut acc.resources[i];
-    let smp = smp_for(r);
+    let smp = smp_for(r, doc, infer);
     let mut patch = doc.clone();
     // A patch never renames: the target keeps its identity.
     if let Some(meta) = patch.get_mut("metadata") {
@@ -264,7 +325,7 @@ pub fn apply_patch(
                 continue;
             }
             let r = &mut acc.resources[i];
-            let smp = smp_for(r);
+            let smp = smp_for(r, d, acc.infer_lists);
             let mut patch = d.clone();
             let before = (r.name(), r.namespace());
             if !allow_name && let Some(meta) = patch.get_mut("metadata") {

@@ -59,6 +59,8 @@ fn infer_key(items: &[Node]) -> Option<&'static str> {
 pub struct Smp {
     /// Is the patched resource a Kubernetes builtin (schema-backed) kind?
     pub builtin: bool,
+    /// Merge lists of custom resources by inferred keys (a custom schema is declared).
+    pub infer: bool,
 }
 
 /// Does the patch delete the whole object (`$patch: delete` at the top)?
@@ -204,12 +206,13 @@ impl Smp {
             *bitems = kept;
             return;
         }
-        let key = match schema_key(path, field, self.builtin) {
-            Some(k) => k,
-            None if !self.builtin || !path.is_empty() => {
-                infer_key(pitems).or_else(|| infer_key(bitems))
-            }
-            None => None,
+        // Without a schema (custom resources) kustomize replaces lists wholesale.
+        let key = if self.builtin {
+            schema_key(path, field, true).flatten()
+        } else if self.infer {
+            infer_key(pitems).or_else(|| infer_key(bitems))
+        } else {
+            None
         };
         let all_maps = pitems.iter().all(|p| p.as_map().is_some());
         match key {
