@@ -1,6 +1,7 @@
 //! YAML: a span-preserving parser (saphyr-parser events into our own tree) with Kubernetes'
 //! YAML 1.1 scalar resolution and hard limits against hostile input.
 
+pub mod emit;
 mod node;
 mod parse;
 pub mod resolve;

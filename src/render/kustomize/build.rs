@@ -1,0 +1,533 @@
+//! The build: load a kustomization, accumulate its resources (files, nested kustomizations,
+//! components), then run its generators and transformers in kustomize's order.
+
+use super::fieldspec::TransformerConfig;
+use super::generators;
+use super::kustomization::{self, Item, Kustomization, display_dir, is_within, join};
+use super::resource::Resource;
+use super::transform;
+use super::vars::VarDef;
+use super::{BuildOptions, LoadRestrictions};
+use crate::render::{IssueKind, RenderIssue};
+use crate::source::{FileId, FsError, RepoFs, Span};
+use crate::yaml::{Limits, Node, Value, parse_file};
+
+/// Resources and configuration gathered so far.
+pub struct Acc {
+    pub resources: Vec<Resource>,
+    /// kustomize's builtin field specs plus every `configurations:`/`crds:` file seen.
+    pub config: TransformerConfig,
+    pub vars: Vec<VarDef>,
+    /// A kustomization of this build declares `openapi:`: custom resources' lists merge by
+    /// the keys that schema gives (approximated by kyaml's key inference).
+    pub infer_lists: bool,
+}
+
+impl Default for Acc {
+    fn default() -> Self {
+        Acc {
+            resources: Vec::new(),
+            config: TransformerConfig::defaults().clone(),
+            vars: Vec::new(),
+            infer_lists: false,
+        }
+    }
+}
+
+/// A build stops at the first failure, as kustomize does; the issue says where.
+pub type Fail = Box<RenderIssue>;
+
+pub fn failed(span: Span, message: impl Into<String>) -> Fail {
+    Box::new(RenderIssue {
+        kind: IssueKind::Failed,
+        span,
+        message: message.into(),
+    })
+}
+
+pub fn unrenderable(span: Span, message: impl Into<String>) -> Fail {
+    Box::new(RenderIssue {
+        kind: IssueKind::Unrenderable,
+        span,
+        message: message.into(),
+    })
+}
+
+pub struct Builder<'a> {
+    pub fs: &'a dyn RepoFs,
+    pub opts: &'a BuildOptions,
+    /// Directories being built, outermost first (cycle detection).
+    stack: Vec<String>,
+    pub resource_count: usize,
+    /// In-memory replacement for a kustomization file (Argo CD overrides).
+    pub overlay: Option<(String, Node)>,
+    /// Some kustomization declares a custom `openapi:` schema.
+    pub custom_openapi: std::cell::Cell<bool>,
+}
+
+/// Does an entry name a remote target kustomize would fetch?
+pub fn looks_remote(s: &str) -> bool {
+    s.contains("://")
+        || s.starts_with("git@")
+        || s.starts_with("github.com/")
+        || s.starts_with("gitlab.com/")
+        || s.starts_with("bitbucket.org/")
+        || s.contains("?ref=")
+        || s.contains(".git//")
+        || s.ends_with(".git")
+}
+
+impl<'a> Builder<'a> {
+    pub fn new(fs: &'a dyn RepoFs, opts: &'a BuildOptions) -> Builder<'a> {
+        Builder {
+            fs,
+            opts,
+            stack: Vec::new(),
+            resource_count: 0,
+            overlay: None,
+            custom_openapi: std::cell::Cell::new(false),
+        }
+    }
+
+    pub fn source_span(&self, file: FileId) -> Span {
+        Span::new(file, 0, 0)
+    }
+
+    /// Load and check the kustomization in `dir`; `from` is the entry that referred to it.
+    pub fn load_kustomization(&self, dir: &str, from: Span) -> Result<Kustomization, Fail> {
+        if let Some((odir, node)) = &self.overlay
+            && odir == dir
+            && let Ok(Some(path)) = kustomization::find_file(self.fs, dir)
+            && let Ok(file) = self.fs.read(&path)
+        {
+            let is_component = node.get_str("kind") == Some("Component");
+            return Ok(Kustomization {
+                dir: dir.to_string(),
+                file,
+                root: node.clone(),
+                is_component,
+            });
+        }
+        let path = match kustomization::find_file(self.fs, dir) {
+            Ok(Some(p)) => p,
+            Ok(None) => {
+                return Err(failed(
+                    from,
+                    format!(
+                        "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
+                        display_dir(dir)
+                    ),
+                ));
+            }
+            Err(m) => return Err(failed(from, m)),
+        };
+        kustomization::load(self.fs, dir, &path)
+            .map_err(|(span, m)| failed(span.unwrap_or(from), m))
+    }
+
+    /// Build the kustomization in `dir` into a fresh accumulator.
+    pub fn build_dir(&mut self, dir: &str, from: Span) -> Result<Acc, Fail> {
+        let k = self.load_kustomization(dir, from)?;
+        if k.is_component {
+            return Err(failed(
+                from,
+                format!(
+                    "expected kind 'Kustomization' for path '{}' but got 'Component'",
+                    display_dir(dir)
+                ),
+            ));
+        }
+        let mut acc = Acc::default();
+        self.run(&k, &mut acc, from)?;
+        Ok(acc)
+    }
+
+    fn enter(&mut self, dir: &str, from: Span) -> Result<(), Fail> {
+        if self.stack.iter().any(|d| d == dir) {
+            let mut chain = self.stack.clone();
+            chain.push(dir.to_string());
+            return Err(failed(
+                from,
+                format!(
+                    "cycle detected: kustomizations refer to each other: {}",
+                    chain.join(" -> ")
+                ),
+            ));
+        }
+        if self.stack.len() >= self.opts.max_depth {
+            return Err(failed(
+                from,
+                format!(
+                    "kustomizations nest deeper than {} levels at '{}'",
+                    self.opts.max_depth,
+                    display_dir(dir)
+                ),
+            ));
+        }
+        self.stack.push(dir.to_string());
+        Ok(())
+    }
+
+    /// Accumulate one kustomization (or component) into `acc`.
+    pub fn run(&mut self, k: &Kustomization, acc: &mut Acc, from: Span) -> Result<(), Fail> {
+        self.enter(&k.dir, from)?;
+        let result = self.run_inner(k, acc);
+        self.stack.pop();
+        result
+    }
+
+    fn run_inner(&mut self, k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
+        if k.get("openapi").is_some() {
+            self.custom_openapi.set(true);
+        }
+        acc.infer_lists |= self.custom_openapi.get();
+        self.check_unsupported(k)?;
+        let mut entries = k.items("resources");
+        entries.extend(k.items("bases"));
+        for item in &entries {
+            self.accumulate_resource(k, item, acc)?;
+        }
+        for item in k.items("components") {
+            self.accumulate_component(k, &item, acc)?;
+        }
+        for item in k.items("configurations") {
+            let docs = self.load_docs(k, &item)?;
+            for d in docs {
+                acc.config.merge(&TransformerConfig::from_node(&d));
+            }
+        }
+        for item in k.items("crds") {
+            let docs = self.load_docs(k, &item)?;
+            for d in docs {
+                super::crds::add_crd_config(&d, &mut acc.config);
+            }
+        }
+        generators::run(self, k, acc)?;
+        transform::run_builtin(self, k, acc)?;
+        transform::run_configured(self, k, acc)?;
+        super::vars::collect(k, acc)?;
+        Ok(())
+    }
+
+    fn check_unsupported(&self, k: &Kustomization) -> Result<(), Fail> {
+        if let Some(charts) = k.get("helmCharts").and_then(Node::as_seq)
+            && let Some(first) = charts.first()
+        {
+            let name = first
+                .get("name")
+                .and_then(super::tree::text)
+                .unwrap_or_default();
+            return Err(unrenderable(
+                first.span,
+                format!(
+                    "helmCharts entry '{name}' needs Helm (kustomize --enable-helm); gitops-lint does not inflate charts inside kustomize builds"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Resolve an entry to a repo path, checking that it stays inside the repository.
+    pub fn resolve(&self, k: &Kustomization, item: &Item) -> Result<String, Fail> {
+        join(&k.dir, &item.text).ok_or_else(|| {
+            failed(
+                item.span,
+                format!(
+                    "'{}' is outside the repository (kustomization in '{}')",
+                    item.text,
+                    display_dir(&k.dir)
+                ),
+            )
+        })
+    }
+
+    /// Files (not kustomizations) must sit in or below the kustomization's directory unless
+    /// load restrictions are off.
+    pub fn check_file_restriction(
+        &self,
+        k: &Kustomization,
+        path: &str,
+        item: &Item,
+    ) -> Result<(), Fail> {
+        if self.opts.load_restrictions == LoadRestrictions::RootOnly && !is_within(&k.dir, path) {
+            return Err(failed(
+                item.span,
+                format!(
+                    "security; file '{}' is not in or below '{}' (load restrictions: rootOnly)",
+                    path,
+                    display_dir(&k.dir)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Read a file named by an entry (for patches, generators, configs).
+    pub fn read_file(&self, k: &Kustomization, item: &Item) -> Result<FileId, Fail> {
+        if looks_remote(&item.text) {
+            return Err(unrenderable(
+                item.span,
+                format!(
+                    "'{}' is a remote file; gitops-lint does not fetch remote inputs",
+                    item.text
+                ),
+            ));
+        }
+        let path = self.resolve(k, item)?;
+        self.check_file_restriction(k, &path, item)?;
+        self.fs.read(&path).map_err(|e| fs_error(item, e))
+    }
+
+    /// Parse a YAML file named by an entry into its non-empty documents.
+    pub fn load_docs(&self, k: &Kustomization, item: &Item) -> Result<Vec<Node>, Fail> {
+        let file = self.read_file(k, item)?;
+        parse_docs(self.fs, file)
+    }
+
+    fn accumulate_resource(
+        &mut self,
+        k: &Kustomization,
+        item: &Item,
+        acc: &mut Acc,
+    ) -> Result<(), Fail> {
+        let path = match join(&k.dir, &item.text) {
+            Some(p) => p,
+            None => {
+                return Err(self
+                    .resolve(k, item)
+                    .err()
+                    .unwrap_or_else(|| failed(item.span, "bad path")));
+            }
+        };
+        if self.fs.is_dir(&path) {
+            if kustomization::find_file(self.fs, &path).is_ok_and(|f| f.is_none()) {
+                return Err(failed(
+                    item.span,
+                    format!(
+                        "accumulating resources from '{}': unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
+                        item.text, path
+                    ),
+                ));
+            }
+            let sub = self.load_kustomization(&path, item.span)?;
+            if sub.is_component {
+                return Err(failed(
+                    item.span,
+                    format!(
+                        "accumulating resources from '{}': expected kind 'Kustomization' but got 'Component'",
+                        item.text
+                    ),
+                ));
+            }
+            let mut sub_acc = Acc::default();
+            self.run(&sub, &mut sub_acc, item.span)?;
+            acc.config.merge(&sub_acc.config);
+            acc.vars.extend(sub_acc.vars);
+            for r in sub_acc.resources {
+                self.append(acc, r, item.span)?;
+            }
+            return Ok(());
+        }
+        if self.fs.is_file(&path) {
+            self.check_file_restriction(k, &path, item)?;
+            let file = self.fs.read(&path).map_err(|e| fs_error(item, e))?;
+            let docs = parse_docs(self.fs, file)?;
+            for d in docs {
+                for mut r in resources_from_doc(d, item.span)? {
+                    r.source = Some(super::resource::SourceInfo::File(path.clone()));
+                    self.append(acc, r, item.span)?;
+                }
+            }
+            return Ok(());
+        }
+        if looks_remote(&item.text) {
+            return Err(unrenderable(
+                item.span,
+                format!(
+                    "remote resource '{}' is not fetched: gitops-lint renders offline",
+                    item.text
+                ),
+            ));
+        }
+        match self.fs.read(&path) {
+            Err(FsError::OutsideRepo(_)) => Err(failed(
+                item.span,
+                format!("'{}' is outside the repository", item.text),
+            )),
+            _ => Err(failed(
+                item.span,
+                format!(
+                    "accumulating resources: '{}' does not exist (resource in '{}')",
+                    item.text,
+                    display_dir(&k.dir)
+                ),
+            )),
+        }
+    }
+
+    fn accumulate_component(
+        &mut self,
+        k: &Kustomization,
+        item: &Item,
+        acc: &mut Acc,
+    ) -> Result<(), Fail> {
+        if looks_remote(&item.text) {
+            return Err(unrenderable(
+                item.span,
+                format!(
+                    "remote component '{}' is not fetched: gitops-lint renders offline",
+                    item.text
+                ),
+            ));
+        }
+        let path = self.resolve(k, item)?;
+        if !self.fs.is_dir(&path) {
+            return Err(failed(
+                item.span,
+                format!(
+                    "accumulating components: '{}' is not a directory with a kustomization file",
+                    item.text
+                ),
+            ));
+        }
+        let sub = self.load_kustomization(&path, item.span)?;
+        if !sub.is_component {
+            return Err(failed(
+                item.span,
+                format!(
+                    "accumulating components: expected kind 'Component' for path '{}' but got 'Kustomization'",
+                    path
+                ),
+            ));
+        }
+        self.run(&sub, acc, item.span)
+    }
+
+    /// Add a resource, refusing a second one with the same id.
+    pub fn append(&mut self, acc: &mut Acc, r: Resource, span: Span) -> Result<(), Fail> {
+        self.resource_count += 1;
+        if self.resource_count > self.opts.max_resources {
+            return Err(failed(
+                span,
+                format!(
+                    "the build has more than {} resources",
+                    self.opts.max_resources
+                ),
+            ));
+        }
+        if let Some(existing) = acc.resources.iter().find(|x| same_id(x, &r)) {
+            return Err(failed(
+                span,
+                format!(
+                    "may not add resource with an already registered id: {}",
+                    existing.id_string()
+                ),
+            ));
+        }
+        acc.resources.push(r);
+        Ok(())
+    }
+}
+
+pub fn same_id(a: &Resource, b: &Resource) -> bool {
+    a.kind() == b.kind()
+        && a.group() == b.group()
+        && a.version() == b.version()
+        && a.name() == b.name()
+        && a.effective_namespace() == b.effective_namespace()
+}
+
+pub fn fs_error(item: &Item, e: FsError) -> Fail {
+    match e {
+        FsError::OutsideRepo(_) => failed(
+            item.span,
+            format!("'{}' is outside the repository", item.text),
+        ),
+        FsError::NotFound(p) => failed(item.span, format!("'{}' does not exist ({p})", item.text)),
+        FsError::Unreadable(p, why) => failed(
+            item.span,
+            format!("'{}' cannot be read ({p}: {why})", item.text),
+        ),
+    }
+}
+
+pub fn parse_docs(fs: &dyn RepoFs, file: FileId) -> Result<Vec<Node>, Fail> {
+    let parsed = parse_file(fs.source_map(), file, &Limits::default());
+    if let Some(err) = parsed.error {
+        return Err(failed(
+            err.span,
+            format!(
+                "invalid YAML in {}: {}",
+                fs.source_map().path(file),
+                err.message
+            ),
+        ));
+    }
+    Ok(parsed
+        .docs
+        .into_iter()
+        .map(|d| d.root)
+        .filter(|n| !n.is_null())
+        .collect())
+}
+
+/// Resources in one document (a `List` expands to its items).
+pub fn resources_from_doc(doc: Node, origin: Span) -> Result<Vec<Resource>, Fail> {
+    if doc.as_map().is_none() {
+        return Err(failed(doc.span, "a resource must be a YAML map"));
+    }
+    let kind = doc
+        .get("kind")
+        .and_then(super::tree::text)
+        .unwrap_or_default();
+    if kind.ends_with("List")
+        && let Some(items) = doc.get("items")
+    {
+        let mut out = Vec::new();
+        if let Value::Seq(items) = &items.value {
+            for i in items {
+                out.extend(resources_from_doc(i.clone(), origin)?);
+            }
+        }
+        return Ok(out);
+    }
+    if kind.is_empty() {
+        return Err(failed(
+            doc.span,
+            "missing Resource metadata: the document has no 'kind'",
+        ));
+    }
+    let mut doc = doc;
+    stringify_metadata_maps(&mut doc);
+    // kustomize rewrites annotations while building and drops the field when empty.
+    if let Some(meta) = doc.get_mut("metadata")
+        && meta.get("annotations").is_some_and(Node::is_empty_value)
+    {
+        super::tree::remove(meta, "annotations");
+    }
+    Ok(vec![Resource::new(doc, origin)])
+}
+
+/// Labels and annotations are string maps: kustomize reads `port: 8080` there as "8080".
+fn stringify_metadata_maps(doc: &mut Node) {
+    let Some(meta) = doc.get_mut("metadata") else {
+        return;
+    };
+    for field in ["labels", "annotations"] {
+        if let Some(Value::Map(entries)) = meta.get_mut(field).map(|m| &mut m.value) {
+            for e in entries {
+                let v = &mut e.value;
+                if matches!(v.value, Value::Bool(_) | Value::Int(_) | Value::Float(_)) {
+                    let text = v
+                        .raw
+                        .as_deref()
+                        .map(str::to_string)
+                        .or_else(|| v.scalar_text())
+                        .unwrap_or_default();
+                    v.value = Value::String(text);
+                    v.raw = None;
+                }
+            }
+        }
+    }
+}

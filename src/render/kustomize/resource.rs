@@ -1,0 +1,225 @@
+//! A resource while the build runs: its tree plus what kustomize tracks beside it (the names
+//! it had before prefixes and hashes, whether a generator asked for a hash suffix).
+
+use super::tree;
+use crate::source::Span;
+use crate::yaml::{Node, Value};
+
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Behavior {
+    #[default]
+    Create,
+    Merge,
+    Replace,
+}
+
+#[derive(Clone, Debug)]
+pub struct Resource {
+    pub root: Node,
+    /// (name, namespace) this resource had before each rename, oldest first.
+    pub history: Vec<(String, String)>,
+    /// Generated resource whose name gets a content hash suffix at the end of the build.
+    pub needs_hash: bool,
+    pub behavior: Behavior,
+    /// The kustomization entry that produced the resource (for error locations).
+    pub origin: Span,
+    /// Name prefixes and suffixes applied so far, innermost first (to tell apart same-named
+    /// resources of different overlays when fixing name references).
+    pub prefixes: Vec<String>,
+    pub suffixes: Vec<String>,
+    /// Identity that survives renames (vars bind to the object, not to a name).
+    pub uid: u64,
+    /// Where it came from, for `buildMetadata: [originAnnotations]`.
+    pub source: Option<SourceInfo>,
+    /// Transformers that ran over it: (configured in, kind, (name, namespace) of a config).
+    pub transformations: Vec<(String, String, Option<(String, String)>)>,
+}
+
+#[derive(Clone, Debug)]
+pub enum SourceInfo {
+    /// A manifest file (repo path).
+    File(String),
+    /// A generator configured in a file (repo path), with its kind and config name.
+    Generator {
+        configured_in: String,
+        kind: String,
+        name: Option<String>,
+    },
+}
+
+static NEXT_UID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+impl Resource {
+    pub fn new(root: Node, origin: Span) -> Resource {
+        Resource {
+            root,
+            history: Vec::new(),
+            needs_hash: false,
+            behavior: Behavior::Create,
+            origin,
+            prefixes: Vec::new(),
+            suffixes: Vec::new(),
+            uid: NEXT_UID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            source: None,
+            transformations: Vec::new(),
+        }
+    }
+
+    pub fn api_version(&self) -> String {
+        self.root
+            .get("apiVersion")
+            .and_then(tree::text)
+            .unwrap_or_default()
+    }
+    pub fn kind(&self) -> String {
+        self.root
+            .get("kind")
+            .and_then(tree::text)
+            .unwrap_or_default()
+    }
+    pub fn group(&self) -> String {
+        let av = self.api_version();
+        match av.split_once('/') {
+            Some((g, _)) => g.to_string(),
+            None => String::new(),
+        }
+    }
+    pub fn version(&self) -> String {
+        let av = self.api_version();
+        match av.split_once('/') {
+            Some((_, v)) => v.to_string(),
+            None => av,
+        }
+    }
+    pub fn name(&self) -> String {
+        self.root
+            .get_path(&["metadata", "name"])
+            .and_then(tree::text)
+            .unwrap_or_default()
+    }
+    pub fn namespace(&self) -> String {
+        self.root
+            .get_path(&["metadata", "namespace"])
+            .and_then(tree::text)
+            .unwrap_or_default()
+    }
+    /// Namespace as kustomize compares ids: empty means `default`.
+    pub fn effective_namespace(&self) -> String {
+        let ns = self.namespace();
+        if ns.is_empty() { "default".into() } else { ns }
+    }
+
+    /// Original (first) name and namespace.
+    pub fn original(&self) -> (String, String) {
+        self.history
+            .first()
+            .cloned()
+            .unwrap_or_else(|| (self.name(), self.namespace()))
+    }
+
+    /// All names this resource had, including the current one.
+    pub fn all_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.history.iter().map(|(n, _)| n.clone()).collect();
+        v.push(self.name());
+        v
+    }
+
+    pub fn record_history(&mut self) {
+        let cur = (self.name(), self.namespace());
+        if self.history.last() != Some(&cur) {
+            self.history.push(cur);
+        }
+    }
+
+    pub fn set_name(&mut self, name: &str, span: Span) {
+        self.record_history();
+        if let Some(meta) = tree::entry_or_insert(&mut self.root, "metadata", || tree::map(span)) {
+            match meta.get_mut("name") {
+                Some(n) => tree::replace_scalar(n, Value::String(name.into()), span, "base value"),
+                None => tree::set(meta, "name", tree::string(name, span)),
+            }
+        }
+    }
+
+    pub fn set_namespace(&mut self, ns: &str, span: Span) {
+        self.record_history();
+        if let Some(meta) = tree::entry_or_insert(&mut self.root, "metadata", || tree::map(span)) {
+            match meta.get_mut("namespace") {
+                Some(n) => tree::replace_scalar(n, Value::String(ns.into()), span, "base value"),
+                None => tree::set(meta, "namespace", tree::string(ns, span)),
+            }
+        }
+    }
+
+    /// `group/version/kind|namespace|name`-style id used in messages.
+    pub fn id_string(&self) -> String {
+        let ns = self.namespace();
+        let g = self.group();
+        let gv = if g.is_empty() {
+            self.version()
+        } else {
+            format!("{g}.{}", self.version())
+        };
+        if ns.is_empty() {
+            format!("{}.{}/{}.[noNs]", self.kind(), gv, self.name())
+        } else {
+            format!("{}.{}/{}.{}", self.kind(), gv, self.name(), ns)
+        }
+    }
+
+    pub fn labels(&self) -> Vec<(String, String)> {
+        string_map(self.root.get_path(&["metadata", "labels"]))
+    }
+    pub fn annotations(&self) -> Vec<(String, String)> {
+        string_map(self.root.get_path(&["metadata", "annotations"]))
+    }
+}
+
+pub fn string_map(node: Option<&Node>) -> Vec<(String, String)> {
+    node.and_then(Node::as_map)
+        .map(|m| {
+            m.iter()
+                .map(|e| {
+                    (
+                        e.key.key_str().into_owned(),
+                        tree::text(&e.value).unwrap_or_default(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Kinds the builtin schema knows as cluster-scoped (a namespace is never set on them).
+pub fn is_cluster_scoped(kind: &str) -> bool {
+    matches!(
+        kind,
+        "APIService"
+            | "CertificateSigningRequest"
+            | "ClusterRole"
+            | "ClusterRoleBinding"
+            | "ComponentStatus"
+            | "CSIDriver"
+            | "CSINode"
+            | "CustomResourceDefinition"
+            | "FlowSchema"
+            | "IngressClass"
+            | "MutatingWebhookConfiguration"
+            | "Namespace"
+            | "Node"
+            | "PersistentVolume"
+            | "PodSecurityPolicy"
+            | "PriorityClass"
+            | "PriorityLevelConfiguration"
+            | "RuntimeClass"
+            | "SelfSubjectAccessReview"
+            | "SelfSubjectRulesReview"
+            | "StorageClass"
+            | "SubjectAccessReview"
+            | "TokenReview"
+            | "ValidatingAdmissionPolicy"
+            | "ValidatingAdmissionPolicyBinding"
+            | "ValidatingWebhookConfiguration"
+            | "VolumeAttachment"
+    )
+}

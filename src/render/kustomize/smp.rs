@@ -1,0 +1,327 @@
+//! Strategic merge patch on span-carrying trees, with Kubernetes' merge keys.
+//!
+//! Lists of known fields merge by their `patchMergeKey` (containers by name, ports by
+//! containerPort, …); lists of other objects merge by the first key kyaml would infer
+//! (`mountPath`, `devicePath`, `ip`, `type`, `topologyKey`, `name`, `containerPort`);
+//! other lists are replaced. Directives: `$patch: delete|replace|merge`,
+//! `$setElementOrder/<list>`, `$retainKeys`, `$deleteFromPrimitiveList/<list>`; a null
+//! value deletes its key. A value the patch sets points at the patch and remembers the base
+//! value it overrode as a related span.
+
+use super::tree;
+use crate::yaml::{Entry, Node, Value};
+
+/// Keys kyaml uses to treat a list of maps as associative when it has no schema.
+const INFERRED_KEYS: [&str; 7] = [
+    "mountPath",
+    "devicePath",
+    "ip",
+    "type",
+    "topologyKey",
+    "name",
+    "containerPort",
+];
+
+/// The merge key of a list field, from its name and the path to it. `Some("")` means a
+/// primitive list merged as a set (finalizers); None means "replace the list".
+fn schema_key(path: &[String], field: &str, builtin: bool) -> Option<Option<&'static str>> {
+    let in_container = path.last().is_some_and(|p| {
+        matches!(
+            p.as_str(),
+            "containers" | "initContainers" | "ephemeralContainers"
+        )
+    });
+    let key = match field {
+        "containers" | "initContainers" | "ephemeralContainers" => Some("name"),
+        "env" | "volumes" | "imagePullSecrets" | "resourceClaims" | "schedulingGates" => {
+            Some("name")
+        }
+        "volumeMounts" => Some("mountPath"),
+        "volumeDevices" => Some("devicePath"),
+        "hostAliases" => Some("ip"),
+        "topologySpreadConstraints" => Some("topologyKey"),
+        "ownerReferences" => Some("uid"),
+        "conditions" => Some("type"),
+        "finalizers" => Some(""),
+        "ports" if in_container => Some("containerPort"),
+        "ports" if builtin && path.last().is_some_and(|p| p == "spec") => Some("port"),
+        "tolerations" | "envFrom" | "args" | "command" | "subjects" | "rules" | "webhooks" => None,
+        _ => return None,
+    };
+    Some(key)
+}
+
+fn infer_key(items: &[Node]) -> Option<&'static str> {
+    let first = items.iter().find(|i| i.as_map().is_some())?;
+    INFERRED_KEYS.into_iter().find(|k| first.get(k).is_some())
+}
+
+pub struct Smp {
+    /// Is the patched resource a Kubernetes builtin (schema-backed) kind?
+    pub builtin: bool,
+    /// Merge lists of custom resources by inferred keys (a custom schema is declared).
+    pub infer: bool,
+}
+
+/// Does the patch delete the whole object (`$patch: delete` at the top)?
+pub fn deletes_object(patch: &Node) -> bool {
+    patch.get_str("$patch") == Some("delete")
+}
+
+impl Smp {
+    pub fn merge(&self, base: &mut Node, patch: &Node) {
+        let mut path = Vec::new();
+        self.merge_map(base, patch, &mut path);
+    }
+
+    fn merge_map(&self, base: &mut Node, patch: &Node, path: &mut Vec<String>) {
+        let Some(pentries) = patch.as_map() else {
+            return;
+        };
+        match patch.get_str("$patch") {
+            Some("replace") => {
+                let mut fresh = patch.clone();
+                strip_directives(&mut fresh);
+                *base = fresh;
+                return;
+            }
+            Some("delete") => {
+                base.value = Value::Null;
+                return;
+            }
+            _ => {}
+        }
+        if base.as_map().is_none() {
+            let mut fresh = patch.clone();
+            strip_directives(&mut fresh);
+            let old = base.span;
+            *base = fresh;
+            tree::push_related(base, old, "base value");
+            return;
+        }
+        if let Some(retain) = patch.get("$retainKeys").and_then(Node::as_seq) {
+            let keep: Vec<String> = retain.iter().filter_map(tree::text).collect();
+            if let Value::Map(entries) = &mut base.value {
+                entries.retain(|e| keep.iter().any(|k| *k == e.key.key_str()));
+            }
+        }
+        for pe in pentries {
+            let key = pe.key.key_str().into_owned();
+            if key == "$patch" || key == "$retainKeys" || key.starts_with("$setElementOrder/") {
+                continue;
+            }
+            if let Some(field) = key.strip_prefix("$deleteFromPrimitiveList/") {
+                let drop: Vec<String> = pe
+                    .value
+                    .as_seq()
+                    .unwrap_or(&[])
+                    .iter()
+                    .filter_map(tree::text)
+                    .collect();
+                if let Some(Value::Seq(items)) = base.get_mut(field).map(|n| &mut n.value) {
+                    items.retain(|i| !tree::text(i).is_some_and(|t| drop.contains(&t)));
+                }
+                continue;
+            }
+            if pe.value.is_null() {
+                tree::remove(base, &key);
+                continue;
+            }
+            let exists = base.get(&key).is_some_and(|v| !v.is_null());
+            if !exists {
+                let mut fresh = pe.value.clone();
+                strip_directives(&mut fresh);
+                if fresh.as_map().is_some_and(|m| m.is_empty())
+                    && pe.value.get_str("$patch").is_some()
+                {
+                    continue;
+                }
+                tree::set(base, &key, fresh);
+                // keep the key's span on the patch too
+                if let Value::Map(entries) = &mut base.value
+                    && let Some(e) = entries.iter_mut().rev().find(|e| e.key.key_str() == key)
+                {
+                    e.key.span = pe.key.span;
+                }
+                continue;
+            }
+            let Some(bval) = base.get_mut(&key) else {
+                continue;
+            };
+            match (&pe.value.value, &bval.value) {
+                (Value::Map(_), Value::Map(_)) => {
+                    path.push(key.clone());
+                    self.merge_map(bval, &pe.value, path);
+                    path.pop();
+                    if bval.is_null() {
+                        tree::remove(base, &key);
+                    }
+                }
+                (Value::Seq(pitems), Value::Seq(_)) => {
+                    let order = patch
+                        .get(&format!("$setElementOrder/{key}"))
+                        .and_then(Node::as_seq);
+                    self.merge_list(bval, pitems, &key, order, path);
+                }
+                _ => {
+                    let mut fresh = pe.value.clone();
+                    strip_directives(&mut fresh);
+                    if !bval.is_empty_value() && bval.as_map().is_none() && bval.as_seq().is_none()
+                    {
+                        tree::push_related(&mut fresh, bval.span, "base value");
+                    } else if bval.span != fresh.span {
+                        tree::push_related(&mut fresh, bval.span, "base value");
+                    }
+                    *bval = fresh;
+                }
+            }
+        }
+    }
+
+    fn merge_list(
+        &self,
+        base: &mut Node,
+        pitems: &[Node],
+        field: &str,
+        order: Option<&[Node]>,
+        path: &mut Vec<String>,
+    ) {
+        let Value::Seq(bitems) = &mut base.value else {
+            return;
+        };
+        // `$patch: replace` as a list element replaces the whole list.
+        if pitems
+            .iter()
+            .any(|p| p.get_str("$patch") == Some("replace"))
+        {
+            let kept: Vec<Node> = pitems
+                .iter()
+                .filter(|p| p.get_str("$patch") != Some("replace"))
+                .map(|p| {
+                    let mut c = p.clone();
+                    strip_directives(&mut c);
+                    c
+                })
+                .collect();
+            *bitems = kept;
+            return;
+        }
+        // Without a schema (custom resources) kustomize replaces lists wholesale.
+        let key = if self.builtin {
+            schema_key(path, field, true).flatten()
+        } else if self.infer {
+            infer_key(pitems).or_else(|| infer_key(bitems))
+        } else {
+            None
+        };
+        let all_maps = pitems.iter().all(|p| p.as_map().is_some());
+        match key {
+            Some("") => {
+                // primitive set merge: keep base, add missing
+                for p in pitems {
+                    if !bitems.iter().any(|b| tree::same_data(b, p)) {
+                        bitems.push(p.clone());
+                    }
+                }
+            }
+            Some(k) if all_maps => {
+                path.push(field.to_string());
+                // kustomize prints a merged list in patch order followed by the items only the
+                // base has.
+                let base_first = false;
+                let mut merged: Vec<Node> = Vec::new();
+                let mut appended: Vec<Node> = Vec::new();
+                let key_of = |n: &Node| n.get(k).map(|v| v.to_json());
+                for p in pitems {
+                    let pk = key_of(p);
+                    let pos = pk
+                        .as_ref()
+                        .and_then(|pk| bitems.iter().position(|b| key_of(b).as_ref() == Some(pk)));
+                    if p.get_str("$patch") == Some("delete") {
+                        if let Some(i) = pos {
+                            bitems.remove(i);
+                        }
+                        continue;
+                    }
+                    match pos {
+                        Some(i) if base_first => self.merge_map(&mut bitems[i], p, path),
+                        Some(i) => {
+                            let mut item = bitems.remove(i);
+                            self.merge_map(&mut item, p, path);
+                            merged.push(item);
+                        }
+                        None => {
+                            let mut c = p.clone();
+                            strip_directives(&mut c);
+                            if base_first {
+                                appended.push(c);
+                            } else {
+                                merged.push(c);
+                            }
+                        }
+                    }
+                }
+                if base_first {
+                    bitems.append(&mut appended);
+                } else {
+                    merged.append(bitems);
+                    *bitems = merged;
+                }
+                path.pop();
+                if let Some(order) = order {
+                    reorder(bitems, order, k);
+                }
+            }
+            _ => {
+                let fresh: Vec<Node> = pitems
+                    .iter()
+                    .map(|p| {
+                        let mut c = p.clone();
+                        strip_directives(&mut c);
+                        c
+                    })
+                    .collect();
+                *bitems = fresh;
+            }
+        }
+    }
+}
+
+/// Order list items as `$setElementOrder` says; items it does not name keep their place
+/// after the named ones.
+fn reorder(items: &mut Vec<Node>, order: &[Node], key: &str) {
+    let wanted: Vec<serde_json::Value> = order
+        .iter()
+        .filter_map(|o| o.get(key).map(Node::to_json))
+        .collect();
+    let mut named: Vec<Node> = Vec::new();
+    for w in &wanted {
+        if let Some(i) = items
+            .iter()
+            .position(|it| it.get(key).map(Node::to_json).as_ref() == Some(w))
+        {
+            named.push(items.remove(i));
+        }
+    }
+    named.append(items);
+    *items = named;
+}
+
+/// Drop `$patch`/`$setElementOrder`/`$retainKeys` keys from content a patch adds.
+pub fn strip_directives(node: &mut Node) {
+    match &mut node.value {
+        Value::Map(entries) => {
+            entries.retain(|e: &Entry| !e.key.key_str().starts_with('$'));
+            for e in entries {
+                strip_directives(&mut e.value);
+            }
+        }
+        Value::Seq(items) => {
+            items.retain(|i| i.get_str("$patch") != Some("delete"));
+            for i in items {
+                strip_directives(i);
+            }
+        }
+        _ => {}
+    }
+}
