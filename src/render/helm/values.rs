@@ -1,0 +1,255 @@
+//! Values as Helm holds them: YAML read through JSON (numbers become `float64`, keys become
+//! strings), as engine [`Value`]s whose maps are shared like Go maps; plus the small
+//! helpers Helm's `chartutil.Values` offers (deep copy, `Table`, `PathValue`).
+
+use super::chart::ChartFile;
+use crate::render::gotmpl::value::{Map, Value};
+use crate::source::{FileId, Span};
+use crate::yaml::{Limits, Node, Value as Y, parse_str};
+
+/// A values file: the merged map plus the parsed documents (for provenance).
+#[derive(Clone, Debug, Default)]
+pub struct ValuesDoc {
+    pub map: Map,
+    pub roots: Vec<Node>,
+    pub file: Option<FileId>,
+}
+
+/// YAML → JSON → Go: what `sigs.k8s.io/yaml.Unmarshal` into `interface{}` yields.
+pub fn node_to_value(node: &Node) -> Value {
+    match &node.value {
+        Y::Null => Value::Nil,
+        Y::Bool(b) => Value::Bool(*b),
+        Y::Int(i) => Value::Float(*i as f64),
+        Y::Float(f) => Value::Float(*f),
+        Y::String(s) => Value::str(s.as_str()),
+        Y::Seq(items) => Value::list(items.iter().map(node_to_value).collect()),
+        Y::Map(entries) => {
+            let mut m = Map::new();
+            for e in entries {
+                m.insert(e.key.key_str().into_owned(), node_to_value(&e.value));
+            }
+            Value::map(m)
+        }
+    }
+}
+
+/// Parse a values text (possibly several documents, merged in order as Helm's
+/// `LoadValues` does).
+pub fn parse_values_text(text: &str, file: Option<FileId>) -> Result<ValuesDoc, String> {
+    let parsed = parse_str(text, file.unwrap_or_default(), &Limits::default());
+    if let Some(err) = parsed.error {
+        return Err(format!("error converting YAML to JSON: yaml: {}", err.message));
+    }
+    let mut doc = ValuesDoc {
+        file,
+        ..ValuesDoc::default()
+    };
+    for d in parsed.docs {
+        match node_to_value(&d.root) {
+            Value::Nil => {}
+            Value::Map(m) => {
+                let m = m.borrow().clone();
+                doc.map = merge_maps(&doc.map, &m);
+                doc.roots.push(d.root);
+            }
+            other => {
+                return Err(format!(
+                    "error unmarshaling JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                    json_kind(&other)
+                ));
+            }
+        }
+    }
+    Ok(doc)
+}
+
+pub fn load_values(f: &ChartFile) -> Result<ValuesDoc, String> {
+    parse_values_text(&f.text(), f.file)
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Bool(_) => "bool",
+        Value::Float(_) | Value::Int(_) | Value::Int64(_) | Value::Uint(_) => "number",
+        Value::List(_) => "array",
+        _ => "string",
+    }
+}
+
+/// `values.mergeMaps` of the CLI (`-f` files over each other): maps merge recursively,
+/// anything else replaces.
+pub fn merge_maps(a: &Map, b: &Map) -> Map {
+    let mut out = a.clone();
+    for (k, v) in b {
+        if let Value::Map(bm) = v
+            && let Some(Value::Map(am)) = out.get(k)
+        {
+            let merged = merge_maps(&am.borrow(), &bm.borrow());
+            out.insert(k.clone(), Value::map(merged));
+            continue;
+        }
+        out.insert(k.clone(), v.clone());
+    }
+    out
+}
+
+/// A fresh copy of every nested map and list (Go's `copystructure.Copy`).
+pub fn deep_copy(v: &Value) -> Value {
+    match v {
+        Value::Map(m) => Value::map(deep_copy_map(&m.borrow())),
+        Value::List(l) => Value::list(l.iter().map(deep_copy).collect()),
+        other => other.clone(),
+    }
+}
+
+pub fn deep_copy_map(m: &Map) -> Map {
+    m.iter().map(|(k, v)| (k.clone(), deep_copy(v))).collect()
+}
+
+/// A snapshot of a map's entries, so that callers can mutate maps while "iterating"
+/// (Go allows it; `RefCell` does not allow overlapping borrows).
+pub fn entries(v: &Value) -> Vec<(String, Value)> {
+    match v {
+        Value::Map(m) => m.borrow().iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        _ => Vec::new(),
+    }
+}
+
+pub fn get(v: &Value, key: &str) -> Option<Value> {
+    match v {
+        Value::Map(m) => m.borrow().get(key).cloned(),
+        _ => None,
+    }
+}
+
+pub fn set(v: &Value, key: &str, val: Value) {
+    if let Value::Map(m) = v {
+        m.borrow_mut().insert(key.to_string(), val);
+    }
+}
+
+pub fn remove(v: &Value, key: &str) {
+    if let Value::Map(m) = v {
+        m.borrow_mut().remove(key);
+    }
+}
+
+pub fn is_table(v: &Value) -> bool {
+    matches!(v, Value::Map(_))
+}
+
+/// `Values.Table("a.b")`: the map at a dotted path, or an error when a step is missing or
+/// not a map.
+pub fn table(root: &Value, path: &str) -> Option<Value> {
+    let mut cur = root.clone();
+    for part in path.split('.') {
+        if part.is_empty() {
+            continue;
+        }
+        let next = get(&cur, part)?;
+        if !is_table(&next) {
+            return None;
+        }
+        cur = next;
+    }
+    Some(cur)
+}
+
+/// `Values.PathValue("a.b.c")`: the non-table value at a path (`None`: no value).
+pub fn path_value(root: &Value, path: &str) -> Option<Value> {
+    let path = path.trim_start_matches('.');
+    let (parent, key) = match path.rsplit_once('.') {
+        Some((p, k)) => (Some(p), k),
+        None => (None, path),
+    };
+    let t = match parent {
+        Some(p) => table(root, p)?,
+        None => root.clone(),
+    };
+    match get(&t, key)? {
+        v @ Value::Map(_) => {
+            let _ = v;
+            None
+        }
+        v => Some(v),
+    }
+}
+
+/// Build `{a: {b: data}}` from `a.b` (`.` means the data itself).
+pub fn path_to_map(path: &str, data: Value) -> Value {
+    if path == "." {
+        return data;
+    }
+    let mut out = data;
+    for part in path.split('.').rev() {
+        if part.is_empty() {
+            continue;
+        }
+        let mut m = Map::new();
+        m.insert(part.to_string(), out);
+        out = Value::map(m);
+    }
+    out
+}
+
+/// Where each values path was last set (lowest precedence first, later wins): the
+/// provenance of `.Values.x` in rendered output.
+#[derive(Default, Debug)]
+pub struct ValueOrigins {
+    spans: std::collections::HashMap<String, (Span, String)>,
+}
+
+impl ValueOrigins {
+    /// Record every path of `root` under `scope` (`sub.` for a subchart's own values).
+    pub fn add(&mut self, scope: &[String], root: &Node, label: &str) {
+        let prefix = scope.join(".");
+        root.walk(|path, node| {
+            if path.is_empty() {
+                return;
+            }
+            let mut key = prefix.clone();
+            for seg in path {
+                if !key.is_empty() {
+                    key.push('.');
+                }
+                match seg {
+                    crate::yaml::PathSeg::Key(k) => key.push_str(k),
+                    crate::yaml::PathSeg::Index(i) => key.push_str(&i.to_string()),
+                }
+            }
+            self.spans.insert(key, (node.span, label.to_string()));
+        });
+    }
+
+    /// The span and label for a dotted values path (a subchart's `global.x` falls back to
+    /// the parent's `global.x`).
+    pub fn lookup(&self, path: &str) -> Option<&(Span, String)> {
+        if let Some(hit) = self.spans.get(path) {
+            return Some(hit);
+        }
+        let parts: Vec<&str> = path.split('.').collect();
+        let g = parts.iter().position(|p| *p == "global")?;
+        self.spans.get(&parts[g..].join("."))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_float64_and_keys_strings() {
+        let doc = parse_values_text("a: 1\nb: {c: true}\n1: x\n", None).unwrap_or_default();
+        assert!(matches!(doc.map.get("a"), Some(Value::Float(f)) if *f == 1.0));
+        assert!(doc.map.contains_key("1"));
+        assert!(matches!(path_value(&Value::map(doc.map.clone()), "b.c"), Some(Value::Bool(true))));
+    }
+
+    #[test]
+    fn multi_documents_merge() {
+        let doc = parse_values_text("a: {x: 1}\n---\na: {y: 2}\n", None).unwrap_or_default();
+        let a = doc.map.get("a").cloned().unwrap_or_default();
+        assert_eq!(entries(&a).len(), 2);
+    }
+}
