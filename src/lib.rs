@@ -2,7 +2,12 @@
 //!
 //! Data flows down through the modules: source → yaml → render → gitops → rules → report.
 
+pub mod config;
+pub mod gitops;
+pub mod lint;
 pub mod object;
 pub mod render;
+pub mod report;
+pub mod rules;
 pub mod source;
 pub mod yaml;

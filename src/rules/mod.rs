@@ -1,0 +1,111 @@
+//! The rules: pure functions over the read-only app [`Model`], one file per rule, each with
+//! its metadata and a document under `rules/<id>.md` embedded in the binary.
+
+use crate::gitops::Model;
+use crate::report::{Finding, Severity};
+
+mod argocd_option_invalid;
+mod committed_live_state;
+mod hpa_replicas_conflict;
+mod ignore_differences_broad;
+mod ignore_differences_invalid;
+mod ignore_differences_security_sensitive;
+mod ignore_differences_unjustified;
+pub mod offline_unrenderable_input;
+pub mod render_failed;
+mod respect_ignore_differences_missing;
+mod server_assigned_field_declared;
+pub mod suppression_without_reason;
+pub mod util;
+pub mod yaml_syntax;
+
+pub struct RuleMeta {
+    pub id: &'static str,
+    pub severity: Severity,
+    /// One line for `gitops-lint rules`.
+    pub summary: &'static str,
+    /// The rule's document (rules/<id>.md).
+    pub doc: &'static str,
+}
+
+pub type Check = fn(&Model, &mut Vec<Finding>);
+
+pub struct Rule {
+    pub meta: &'static RuleMeta,
+    /// `None` for rules the pipeline itself reports (YAML syntax, render failures,
+    /// suppressions).
+    pub check: Option<Check>,
+}
+
+pub fn registry() -> &'static [Rule] {
+    static RULES: &[Rule] = &[
+        Rule {
+            meta: &hpa_replicas_conflict::META,
+            check: Some(hpa_replicas_conflict::check),
+        },
+        Rule {
+            meta: &ignore_differences_invalid::META,
+            check: Some(ignore_differences_invalid::check),
+        },
+        Rule {
+            meta: &respect_ignore_differences_missing::META,
+            check: Some(respect_ignore_differences_missing::check),
+        },
+        Rule {
+            meta: &ignore_differences_broad::META,
+            check: Some(ignore_differences_broad::check),
+        },
+        Rule {
+            meta: &ignore_differences_security_sensitive::META,
+            check: Some(ignore_differences_security_sensitive::check),
+        },
+        Rule {
+            meta: &ignore_differences_unjustified::META,
+            check: Some(ignore_differences_unjustified::check),
+        },
+        Rule {
+            meta: &argocd_option_invalid::META,
+            check: Some(argocd_option_invalid::check),
+        },
+        Rule {
+            meta: &server_assigned_field_declared::META,
+            check: Some(server_assigned_field_declared::check),
+        },
+        Rule {
+            meta: &committed_live_state::META,
+            check: Some(committed_live_state::check),
+        },
+        Rule {
+            meta: &offline_unrenderable_input::META,
+            check: Some(offline_unrenderable_input::check),
+        },
+        Rule {
+            meta: &render_failed::META,
+            check: Some(render_failed::check),
+        },
+        Rule {
+            meta: &yaml_syntax::META,
+            check: None,
+        },
+        Rule {
+            meta: &suppression_without_reason::META,
+            check: None,
+        },
+    ];
+    RULES
+}
+
+pub fn find(id: &str) -> Option<&'static Rule> {
+    registry().iter().find(|r| r.meta.id == id)
+}
+
+/// Run every rule over the model.
+pub fn run_all(model: &Model) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for rule in registry() {
+        if let Some(check) = rule.check {
+            check(model, &mut out);
+        }
+    }
+    out
+}
