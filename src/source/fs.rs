@@ -140,12 +140,16 @@ impl RepoFs for DiskFs {
 
     fn read_bytes(&self, path: &str) -> Result<Vec<u8>, FsError> {
         let (rel, real) = self.resolve(path)?;
-        let meta = std::fs::metadata(&real).map_err(|e| FsError::Unreadable(rel.clone(), e.to_string()))?;
+        let meta = std::fs::metadata(&real)
+            .map_err(|e| FsError::Unreadable(rel.clone(), e.to_string()))?;
         if !meta.is_file() {
             return Err(FsError::NotFound(rel));
         }
         if meta.len() > self.max_file_bytes {
-            return Err(FsError::Unreadable(rel, format!("larger than {} bytes", self.max_file_bytes)));
+            return Err(FsError::Unreadable(
+                rel,
+                format!("larger than {} bytes", self.max_file_bytes),
+            ));
         }
         std::fs::read(&real).map_err(|e| FsError::Unreadable(rel, e.to_string()))
     }

@@ -101,7 +101,9 @@ impl Chart {
     pub fn crd_files(&self) -> impl Iterator<Item = &ChartFile> {
         self.files.iter().filter(|f| {
             f.name.starts_with("crds/")
-                && (f.name.ends_with(".yaml") || f.name.ends_with(".yml") || f.name.ends_with(".json"))
+                && (f.name.ends_with(".yaml")
+                    || f.name.ends_with(".yml")
+                    || f.name.ends_with(".json"))
         })
     }
 }
@@ -134,7 +136,11 @@ pub fn load(fs: &dyn RepoFs, path: &str) -> Result<Chart, String> {
 }
 
 fn load_dir(fs: &dyn RepoFs, dir: &str) -> Result<Chart, String> {
-    let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
+    let prefix = if dir.is_empty() {
+        String::new()
+    } else {
+        format!("{dir}/")
+    };
     let rules = match fs.read(&format!("{prefix}.helmignore")) {
         Ok(id) => IgnoreRules::parse(&fs.source_map().get(id).text)?,
         Err(_) => IgnoreRules::defaults(),
@@ -144,7 +150,9 @@ fn load_dir(fs: &dyn RepoFs, dir: &str) -> Result<Chart, String> {
     let mut total: u64 = 0;
     while let Some(rel) = stack.pop() {
         let full = format!("{prefix}{rel}");
-        let names = fs.list_dir(full.trim_end_matches('/')).map_err(|e| e.to_string())?;
+        let names = fs
+            .list_dir(full.trim_end_matches('/'))
+            .map_err(|e| e.to_string())?;
         // Walk in lexical order, as filepath.Walk does.
         for name in names.into_iter().rev() {
             let child_rel = format!("{rel}{name}");
@@ -179,7 +187,9 @@ fn load_dir(fs: &dyn RepoFs, dir: &str) -> Result<Chart, String> {
             };
             total += file.data.len() as u64;
             if total > MAX_CHART_BYTES {
-                return Err(format!("chart {dir} is larger than {MAX_CHART_BYTES} bytes"));
+                return Err(format!(
+                    "chart {dir} is larger than {MAX_CHART_BYTES} bytes"
+                ));
             }
             files.push(file);
         }
@@ -225,24 +235,27 @@ pub fn load_archive(fs: &dyn RepoFs, bytes: &[u8], origin: &str) -> Result<Chart
             ));
         }
         let mut data = Vec::new();
-        entry
-            .read_to_end(&mut data)
-            .map_err(|e| e.to_string())?;
+        entry.read_to_end(&mut data).map_err(|e| e.to_string())?;
         total += data.len() as u64;
         if total > MAX_CHART_BYTES {
-            return Err(format!("chart archive {origin} is larger than {MAX_CHART_BYTES} bytes"));
+            return Err(format!(
+                "chart archive {origin} is larger than {MAX_CHART_BYTES} bytes"
+            ));
         }
         if let Some(rest) = data.strip_prefix(b"\xef\xbb\xbf".as_slice()) {
             data = rest.to_vec();
         }
         // Text files get a virtual source file so spans can point into the archive.
-        let file = std::str::from_utf8(&data).ok().filter(|t| !t.contains('\0')).map(|t| {
-            fs.source_map().add(SourceFile::new(
-                format!("{origin}#{inner}"),
-                t.to_string(),
-                Origin::Virtual,
-            ))
-        });
+        let file = std::str::from_utf8(&data)
+            .ok()
+            .filter(|t| !t.contains('\0'))
+            .map(|t| {
+                fs.source_map().add(SourceFile::new(
+                    format!("{origin}#{inner}"),
+                    t.to_string(),
+                    Origin::Virtual,
+                ))
+            });
         files.retain(|f| f.name != inner);
         files.push(ChartFile {
             name: inner,
@@ -293,7 +306,8 @@ fn load_files(fs: &dyn RepoFs, files: Vec<ChartFile>, origin: &str) -> Result<Ch
                 }
             }
             "values.yaml" => {
-                chart.values = load_values(&f).map_err(|e| format!("cannot load values.yaml: {e}"))?;
+                chart.values =
+                    load_values(&f).map_err(|e| format!("cannot load values.yaml: {e}"))?;
             }
             "values.schema.json" => chart.schema = Some(f),
             n if n.starts_with("templates/") => chart.templates.push(f),
@@ -360,7 +374,10 @@ fn parse_yaml_doc(f: &ChartFile) -> Result<Node, String> {
     let text = f.text();
     let parsed = parse_str(&text, f.file.unwrap_or_default(), &Limits::default());
     if let Some(err) = parsed.error {
-        return Err(format!("error converting YAML to JSON: yaml: {}", err.message));
+        return Err(format!(
+            "error converting YAML to JSON: yaml: {}",
+            err.message
+        ));
     }
     Ok(parsed
         .docs
@@ -492,7 +509,10 @@ fn validate_metadata(md: &Metadata) -> Result<(), String> {
         return fail("chart.metadata.version is required".into());
     }
     if Version::parse(&md.version).is_none() {
-        return fail(format!("chart.metadata.version {:?} is invalid", md.version));
+        return fail(format!(
+            "chart.metadata.version {:?} is invalid",
+            md.version
+        ));
     }
     if !matches!(md.chart_type.as_str(), "" | "application" | "library") {
         return fail("chart.metadata.type must be application or library".into());
@@ -505,14 +525,23 @@ fn validate_metadata(md: &Metadata) -> Result<(), String> {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
         {
-            return fail(format!("dependency {:?} has disallowed characters in the alias", d.name));
+            return fail(format!(
+                "dependency {:?} has disallowed characters in the alias",
+                d.name
+            ));
         }
         if d.name.is_empty() {
             return fail("dependencies must have a name".into());
         }
-        let key = if d.alias.is_empty() { &d.name } else { &d.alias };
+        let key = if d.alias.is_empty() {
+            &d.name
+        } else {
+            &d.alias
+        };
         if !seen.insert(key.clone()) {
-            return fail(format!("more than one dependency with name or alias {key:?}"));
+            return fail(format!(
+                "more than one dependency with name or alias {key:?}"
+            ));
         }
     }
     Ok(())

@@ -36,7 +36,11 @@ fn coalesce_deps(chart: &Chart, dest: &Value, merge: bool) -> Result<(), String>
         match get(dest, name) {
             None => set(dest, name, Value::map(Map::new())),
             Some(v) if !is_table(&v) => {
-                return Err(format!("type mismatch on {name}: %!t({}={})", v.type_name(), go_plain(&v)));
+                return Err(format!(
+                    "type mismatch on {name}: %!t({}={})",
+                    v.type_name(),
+                    go_plain(&v)
+                ));
             }
             Some(_) => {}
         }
@@ -164,13 +168,13 @@ mod tests {
     #[test]
     fn user_values_win_and_null_deletes() {
         let dst = map("a: 1\nb: null\nc: {x: 1}\n");
-        let src = map("a: 2\nb: 3\nc: {x: 2, y: 3}\nd: 4\n");
+        let src = map("a: 2\nb: 3\nc: {x: 2, z: 3}\nd: 4\n");
         coalesce_tables(&dst, &src, false);
         assert!(matches!(get(&dst, "a"), Some(Value::Float(f)) if f == 1.0));
         assert!(get(&dst, "b").is_none());
         assert!(get(&dst, "d").is_some());
         let c = get(&dst, "c").unwrap_or_default();
-        assert!(matches!(get(&c, "y"), Some(Value::Float(f)) if f == 3.0));
+        assert!(matches!(get(&c, "z"), Some(Value::Float(f)) if f == 3.0));
     }
 
     #[test]

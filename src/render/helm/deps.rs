@@ -17,7 +17,11 @@ pub fn check_dependencies(chart: &Chart) -> Result<(), Vec<String>> {
         .filter(|d| !chart.dependencies.iter().any(|c| c.name() == d.name))
         .map(|d| d.name.clone())
         .collect();
-    if missing.is_empty() { Ok(()) } else { Err(missing) }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing)
+    }
 }
 
 /// `ProcessDependenciesWithMerge`.
@@ -53,7 +57,8 @@ fn process_enabled(chart: &mut Chart, vals: &Map, path: &str) -> Result<(), Stri
         }
     }
     for req in chart.metadata.dependencies.iter_mut() {
-        if let Some(c) = alias_dependency(&chart.dependencies, &req.name, &req.version, &req.alias) {
+        if let Some(c) = alias_dependency(&chart.dependencies, &req.name, &req.version, &req.alias)
+        {
             deps.push(c);
         }
         if !req.alias.is_empty() {
@@ -104,7 +109,9 @@ fn process_enabled(chart: &mut Chart, vals: &Map, path: &str) -> Result<(), Stri
         .filter(|r| !r.enabled)
         .map(|r| r.name.clone())
         .collect();
-    chart.dependencies.retain(|c| !disabled.contains(&c.metadata.name));
+    chart
+        .dependencies
+        .retain(|c| !disabled.contains(&c.metadata.name));
     chart
         .metadata
         .dependencies
@@ -147,7 +154,11 @@ fn process_import_values(chart: &mut Chart, merge: bool) -> Result<(), String> {
             let Some(vv) = table(&cvals, &format!("{}.{}", req.name, child)) else {
                 continue;
             };
-            let data = if parent == "." { vv } else { path_to_map(&parent, vv) };
+            let data = if parent == "." {
+                vv
+            } else {
+                path_to_map(&parent, vv)
+            };
             b = coalesce_tables(&b, &data, merge);
         }
         req.import_values = out;

@@ -135,7 +135,10 @@ mod tests {
 
     #[test]
     fn star_stays_within_a_segment() {
-        assert!(go_match("templates/subdir/role*", "templates/subdir/rolebinding.yaml"));
+        assert!(go_match(
+            "templates/subdir/role*",
+            "templates/subdir/rolebinding.yaml"
+        ));
         assert!(!go_match("templates/*", "templates/subdir/role.yaml"));
         assert!(go_match("*.yaml", "a.yaml"));
         assert!(go_match("a?c", "abc"));

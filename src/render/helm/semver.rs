@@ -163,7 +163,11 @@ fn expand_hyphen_ranges(group: &str) -> String {
 }
 
 fn parse_one(t: &str) -> Option<Constraint> {
-    let op = OPS.iter().find(|o| t.starts_with(**o)).copied().unwrap_or("");
+    let op = OPS
+        .iter()
+        .find(|o| t.starts_with(**o))
+        .copied()
+        .unwrap_or("");
     let ver = t[op.len()..].trim();
     let wild = |p: &str| matches!(p, "x" | "X" | "*");
     let body = ver.strip_prefix('v').unwrap_or(ver);
@@ -182,8 +186,7 @@ fn parse_one(t: &str) -> Option<Constraint> {
     for (i, p) in parts.iter().enumerate() {
         if wild(p) {
             if i == 0 {
-                minor_dirty = true;
-                patch_dirty = true;
+                // `*`: Masterminds marks only `dirty`, which `~0.0.0` accepts everything.
             } else if i == 1 {
                 minor_dirty = true;
                 patch_dirty = true;
@@ -196,7 +199,9 @@ fn parse_one(t: &str) -> Option<Constraint> {
             nums.push((*p).to_string());
         }
     }
-    if parts.len() < 2 {
+    if wild(parts[0]) {
+        dirty = true;
+    } else if parts.len() < 2 {
         minor_dirty = true;
         patch_dirty = true;
         dirty = true;
@@ -218,24 +223,28 @@ fn parse_one(t: &str) -> Option<Constraint> {
 }
 
 impl Constraint {
+    fn tilde(&self, v: &Version) -> bool {
+        let c = &self.con;
+        if v.compare(c) == Ordering::Less {
+            return false;
+        }
+        if c.major == 0 && c.minor == 0 && c.patch == 0 && !self.minor_dirty && !self.patch_dirty {
+            return true;
+        }
+        if v.major != c.major {
+            return false;
+        }
+        self.minor_dirty || v.minor == c.minor
+    }
+
     fn check(&self, v: &Version) -> bool {
         if !v.pre.is_empty() && self.con.pre.is_empty() {
             return false;
         }
         let c = &self.con;
         match self.op.as_str() {
-            "" | "=" => {
-                if self.dirty {
-                    if v.major != c.major {
-                        return false;
-                    }
-                    if !self.minor_dirty && v.minor != c.minor {
-                        return false;
-                    }
-                    return self.patch_dirty || v.patch == c.patch;
-                }
-                v.compare(c) == Ordering::Equal
-            }
+            "" | "=" if self.dirty => self.tilde(v),
+            "" | "=" => v.compare(c) == Ordering::Equal,
             "!=" => {
                 if self.dirty {
                     if v.major != c.major {
@@ -271,18 +280,7 @@ impl Constraint {
                 }
                 !(v.major == c.major && v.minor > c.minor && !self.minor_dirty)
             }
-            "~" | "~>" => {
-                if v.compare(c) == Ordering::Less {
-                    return false;
-                }
-                if c.major == 0 && c.minor == 0 && c.patch == 0 && self.minor_dirty {
-                    return true;
-                }
-                if v.major != c.major {
-                    return false;
-                }
-                self.minor_dirty || v.minor == c.minor
-            }
+            "~" | "~>" => self.tilde(v),
             "^" => {
                 if v.compare(c) == Ordering::Less {
                     return false;

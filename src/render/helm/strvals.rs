@@ -99,7 +99,10 @@ pub fn json_to_value(j: &serde_json::Value) -> Value {
         serde_json::Value::String(s) => Value::str(s.as_str()),
         serde_json::Value::Array(a) => Value::list(a.iter().map(json_to_value).collect()),
         serde_json::Value::Object(o) => {
-            let m: Map = o.iter().map(|(k, v)| (k.clone(), json_to_value(v))).collect();
+            let m: Map = o
+                .iter()
+                .map(|(k, v)| (k.clone(), json_to_value(v)))
+                .collect();
             Value::map(m)
         }
     }
@@ -215,7 +218,9 @@ impl Parser {
             }
             Some(',') => {
                 set_key(data, &k, Value::str(""));
-                Err(Stop::Err(format!("key {k:?} has no value (cannot end with ,)")))
+                Err(Stop::Err(format!(
+                    "key {k:?} has no value (cannot end with ,)"
+                )))
             }
             Some(_) => {
                 let level = level + 1;
@@ -259,13 +264,26 @@ impl Parser {
         })
     }
 
-    fn list_item(&mut self, mut list: Vec<Value>, i: i64, level: usize) -> (Vec<Value>, Result<(), Stop>) {
+    fn list_item(
+        &mut self,
+        mut list: Vec<Value>,
+        i: i64,
+        level: usize,
+    ) -> (Vec<Value>, Result<(), Stop>) {
         if i < 0 {
-            return (list, Err(Stop::Err(format!("negative {i} index not allowed"))));
+            return (
+                list,
+                Err(Stop::Err(format!("negative {i} index not allowed"))),
+            );
         }
         let (k, last) = self.until(&['[', '.', '=']);
         if !k.is_empty() {
-            return (list, Err(Stop::Err(format!("unexpected data at end of array index: {k:?}"))));
+            return (
+                list,
+                Err(Stop::Err(format!(
+                    "unexpected data at end of array index: {k:?}"
+                ))),
+            );
         }
         match last {
             None => (list, Err(Stop::Eof)),
@@ -388,7 +406,10 @@ mod tests {
     #[test]
     fn set_syntax() {
         assert_eq!(parse("a.b=c").as_deref(), Ok(r#"{"a": {"b": "c"}}"#));
-        assert_eq!(parse("a=1,b=true,c=null,d=012").as_deref(), Ok(r#"{"a": 1i64, "b": true, "c": nil, "d": "012"}"#));
+        assert_eq!(
+            parse("a=1,b=true,c=null,d=012").as_deref(),
+            Ok(r#"{"a": 1i64, "b": true, "c": nil, "d": "012"}"#)
+        );
         assert_eq!(parse("a={x,y}").as_deref(), Ok(r#"{"a": ["x", "y"]}"#));
         assert_eq!(parse("a[1]=x").as_deref(), Ok(r#"{"a": [nil, "x"]}"#));
         assert_eq!(parse("a[0].b=x").as_deref(), Ok(r#"{"a": [{"b": "x"}]}"#));

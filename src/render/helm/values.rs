@@ -39,7 +39,10 @@ pub fn node_to_value(node: &Node) -> Value {
 pub fn parse_values_text(text: &str, file: Option<FileId>) -> Result<ValuesDoc, String> {
     let parsed = parse_str(text, file.unwrap_or_default(), &Limits::default());
     if let Some(err) = parsed.error {
-        return Err(format!("error converting YAML to JSON: yaml: {}", err.message));
+        return Err(format!(
+            "error converting YAML to JSON: yaml: {}",
+            err.message
+        ));
     }
     let mut doc = ValuesDoc {
         file,
@@ -111,7 +114,11 @@ pub fn deep_copy_map(m: &Map) -> Map {
 /// (Go allows it; `RefCell` does not allow overlapping borrows).
 pub fn entries(v: &Value) -> Vec<(String, Value)> {
     match v {
-        Value::Map(m) => m.borrow().iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        Value::Map(m) => m
+            .borrow()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -222,6 +229,13 @@ impl ValueOrigins {
         });
     }
 
+    /// Add another index's entries over these (they take precedence).
+    pub fn extend(&mut self, other: &ValueOrigins) {
+        for (k, v) in &other.spans {
+            self.spans.insert(k.clone(), v.clone());
+        }
+    }
+
     /// The span and label for a dotted values path (a subchart's `global.x` falls back to
     /// the parent's `global.x`).
     pub fn lookup(&self, path: &str) -> Option<&(Span, String)> {
@@ -243,7 +257,10 @@ mod tests {
         let doc = parse_values_text("a: 1\nb: {c: true}\n1: x\n", None).unwrap_or_default();
         assert!(matches!(doc.map.get("a"), Some(Value::Float(f)) if *f == 1.0));
         assert!(doc.map.contains_key("1"));
-        assert!(matches!(path_value(&Value::map(doc.map.clone()), "b.c"), Some(Value::Bool(true))));
+        assert!(matches!(
+            path_value(&Value::map(doc.map.clone()), "b.c"),
+            Some(Value::Bool(true))
+        ));
     }
 
     #[test]
