@@ -99,7 +99,8 @@ fn native(cwd: &Path, args: &[String]) -> (String, String, i32) {
     };
     match parse_helm_template_args(args) {
         Err(e) => (String::new(), format!("Error: {e}\n"), 1),
-        Ok((chart, opts)) => {
+        Ok((chart, mut opts)) => {
+            opts.abs_root = Some(fs.root().display().to_string());
             let r: Run = run(&fs, &chart, &opts, false);
             (r.stdout.clone(), r.stderr(), r.exit_code())
         }
@@ -244,7 +245,7 @@ fn helm_charts() {
         let verdict = if code.to_string() != *rc {
             Err(format!(
                 "exit {code}, want {rc}: {}",
-                err.lines().next().unwrap_or("")
+                err.lines().find(|l| l.starts_with("Error")).unwrap_or("")
             ))
         } else if err.lines().next() != expected_err.lines().next() {
             Err(format!(

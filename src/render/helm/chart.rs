@@ -113,7 +113,8 @@ const MAX_CHART_BYTES: u64 = 100 * 1024 * 1024;
 const MAX_FILE_BYTES: u64 = 5 * 1024 * 1024;
 
 /// Load a chart from a repo path: a directory, or a `.tgz`/`.tar.gz` archive.
-pub fn load(fs: &dyn RepoFs, path: &str) -> Result<Chart, String> {
+/// `display` is the path as messages name it.
+pub fn load(fs: &dyn RepoFs, path: &str, display: &str) -> Result<Chart, String> {
     let path = path.trim_end_matches('/');
     if fs.is_dir(path) {
         return load_dir(fs, path);
@@ -129,7 +130,7 @@ pub fn load(fs: &dyn RepoFs, path: &str) -> Result<Chart, String> {
             "application/octet-stream"
         };
         return Err(format!(
-            "file '{path}' does not appear to be a gzipped archive; got '{kind}'"
+            "file '{display}' does not appear to be a gzipped archive; got '{kind}'"
         ));
     }
     load_archive(fs, &bytes, path)

@@ -67,6 +67,9 @@ pub struct TemplateOptions {
     pub show_only: Vec<String>,
     /// `--name-template`: the release name is this template's output.
     pub name_template: Option<String>,
+    /// Absolute directory of the filesystem root, for the few messages where helm prints
+    /// absolute paths (CLI mode sets it to the cwd; `None` prints repo-relative paths).
+    pub abs_root: Option<String>,
 }
 
 impl Default for TemplateOptions {
@@ -90,6 +93,7 @@ impl Default for TemplateOptions {
             is_upgrade: false,
             show_only: Vec::new(),
             name_template: None,
+            abs_root: None,
         }
     }
 }
@@ -384,7 +388,11 @@ fn run_inner(
     let mut origins = ValueOrigins::default();
     let mut user_origins = ValueOrigins::default();
     let user = user_values(fs, opts, &mut user_origins)?;
-    let mut chart = chart::load(fs, chart_dir)
+    let display = match &opts.abs_root {
+        Some(root) => format!("{}/{chart_dir}", root.trim_end_matches('/')),
+        None => chart_dir.to_string(),
+    };
+    let mut chart = chart::load(fs, chart_dir, &display)
         .map_err(|e| Failure::new(e).at(Some(chart_span(fs, chart_dir))))?;
     let chart_yaml_span = chart.chart_yaml.map(|id| Span::new(id, 0, 0));
     match chart.metadata.chart_type.as_str() {
