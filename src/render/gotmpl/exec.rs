@@ -595,9 +595,7 @@ impl<'s, 'e> State<'s, 'e> {
             && matches!(t.as_bytes()[1], b'x' | b'X')
             && !t.contains(['p', 'P']);
         let is_rune = t.starts_with('\'');
-        if num.complex.is_some() && !(num.int.is_some() || num.float.is_some())
-            || num.complex.is_some_and(|c| c.1 != 0.0)
-        {
+        if num.complex.is_some() {
             return Err(self.err(pos, arg, "complex numbers are not supported"));
         }
         if let Some(f) = num.float

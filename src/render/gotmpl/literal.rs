@@ -215,10 +215,9 @@ pub fn parse_float(s: &str) -> Option<f64> {
 }
 
 fn parse_hex_float(s: &str) -> Option<f64> {
-    let (mant, exp) = match s.find(['p', 'P']) {
-        Some(i) => (&s[..i], s[i + 1..].parse::<i32>().ok()?),
-        None => (s, 0),
-    };
+    // Go requires the binary exponent in hexadecimal floats.
+    let i = s.find(['p', 'P'])?;
+    let (mant, exp) = (&s[..i], s[i + 1..].parse::<i32>().ok()?);
     let (int_part, frac_part) = mant.split_once('.').unwrap_or((mant, ""));
     if int_part.is_empty() && frac_part.is_empty() {
         return None;

@@ -22,3 +22,5 @@ pub use exec::NONDETERMINISTIC_FUNCS;
 pub use output::{Meta, Output, OutputSegment, SegmentKind, Taint, ValuesPath};
 pub use parse::ParseError;
 pub use template::{ExecError, ExecOptions, FuncResolver, MissingKey, Templates};
+#[cfg(test)]
+mod vector_tests;

@@ -1,0 +1,132 @@
+//! Runs Sprig v3.3.0's own test cases (shared corpus `helm/sprig-vectors.json`) and Helm's
+//! pkg/engine funcs table (`helm/helm-testdata/engine-funcs-vectors.json`) through the
+//! engine with this function library.
+//!
+//! The corpus is found through `GITOPS_LINT_CORPUS` or `<manifest dir>/../shared/corpus`;
+//! without it the test prints why and passes. Cases whose data needs Go-only types
+//! (`vars_typed`), the clock or Go's PRNG (`nondeterministic`), or `env`/`expandenv` (not
+//! in Helm) are not applicable. `testdata/sprig_known_differences.tsv` lists the remaining
+//! cases known to differ, each with a reason: the test fails when a listed case starts
+//! passing or an unlisted one fails.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use serde_json::Value as Json;
+
+use super::super::template::{ExecOptions, Templates};
+use super::super::value::{Map, Value};
+use super::{FuncEnv, lookup};
+
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("GITOPS_LINT_CORPUS") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
+    };
+    dir.join("helm/sprig-vectors.json").exists().then_some(dir)
+}
+
+/// JSON test data → template data (JSON integers are Go `int` literals in the Go tests).
+fn to_value(j: &Json) -> Value {
+    match j {
+        Json::Null => Value::Nil,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Float(n.as_f64().unwrap_or(0.0)),
+        },
+        Json::String(s) => Value::from(s.as_str()),
+        Json::Array(a) => Value::list(a.iter().map(to_value).collect()),
+        Json::Object(o) => {
+            let mut m = Map::new();
+            for (k, v) in o {
+                m.insert(k.clone(), to_value(v));
+            }
+            Value::map(m)
+        }
+    }
+}
+
+fn render(template: &str, data: Value) -> Result<String, String> {
+    let mut set = Templates::new(Rc::new(lookup));
+    set.parse("t", template).map_err(|e| e.to_string())?;
+    let mut env = FuncEnv::new(1, 1_560_458_379_000_000_000, 0);
+    set.execute("t", data, &ExecOptions::default(), &mut env)
+        .map(|o| o.text)
+        .map_err(|e| e.to_string())
+}
+
+fn known_differences() -> BTreeMap<String, String> {
+    include_str!("testdata/sprig_known_differences.tsv")
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(id, why)| (id.trim().to_string(), why.trim().to_string()))
+        .collect()
+}
+
+fn load(dir: &std::path::Path, rel: &str) -> Vec<Json> {
+    let raw = std::fs::read_to_string(dir.join(rel)).unwrap_or_default();
+    let doc: Json = serde_json::from_str(&raw).unwrap_or(Json::Null);
+    doc.get("vectors")
+        .and_then(Json::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[test]
+fn sprig_and_helm_vectors() {
+    let Some(dir) = corpus_dir() else {
+        println!("sprig vectors: skipped, corpus not found (set GITOPS_LINT_CORPUS)");
+        return;
+    };
+    let known = known_differences();
+    let mut problems = Vec::new();
+    for (prefix, rel) in [
+        ("sprig", "helm/sprig-vectors.json"),
+        ("helm", "helm/helm-testdata/engine-funcs-vectors.json"),
+    ] {
+        let (mut pass, mut applicable, mut na) = (0, 0, 0);
+        for v in load(&dir, rel) {
+            let id = format!(
+                "{prefix}-{}",
+                v.get("id").and_then(Json::as_i64).unwrap_or(-1)
+            );
+            let go_typed = v.get("vars_typed").is_some()
+                || v.get("vars_go_type").is_some()
+                || v.get("needs_go_values")
+                    .and_then(Json::as_bool)
+                    .unwrap_or(false);
+            let nondet = v
+                .get("nondeterministic")
+                .and_then(Json::as_bool)
+                .unwrap_or(false);
+            let uses_env = v.get("env").is_some_and(|e| !e.is_null());
+            if go_typed || nondet || uses_env {
+                na += 1;
+                continue;
+            }
+            applicable += 1;
+            let template = v.get("template").and_then(Json::as_str).unwrap_or("");
+            let expected = v.get("expected").and_then(Json::as_str).unwrap_or("");
+            let data = to_value(v.get("vars").unwrap_or(&Json::Null));
+            let got = render(template, data);
+            let ok = got.as_deref() == Ok(expected);
+            if ok {
+                pass += 1;
+            }
+            match (ok, known.contains_key(&id)) {
+                (true, true) => {
+                    problems.push(format!("{id}: listed as a known difference but passes"))
+                }
+                (false, false) => problems.push(format!(
+                    "{id}: {template:?}\n   want {expected:?}\n   got  {got:?}"
+                )),
+                _ => {}
+            }
+        }
+        println!("{prefix} vectors: {pass}/{applicable} ({na} not applicable)");
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
