@@ -20,6 +20,17 @@ pub const BUILTINS: &[&str] = &[
 /// Calls builtin `name`. `Err` holds the message Go wraps as `error calling NAME: …`,
 /// or a `Fatal` message reported without that prefix (argument count and type errors).
 pub fn call(name: &str, args: &[Arg]) -> Result<Value, CallError> {
+    let normalized: Vec<Arg>;
+    let args = if args.iter().any(|a| string_kind_object(&a.value).is_some())
+        && matches!(
+            name,
+            "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "len" | "slice"
+        ) {
+        normalized = args.iter().map(as_string_kind).collect();
+        &normalized[..]
+    } else {
+        args
+    };
     match name {
         "not" => {
             let [a] = args else {
@@ -116,6 +127,24 @@ pub enum CallError {
     Fatal(String),
 }
 
+/// The string of an object whose Go kind is string (`json.Number`).
+fn string_kind_object(v: &Value) -> Option<&str> {
+    match v {
+        Value::Object(o) => o.as_go_string(),
+        _ => None,
+    }
+}
+
+fn as_string_kind(a: &Arg) -> Arg {
+    match string_kind_object(&a.value) {
+        Some(s) => Arg {
+            value: Value::from(s),
+            missing: false,
+        },
+        None => a.clone(),
+    }
+}
+
 fn arity(name: &str, want: usize, got: usize) -> CallError {
     CallError::Fatal(format!(
         "wrong number of args for {name}: want {want} got {got}"
@@ -179,6 +208,10 @@ pub fn index(item: &Arg, indexes: &[Arg]) -> Result<(Value, Vec<String>), String
     let mut cur = item.value.clone();
     let mut keys = Vec::new();
     for i in indexes {
+        let i = &as_string_kind(i);
+        if let Some(s) = string_kind_object(&cur) {
+            cur = Value::from(s);
+        }
         cur = match &cur {
             Value::Nil => return Err("index of nil pointer".into()),
             Value::List(l) => {

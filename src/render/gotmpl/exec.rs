@@ -10,6 +10,7 @@ use super::builtins::{self, BUILTINS, CallError};
 use super::funcs::FuncEnv;
 use super::literal::Number;
 use super::output::{Meta, Output, OutputSegment, SegmentKind, Taint, ValuesPath};
+use super::parse::Tree;
 use super::printf::{self, go_quote};
 use super::template::{ExecError, ExecOptions, MissingKey, Templates};
 use super::value::Value;
@@ -40,6 +41,10 @@ pub const NONDETERMINISTIC_FUNCS: &[&str] = &[
     "getHostByName",
 ];
 
+/// Leading mark of a function error that Go reports without `error calling NAME:` (the
+/// function library's contract, `funcs::UNWRAPPED`).
+const UNWRAPPED: char = '\u{1}';
+
 pub fn is_builtin(name: &str) -> bool {
     BUILTINS.contains(&name)
 }
@@ -51,6 +56,9 @@ pub(crate) struct Val {
     pub v: Value,
     pub missing: bool,
     pub meta: Meta,
+    /// When the value is (or was computed from) the output of `include`/`tpl`: that output
+    /// with its segments, so printing it can point into the included template.
+    pub inner: Option<Rc<Output>>,
 }
 
 impl Val {
@@ -58,6 +66,7 @@ impl Val {
         Val {
             v,
             missing: false,
+            inner: None,
             meta: Meta::default(),
         }
     }
@@ -65,6 +74,7 @@ impl Val {
         Val {
             v: Value::Nil,
             missing: true,
+            inner: None,
             meta,
         }
     }
@@ -234,8 +244,64 @@ impl<'s, 'e> State<'s, 'e> {
                 pos: pos.clone(),
                 values_paths: meta.from.clone(),
                 taint: meta.taint.clone(),
+                via: Vec::new(),
             });
         }
+        Ok(())
+    }
+
+    /// Writes text that derives from an `include`/`tpl` output: the parts of that output
+    /// found again, in order, line by line (they survive `nindent`, `indent`, `quote`,
+    /// `trim`) keep their segments from the included template; the rest belongs to the
+    /// printing action.
+    fn write_spliced(&mut self, text: &str, pos: &Pos, meta: &Meta, inner: &Output) -> R<()> {
+        let base = self.out.text.len();
+        self.write(text, SegmentKind::Action, pos, meta)?;
+        if text.is_empty() {
+            return Ok(());
+        }
+        let Some(outer) = self.out.segments.pop() else {
+            return Ok(());
+        };
+        let mut cursor = 0;
+        let mut at = 0;
+        let mut spliced = Vec::new();
+        let fill = |from: usize, to: usize, spliced: &mut Vec<OutputSegment>| {
+            if from < to {
+                let mut s = outer.clone();
+                s.range = base + from..base + to;
+                spliced.push(s);
+            }
+        };
+        for seg in &inner.segments {
+            let Some(seg_text) = inner.text.get(seg.range.clone()) else {
+                continue;
+            };
+            for piece in seg_text.split('\n') {
+                if piece.trim().is_empty() {
+                    continue;
+                }
+                let Some(off) = text[cursor..].find(piece) else {
+                    continue;
+                };
+                let start = cursor + off;
+                fill(at, start, &mut spliced);
+                let mut via = vec![pos.clone()];
+                via.extend(seg.via.iter().cloned());
+                spliced.push(OutputSegment {
+                    range: base + start..base + start + piece.len(),
+                    kind: seg.kind,
+                    pos: seg.pos.clone(),
+                    values_paths: seg.values_paths.clone(),
+                    taint: seg.taint.clone(),
+                    via,
+                });
+                cursor = start + piece.len();
+                at = cursor;
+            }
+        }
+        fill(at, text.len(), &mut spliced);
+        self.out.segments.extend(spliced);
         Ok(())
     }
 
@@ -255,7 +321,12 @@ impl<'s, 'e> State<'s, 'e> {
                         } else {
                             printf::display(&v.v)
                         };
-                        self.write(&text, SegmentKind::Action, pos, &v.meta)?;
+                        match &v.inner {
+                            Some(inner) if self.sh.opts.record_segments => {
+                                self.write_spliced(&text, pos, &v.meta, inner)?
+                            }
+                            _ => self.write(&text, SegmentKind::Action, pos, &v.meta)?,
+                        }
                     }
                 }
                 Node::If(b) | Node::With(b) => {
@@ -326,6 +397,7 @@ impl<'s, 'e> State<'s, 'e> {
                         Val {
                             v: e.clone(),
                             missing: false,
+                            inner: None,
                             meta,
                         },
                     ));
@@ -355,11 +427,13 @@ impl<'s, 'e> State<'s, 'e> {
                         Val {
                             v: Value::from(k),
                             missing: false,
+                            inner: None,
                             meta: meta.clone(),
                         },
                         Val {
                             v: e,
                             missing: false,
+                            inner: None,
                             meta,
                         },
                     ));
@@ -408,6 +482,7 @@ impl<'s, 'e> State<'s, 'e> {
                     let elem = Val {
                         v,
                         missing: false,
+                        inner: None,
                         meta: val.meta.derived(),
                     };
                     (Val::missing(Meta::default()), elem)
@@ -559,7 +634,10 @@ impl<'s, 'e> State<'s, 'e> {
                 return self.eval_function(dot, name, pos, cmd, rest, final_);
             }
             Arg::Pipe(p) => {
-                self.not_a_function(first, rest, final_.is_some())?;
+                if !rest.is_empty() || final_.is_some() {
+                    let msg = format!("can't give argument to non-function {p}");
+                    return Err(self.err(&cmd.pos, cmd, msg));
+                }
                 return self.eval_pipeline(dot, p);
             }
             Arg::Variable { idents, pos } => {
@@ -734,6 +812,7 @@ impl<'s, 'e> State<'s, 'e> {
                         Ok(Val {
                             v,
                             missing: false,
+                            inner: None,
                             meta,
                         })
                     }
@@ -744,6 +823,7 @@ impl<'s, 'e> State<'s, 'e> {
                             MissingKey::Zero => Ok(Val {
                                 v: Value::Nil,
                                 missing: false,
+                                inner: None,
                                 meta,
                             }),
                             MissingKey::Error => Err(self.err(
@@ -773,6 +853,7 @@ impl<'s, 'e> State<'s, 'e> {
                         Some(Ok(v)) => Ok(Val {
                             v,
                             missing: false,
+                            inner: None,
                             meta,
                         }),
                         Some(Err(e)) => {
@@ -796,6 +877,7 @@ impl<'s, 'e> State<'s, 'e> {
                     return Ok(Val {
                         v,
                         missing: false,
+                        inner: None,
                         meta,
                     });
                 }
@@ -803,6 +885,7 @@ impl<'s, 'e> State<'s, 'e> {
                     Some(Ok(v)) => Ok(Val {
                         v,
                         missing: false,
+                        inner: None,
                         meta,
                     }),
                     Some(Err(e)) => Err(self.err(pos, node, format!("error calling {name}: {e}"))),
@@ -886,18 +969,22 @@ impl<'s, 'e> State<'s, 'e> {
                     Ok(Val {
                         v,
                         missing: false,
+                        inner: None,
                         meta: m,
                     })
                 }
                 Err(e) => Err(self.err(pos, ctx, format!("error calling index: {e}"))),
             };
         }
+        // Text derived from an include keeps a link to it (see `write_spliced`).
+        let inner = args.iter().rev().find_map(|a| a.inner.clone());
         if is_builtin(name) {
             let bargs: Vec<builtins::Arg> = args.iter().map(Val::builtin_arg).collect();
             return match builtins::call(name, &bargs) {
                 Ok(v) => Ok(Val {
                     v,
                     missing: false,
+                    inner,
                     meta,
                 }),
                 Err(CallError::Call(e)) => {
@@ -920,12 +1007,24 @@ impl<'s, 'e> State<'s, 'e> {
         };
         let vals: Vec<Value> = args.into_iter().map(|a| a.v).collect();
         match f(self.sh.env, &vals) {
+            Ok(v) if matches!(&v, Value::String(s) if s.len() > self.sh.opts.max_output_bytes) => {
+                Err(self.err(
+                    pos,
+                    ctx,
+                    format!("result of {name} exceeds the output limit"),
+                ))
+            }
             Ok(v) => Ok(Val {
                 v,
                 missing: false,
+                inner,
                 meta,
             }),
-            Err(e) => Err(self.err(pos, ctx, format!("error calling {name}: {e}"))),
+            // Argument errors Go raises before calling are reported without the prefix.
+            Err(e) => match e.strip_prefix(UNWRAPPED) {
+                Some(msg) => Err(self.err(pos, ctx, msg)),
+                None => Err(self.err(pos, ctx, format!("error calling {name}: {e}"))),
+            },
         }
     }
 
@@ -942,6 +1041,10 @@ impl<'s, 'e> State<'s, 'e> {
                 template: name.to_string(),
             });
         };
+        self.execute_tree(set, &tree, data)
+    }
+
+    fn execute_tree(&mut self, set: &Templates, tree: &Tree, data: &Val) -> R<Output> {
         let dot = if matches!(data.v, Value::Nil) {
             Val::missing(data.meta.clone())
         } else {
@@ -950,7 +1053,7 @@ impl<'s, 'e> State<'s, 'e> {
         let mut st = State {
             set,
             sh: &mut *self.sh,
-            tmpl: name.into(),
+            tmpl: tree.name.as_str().into(),
             vars: vec![("$".into(), dot.clone())],
             out: Output::default(),
         };
@@ -1004,9 +1107,12 @@ impl<'s, 'e> State<'s, 'e> {
                 meta.at = None;
                 meta.from.clear();
                 merge_output_meta(&mut meta, &out);
+                let text = Value::from(out.text.as_str());
+                let inner = Some(Rc::new(out));
                 Ok(Val {
-                    v: Value::from(out.text),
+                    v: text,
                     missing: false,
+                    inner,
                     meta,
                 })
             }
@@ -1034,23 +1140,29 @@ impl<'s, 'e> State<'s, 'e> {
         };
         let mut set = self.set.clone();
         let tpl_name = self.sh.opts.tpl_name.clone();
-        if let Err(e) = set.parse(&tpl_name, text) {
-            return Err(self.err(
-                pos,
-                ctx,
-                format!(
-                    "error calling tpl: cannot parse template {}: {e}",
-                    go_quote(text)
-                ),
-            ));
-        }
-        match self.execute_nested(&set, &tpl_name, data) {
+        let tree = match set.parse_main(&tpl_name, text) {
+            Ok(tree) => tree,
+            Err(e) => {
+                return Err(self.err(
+                    pos,
+                    ctx,
+                    format!(
+                        "error calling tpl: cannot parse template {}: {e}",
+                        go_quote(text)
+                    ),
+                ));
+            }
+        };
+        match self.execute_tree(&set, &tree, data) {
             Ok(mut out) => {
                 out.remove_no_value();
                 merge_output_meta(&mut meta, &out);
+                let text = Value::from(out.text.as_str());
+                let inner = Some(Rc::new(out));
                 Ok(Val {
-                    v: Value::from(out.text),
+                    v: text,
                     missing: false,
+                    inner,
                     meta,
                 })
             }

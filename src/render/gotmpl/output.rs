@@ -108,6 +108,9 @@ pub struct OutputSegment {
     /// `.Values` paths the printed value came from (empty when none).
     pub values_paths: Vec<ValuesPath>,
     pub taint: Option<Rc<Taint>>,
+    /// For text that came out of `include`/`tpl`: the calling actions, outermost first
+    /// (`pos` is then inside the included template).
+    pub via: Vec<Pos>,
 }
 
 impl OutputSegment {

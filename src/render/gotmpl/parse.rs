@@ -36,6 +36,14 @@ impl std::error::Error for ParseError {}
 /// exhausting the stack (Go's own limit is 10000 expression levels).
 pub const MAX_PARSE_DEPTH: usize = 200;
 
+/// Stack the parser may use (debug builds have large frames): deeper nesting is an error.
+const PARSE_STACK_BUDGET: usize = 512 << 10;
+
+fn stack_addr() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
+
 /// Parses `text` (named `name`) into its main tree and the trees it defines, in definition
 /// order. `is_func` tells which identifiers are functions (Go rejects unknown ones when parsing).
 pub fn parse(
@@ -63,6 +71,7 @@ pub fn parse(
         range_depth: 0,
         action_line: 0,
         depth: 0,
+        stack_base: stack_addr(),
         is_func,
         defined: Vec::new(),
     };
@@ -88,6 +97,7 @@ struct Parser<'f> {
     range_depth: usize,
     action_line: usize,
     depth: usize,
+    stack_base: usize,
     is_func: &'f dyn Fn(&str) -> bool,
     defined: Vec<Tree>,
 }
@@ -186,7 +196,8 @@ impl Parser<'_> {
 
     fn enter(&mut self) -> PResult<()> {
         self.depth += 1;
-        if self.depth > MAX_PARSE_DEPTH {
+        let used = self.stack_base.abs_diff(stack_addr());
+        if self.depth > MAX_PARSE_DEPTH || used > PARSE_STACK_BUDGET {
             return self.err("max expression depth exceeded");
         }
         Ok(())

@@ -265,7 +265,15 @@ fn pad(out: &mut String, s: &str, spec: &Spec) {
     }
 }
 
+/// Nesting beyond this is not printed: a map can contain itself (`set $d "self" $d`), which
+/// would otherwise recurse forever.
+const MAX_FORMAT_DEPTH: usize = 100;
+
 fn format_value(out: &mut String, v: &Value, spec: &Spec, depth: usize) {
+    if depth > MAX_FORMAT_DEPTH {
+        out.push_str("...");
+        return;
+    }
     if spec.verb == 'T' {
         pad(out, v.type_name(), spec);
         return;
@@ -652,6 +660,18 @@ mod tests {
             ),
             "007f|FF|010|+5|\"a\\\"b\"|A"
         );
+    }
+
+    #[test]
+    fn self_containing_map_prints_without_recursing_forever() {
+        let m = Value::map(Map::new());
+        if let Value::Map(inner) = &m {
+            inner.borrow_mut().insert("self".into(), m.clone());
+        }
+        assert!(display(&m).contains("..."));
+        if let Value::Map(inner) = &m {
+            inner.borrow_mut().clear(); // break the cycle
+        }
     }
 
     #[test]

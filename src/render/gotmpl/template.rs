@@ -139,14 +139,32 @@ impl Templates {
     /// Parses `text` as the template `name`, adding it and its `define`/`block` templates.
     /// A later non-empty definition replaces an earlier one (Go's `AddParseTree`).
     pub fn parse(&mut self, name: &str, text: &str) -> Result<(), ParseError> {
+        self.parse_main(name, text).map(|_| ())
+    }
+
+    /// Like `parse`, and returns the tree of `text` itself. That tree is what Go's
+    /// `t.New(name).Parse(text)` then `t.Execute` runs, even when it is empty and so did not
+    /// replace an existing template of the same name (Helm's `tpl ""` relies on it).
+    pub(crate) fn parse_main(&mut self, name: &str, text: &str) -> Result<Rc<Tree>, ParseError> {
         let trees = parse(name, text, &self.left, &self.right, &|n| self.is_func(n))?;
+        let mut main = None;
         for t in trees {
+            let t = Rc::new(t);
+            if t.name == name {
+                main = Some(t.clone());
+            }
             let keep_old = self.trees.contains_key(&t.name) && super::ast::is_empty_tree(&t.root);
             if !keep_old {
-                self.trees.insert(t.name.clone(), Rc::new(t));
+                self.trees.insert(t.name.clone(), t);
             }
         }
-        Ok(())
+        Ok(main.unwrap_or_else(|| {
+            Rc::new(Tree {
+                name: name.to_string(),
+                parse_name: name.into(),
+                root: Vec::new(),
+            })
+        }))
     }
 
     pub fn contains(&self, name: &str) -> bool {

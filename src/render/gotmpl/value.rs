@@ -57,6 +57,12 @@ pub trait GoObject {
     }
     /// How `{{ . }}` / `%v` prints it (Go's fmt of the underlying struct or its String()).
     fn format(&self) -> String;
+    /// `Some(text)` when the Go kind of the object is `string`, as for `json.Number`, which
+    /// Helm 3 uses for numbers of a chart's values.yaml (a `0` there is true in `if`, and
+    /// `1000000` prints as is). `eq`/`lt`/`len`/`index`/`slice` then treat it as that string.
+    fn as_go_string(&self) -> Option<&str> {
+        None
+    }
     /// Downcast support for functions that take a specific object (dates, semver).
     fn as_any(&self) -> &dyn std::any::Any;
 }

@@ -299,6 +299,7 @@ fn go_text_template_vectors() {
     // (suite, id, passed, detail)
     let mut results: Vec<(String, String, bool, String)> = Vec::new();
     let mut needs_go = 0;
+    let (mut errors_same, mut errors_total) = (0, 0);
 
     for t in doc["exec_tests"].as_array().into_iter().flatten() {
         let name = t["name"].as_str().unwrap_or("");
@@ -322,6 +323,19 @@ fn go_text_template_vectors() {
         };
         let got = render(name, input, data);
         let ok = t["ok"].as_bool() == Some(true);
+        if let (Err(msg), Some(go)) = (
+            &got,
+            t.get("go_exec_error")
+                .or(t.get("go_parse_error"))
+                .and_then(Json::as_str),
+        ) {
+            errors_total += 1;
+            if msg == go {
+                errors_same += 1;
+            } else if std::env::var_os("GOTMPL_SHOW_ERRORS").is_some() {
+                println!("ERROR TEXT {name}: ours {msg:?}\n                 go   {go:?}");
+            }
+        }
         let want = t["output"].as_str().unwrap_or("");
         let passed = match (&got, ok) {
             (Ok(out), true) => out == want,
@@ -499,6 +513,7 @@ fn go_text_template_vectors() {
         needs_go,
         na.len()
     );
+    println!("text/template error messages identical to Go's: {errors_same}/{errors_total}");
     for u in &unexpected {
         println!("UNEXPECTED {u}");
     }
@@ -512,4 +527,44 @@ fn go_text_template_vectors() {
         unexpected.len()
     );
     assert!(passed * 100 >= applicable * 95, "score below 95%");
+}
+
+/// Every template of the corpus charts (26 real charts and their subcharts) must parse.
+#[test]
+fn corpus_chart_templates_parse() {
+    let Some(dir) = corpus_dir() else {
+        println!("chart templates: skipped, corpus not found (set GITOPS_LINT_CORPUS)");
+        return;
+    };
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.components().any(|c| c.as_os_str() == "templates")
+                && p.extension()
+                    .is_some_and(|x| x == "yaml" || x == "tpl" || x == "txt" || x == "yml")
+            {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&dir.join("helm/charts"), &mut files);
+    files.sort();
+    let dummy: Func = |_, _| Ok(Value::Nil);
+    let mut failures = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap_or_default();
+        let mut set = Templates::new(Rc::new(move |_: &str| Some(dummy)));
+        if let Err(e) = set.parse(&f.display().to_string(), &text) {
+            failures.push(e.to_string());
+        }
+    }
+    println!(
+        "chart templates parsed: {}/{}",
+        files.len() - failures.len(),
+        files.len()
+    );
+    assert!(failures.is_empty(), "{failures:#?}");
 }
