@@ -26,6 +26,7 @@ pub struct Config {
     pub ignore: Vec<ObjectIgnore>,
     pub repo_urls: Vec<String>,
     pub max_file_bytes: Option<u64>,
+    pub max_files: Option<usize>,
     pub yaml_limits: Limits,
 }
 
@@ -172,6 +173,7 @@ impl Config {
                         })?;
                         match name.as_ref() {
                             "max-file-bytes" => cfg.max_file_bytes = Some(n as u64),
+                            "max-files" => cfg.max_files = Some(n as usize),
                             "max-depth" => cfg.yaml_limits.max_depth = n as usize,
                             "max-alias-nodes" => cfg.yaml_limits.max_alias_nodes = n as usize,
                             "max-documents" => cfg.yaml_limits.max_documents = n as usize,

@@ -97,10 +97,10 @@ pub fn lint(opts: &LintOptions) -> Result<LintResult, LintError> {
     let exclude = config.exclude_set().map_err(|m| LintError { message: m })?;
     let walk_opts = WalkOptions {
         exclude,
+        max_files: config.max_files.unwrap_or(WalkOptions::default().max_files),
         max_file_bytes: config
             .max_file_bytes
             .unwrap_or(WalkOptions::default().max_file_bytes),
-        ..Default::default()
     };
     let walked = walk_repo(&root, &walk_opts, &map).map_err(|e| LintError {
         message: format!("{}: {e}", root.display()),
@@ -254,9 +254,17 @@ fn apply_settings(
     }
     reasonless.sort();
     reasonless.dedup();
+    let reasonless_setting = config.setting(suppression_without_reason::ID);
     for span in reasonless {
+        if reasonless_setting == Some(&RuleSetting::Off) {
+            break;
+        }
+        let severity = match reasonless_setting {
+            Some(RuleSetting::Severity(s)) => *s,
+            _ => Severity::Warning,
+        };
         out.push(
-            Finding::new(suppression_without_reason::ID, Severity::Warning, "suppression comment gives no reason", span)
+            Finding::new(suppression_without_reason::ID, severity, "suppression comment gives no reason", span)
                 .label("add a reason after the closing `]`")
                 .help("Write why the finding does not apply: `# gitops-lint: ignore[rule-id] the HPA is disabled in this cluster`."),
         );
