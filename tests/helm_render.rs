@@ -131,7 +131,6 @@ fn include_recursion_stops_with_an_issue() {
 }
 
 #[test]
-#[ignore = "needs `required` from the function library (sprig-funcs branch, not merged yet)"]
 fn missing_required_value_is_located() {
     let (_, msg, path, line) = single_issue("malformed/missing-required");
     assert_eq!(

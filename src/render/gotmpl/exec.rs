@@ -443,6 +443,12 @@ impl<'s, 'e> State<'s, 'e> {
                 int_range = Some((val.v.clone(), (*n).max(0) as u64))
             }
             Value::Uint(n) => int_range = Some((val.v.clone(), *n)),
+            // A Go map type with methods (Helm's `.Files`).
+            Value::Object(o) if o.map_entries().is_some() => {
+                for (k, e) in o.map_entries().unwrap_or_default() {
+                    items.push((Val::new(Value::from(k)), Val::new(e)));
+                }
+            }
             v => {
                 return Err(self.err(
                     &b.pos,

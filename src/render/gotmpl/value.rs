@@ -63,6 +63,11 @@ pub trait GoObject {
     fn as_go_string(&self) -> Option<&str> {
         None
     }
+    /// For a Go map type that also has methods (Helm's `.Files`): its entries, sorted by
+    /// key, so `range` can iterate it. `None` for structs.
+    fn map_entries(&self) -> Option<Vec<(String, Value)>> {
+        None
+    }
     /// Downcast support for functions that take a specific object (dates, semver).
     fn as_any(&self) -> &dyn std::any::Any;
 }

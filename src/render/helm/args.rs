@@ -88,6 +88,9 @@ pub fn parse_helm_template_args(args: &[String]) -> Result<(String, TemplateOpti
             | "--generate-name"
             | "-g"
             | "--is-upgrade" => {
+                if flag == "--debug" {
+                    opts.debug = true;
+                }
                 if flag == "--no-hooks" {
                     opts.no_hooks = true;
                 }

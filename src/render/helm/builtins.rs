@@ -471,6 +471,14 @@ impl GoObject for Files {
             _ => return None,
         })
     }
+    fn map_entries(&self) -> Option<Vec<(String, Value)>> {
+        Some(
+            self.files
+                .iter()
+                .map(|(n, d)| (n.clone(), Value::Bytes(d.clone())))
+                .collect(),
+        )
+    }
     fn format(&self) -> String {
         let inner: Vec<String> = self
             .files

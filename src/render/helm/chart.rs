@@ -376,8 +376,8 @@ fn parse_yaml_doc(f: &ChartFile) -> Result<Node, String> {
     let parsed = parse_str(&text, f.file.unwrap_or_default(), &Limits::default());
     if let Some(err) = parsed.error {
         return Err(format!(
-            "error converting YAML to JSON: yaml: {}",
-            err.message
+            "error converting YAML to JSON: {}",
+            super::values::go_yaml_error(&err, &text)
         ));
     }
     Ok(parsed

@@ -43,8 +43,6 @@ pub const INSTALL_ORDER: &[&str] = &[
     "IngressClass",
     "Ingress",
     "APIService",
-    "MutatingWebhookConfiguration",
-    "ValidatingWebhookConfiguration",
 ];
 
 const HOOK_EVENTS: &[&str] = &[
@@ -141,8 +139,10 @@ pub fn split_manifests(text: &str) -> Vec<Range<usize>> {
 fn simple_head(doc: &str) -> Result<(String, String, Option<String>), String> {
     let parsed = parse_str(doc, Default::default(), &Limits::default());
     if let Some(e) = parsed.error {
-        let line = e.message.clone();
-        return Err(format!("error converting YAML to JSON: yaml: {line}"));
+        return Err(format!(
+            "error converting YAML to JSON: {}",
+            super::values::go_yaml_error(&e, doc)
+        ));
     }
     let Some(root) = parsed.docs.into_iter().next().map(|d| d.root) else {
         return Ok(Default::default());

@@ -70,6 +70,8 @@ pub struct TemplateOptions {
     /// Absolute directory of the filesystem root, for the few messages where helm prints
     /// absolute paths (CLI mode sets it to the cwd; `None` prints repo-relative paths).
     pub abs_root: Option<String>,
+    /// `--debug`: when the rendered YAML does not parse, print the raw rendered files too.
+    pub debug: bool,
 }
 
 impl Default for TemplateOptions {
@@ -94,6 +96,7 @@ impl Default for TemplateOptions {
             show_only: Vec::new(),
             name_template: None,
             abs_root: None,
+            debug: false,
         }
     }
 }
@@ -360,7 +363,9 @@ pub fn run(fs: &dyn RepoFs, chart_dir: &str, opts: &TemplateOptions, want_object
     };
     if let Err(f) = run_inner(fs, chart_dir, opts, want_objects, &mut run) {
         run.failure = Some(f);
-        run.stdout.clear();
+        if !opts.debug {
+            run.stdout.clear();
+        }
     }
     run
 }
@@ -499,8 +504,22 @@ fn run_inner(
         if render::is_partial(&e.name) || out.text.trim().is_empty() {
             continue;
         }
-        let list = manifest::file_manifests(&e.name, &out.text)
-            .map_err(|m| hint(Failure::new(m).at(e.file.map(|f| Span::new(f, 0, 0)))))?;
+        let parsed = manifest::file_manifests(&e.name, &out.text);
+        if parsed.is_err() && opts.debug {
+            // helm returns every rendered file as one blob to help debugging.
+            let mut blob = String::new();
+            for (j, o) in &by_name {
+                if !o.text.trim().is_empty() && !render::is_partial(&entries[*j].name) {
+                    blob.push_str(&format!(
+                        "---\n# Source: {}\n{}\n",
+                        entries[*j].name, o.text
+                    ));
+                }
+            }
+            run.stdout = format!("{}\n", blob.trim());
+        }
+        let list =
+            parsed.map_err(|m| hint(Failure::new(m).at(e.file.map(|f| Span::new(f, 0, 0)))))?;
         manifests.extend(list.into_iter().map(|m| (m, *i)));
     }
     let (mut hooks, mut generic): (Vec<Placed>, Vec<Placed>) = manifests

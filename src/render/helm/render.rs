@@ -221,6 +221,11 @@ pub fn reformat_exec_error(filename: &str, err: &str) -> String {
         let msg = &tokens[2][start + "HELM_ERR_START".len()..end];
         return format!("execution error at ({location}): {msg}");
     }
+    // `fail` always carries Helm's markers; accept a library that leaves them out.
+    if let Some(i) = tokens[2].find("error calling fail: ") {
+        let msg = &tokens[2][i + "error calling fail: ".len()..];
+        return format!("execution error at ({location}): {msg}");
+    }
     err.to_string()
 }
 

@@ -15,6 +15,30 @@ pub struct ValuesDoc {
     pub file: Option<FileId>,
 }
 
+/// A YAML syntax error worded as go-yaml v2 words it inside Helm's messages
+/// (`yaml: line N: problem`): parser errors count lines from 0, scanner errors from 1.
+pub fn go_yaml_error(err: &crate::yaml::YamlError, text: &str) -> String {
+    let upto = (err.span.start as usize).min(text.len());
+    let line1 = text[..upto].matches('\n').count() + 1;
+    let msg = err.message.as_str();
+    let (parser, problem) = match msg.split_once(", ") {
+        Some((ctx, p)) if ctx.starts_with("while parsing") => (true, p),
+        Some((ctx, p)) if ctx.starts_with("while scanning") => (false, p),
+        _ => (false, msg),
+    };
+    let (problem, line) = match problem {
+        // libyaml reports a dangling simple key at the end of the stream one line on.
+        "simple key expected" => ("could not find expected ':'", line1 + 1),
+        p if parser => (p, line1.saturating_sub(1)),
+        p => (p, line1),
+    };
+    if line == 0 {
+        format!("yaml: {problem}")
+    } else {
+        format!("yaml: line {line}: {problem}")
+    }
+}
+
 /// YAML → JSON → Go: what `sigs.k8s.io/yaml.Unmarshal` into `interface{}` yields.
 pub fn node_to_value(node: &Node) -> Value {
     match &node.value {
@@ -40,8 +64,8 @@ pub fn parse_values_text(text: &str, file: Option<FileId>) -> Result<ValuesDoc, 
     let parsed = parse_str(text, file.unwrap_or_default(), &Limits::default());
     if let Some(err) = parsed.error {
         return Err(format!(
-            "error converting YAML to JSON: yaml: {}",
-            err.message
+            "error converting YAML to JSON: {}",
+            go_yaml_error(&err, text)
         ));
     }
     let mut doc = ValuesDoc {

@@ -4,15 +4,21 @@
 use crate::render::gotmpl::funcs::{Func, FuncEnv};
 use crate::render::gotmpl::value::Value;
 
-/// `toYAML` as Helm's engine has it (sigs.k8s.io/yaml, trailing newline trimmed).
+/// `toYAML` as Helm's engine has it (sigs.k8s.io/yaml, trailing newline trimmed): the
+/// library's `toYaml`.
 pub fn to_yaml(v: &Value) -> String {
-    let out = minimal_yaml(v, 0);
-    out.strip_suffix('\n').unwrap_or(&out).to_string()
+    let Some(f) = lookup_func("toYaml") else {
+        return String::new();
+    };
+    match f(&mut func_env(), std::slice::from_ref(v)) {
+        Ok(Value::String(s)) => s.to_string(),
+        _ => String::new(),
+    }
 }
 
 /// The template functions (Sprig + Helm) the engine resolves by name.
-pub fn lookup_func(_name: &str) -> Option<Func> {
-    None
+pub fn lookup_func(name: &str) -> Option<Func> {
+    crate::render::gotmpl::funcs::lookup(name)
 }
 
 /// The clock and random source of a render: the current time (as `helm template` has it)
@@ -26,39 +32,5 @@ pub fn func_env() -> FuncEnv {
         seed: 0,
         now_unix_nanos: now,
         utc_offset_secs: 0,
-    }
-}
-
-/// Stand-in until the function library's emitter is merged: maps of strings only.
-fn minimal_yaml(v: &Value, indent: usize) -> String {
-    let pad = " ".repeat(indent);
-    match v {
-        Value::Map(m) => {
-            let m = m.borrow();
-            if m.is_empty() {
-                return "{}\n".into();
-            }
-            let mut out = String::new();
-            for (k, v) in m.iter() {
-                let s = v.as_str().unwrap_or_default();
-                if s.contains('\n') {
-                    let chomp = if s.ends_with('\n') { "" } else { "-" };
-                    out.push_str(&format!("{pad}{k}: |{chomp}\n"));
-                    for line in s.strip_suffix('\n').unwrap_or(s).split('\n') {
-                        if line.is_empty() {
-                            out.push('\n');
-                        } else {
-                            out.push_str(&format!("{pad}  {line}\n"));
-                        }
-                    }
-                } else if s.is_empty() {
-                    out.push_str(&format!("{pad}{k}: \"\"\n"));
-                } else {
-                    out.push_str(&format!("{pad}{k}: {s}\n"));
-                }
-            }
-            out
-        }
-        _ => "null\n".into(),
     }
 }
