@@ -70,7 +70,12 @@ pub fn to_json(v: &Value) -> J {
                 .map(|(k, v)| (k.clone(), to_json(v)))
                 .collect(),
         ),
-        Value::Object(o) => J::String(o.format()),
+        Value::Object(o) => match super::values::JsonNumber::of(v) {
+            Some(n) => serde_json::from_str::<serde_json::Number>(&n.text)
+                .map(J::Number)
+                .unwrap_or(J::Null),
+            None => J::String(o.format()),
+        },
     }
 }
 

@@ -39,12 +39,91 @@ pub fn go_yaml_error(err: &crate::yaml::YamlError, text: &str) -> String {
     }
 }
 
-/// YAML → JSON → Go: what `sigs.k8s.io/yaml.Unmarshal` into `interface{}` yields.
+/// A number of a values file as Helm 3.18.0 holds it: Go's `json.Number`, a *string* type
+/// holding the JSON text. So `0` is true in `if`, `kindIs "string"` holds, and `1000000`
+/// prints as written; Sprig's numeric functions parse it (see `yamlout`).
+#[derive(Clone, Debug)]
+pub struct JsonNumber {
+    pub text: String,
+    pub value: f64,
+}
+
+impl JsonNumber {
+    pub fn value(text: String, value: f64) -> Value {
+        Value::Object(std::rc::Rc::new(JsonNumber { text, value }))
+    }
+
+    /// The JSON number inside a value, if it is one.
+    pub fn of(v: &Value) -> Option<&JsonNumber> {
+        match v {
+            Value::Object(o) => o.as_any().downcast_ref::<JsonNumber>(),
+            _ => None,
+        }
+    }
+}
+
+impl crate::render::gotmpl::value::GoObject for JsonNumber {
+    fn type_name(&self) -> &str {
+        "json.Number"
+    }
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
+        if !args.is_empty() {
+            return None;
+        }
+        match name {
+            "String" => Some(Ok(Value::str(self.text.as_str()))),
+            "Float64" => Some(Ok(Value::Float(self.value))),
+            "Int64" => {
+                Some(self.text.parse::<i64>().map(Value::Int64).map_err(|_| {
+                    format!("strconv.ParseInt: parsing {:?}: invalid syntax", self.text)
+                }))
+            }
+            _ => None,
+        }
+    }
+    fn format(&self) -> String {
+        self.text.clone()
+    }
+    fn as_go_string(&self) -> Option<&str> {
+        Some(&self.text)
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// Go's `encoding/json` text of a float64 (`strconv` 'f' format, or 'e' for very large or
+/// small magnitudes), as the YAML → JSON step writes it.
+pub fn go_json_float(f: f64) -> String {
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        let s = format!("{f:e}");
+        // Rust `1e21` → Go `1e+21`; Rust `1.5e-7` → Go `1.5e-07`.
+        match s.split_once('e') {
+            Some((m, e)) => {
+                let (sign, digits) = match e.strip_prefix('-') {
+                    Some(d) => ('-', d),
+                    None => ('+', e),
+                };
+                format!("{m}e{sign}{digits:0>2}")
+            }
+            None => s,
+        }
+    } else {
+        format!("{f}")
+    }
+}
+
+/// YAML → JSON → Go: what Helm 3.18.0's values loader yields (numbers as `json.Number`).
 pub fn node_to_value(node: &Node) -> Value {
     match &node.value {
         Y::Null => Value::Nil,
         Y::Bool(b) => Value::Bool(*b),
-        Y::Int(i) => Value::Float(*i as f64),
+        Y::Int(i) => JsonNumber::value(i.to_string(), *i as f64),
+        Y::Float(f) if f.is_finite() => JsonNumber::value(go_json_float(*f), *f),
         Y::Float(f) => Value::Float(*f),
         Y::String(s) => Value::str(s.as_str()),
         Y::Seq(items) => Value::list(items.iter().map(node_to_value).collect()),
@@ -278,8 +357,19 @@ mod tests {
 
     #[test]
     fn numbers_are_float64_and_keys_strings() {
-        let doc = parse_values_text("a: 1\nb: {c: true}\n1: x\n", None).unwrap_or_default();
-        assert!(matches!(doc.map.get("a"), Some(Value::Float(f)) if *f == 1.0));
+        let doc = parse_values_text("a: 1\nb: {c: true}\n1: x\nc: 1.5\n", None).unwrap_or_default();
+        let a = doc
+            .map
+            .get("a")
+            .and_then(|v| JsonNumber::of(v).map(|n| n.text.clone()));
+        assert_eq!(a.as_deref(), Some("1"));
+        let c = doc
+            .map
+            .get("c")
+            .and_then(|v| JsonNumber::of(v).map(|n| n.value));
+        assert_eq!(c, Some(1.5));
+        assert_eq!(go_json_float(1e21), "1e+21");
+        assert_eq!(go_json_float(1000000.0), "1000000");
         assert!(doc.map.contains_key("1"));
         assert!(matches!(
             path_value(&Value::map(doc.map.clone()), "b.c"),
