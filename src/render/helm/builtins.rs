@@ -5,6 +5,7 @@
 use super::chart::{Chart, ChartFile, ImportValue, Metadata};
 use crate::render::gotmpl::value::{GoObject, Map, Value};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// `helm version` of the oracle this renderer follows.
 pub const HELM_VERSION: &str = "v3.18.0";
@@ -348,21 +349,22 @@ impl GoObject for ChartObject {
 
 /// `.Files`: the chart's non-template files, confined to the chart (Helm's `engine.files`).
 pub struct Files {
-    pub files: Vec<(String, Rc<[u8]>)>,
+    pub files: Vec<(String, Arc<[u8]>)>,
 }
 
 impl Files {
     pub fn from_chart(chart: &Chart) -> Files {
-        let mut files: Vec<(String, Rc<[u8]>)> = chart
+        // The bytes are shared with the loaded chart, not copied per render.
+        let mut files: Vec<(String, Arc<[u8]>)> = chart
             .files
             .iter()
-            .map(|f: &ChartFile| (f.name.clone(), Rc::from(&f.data[..])))
+            .map(|f: &ChartFile| (f.name.clone(), f.data.clone()))
             .collect();
         files.sort_by(|a, b| a.0.cmp(&b.0));
         Files { files }
     }
 
-    fn get(&self, name: &str) -> Option<&Rc<[u8]>> {
+    fn get(&self, name: &str) -> Option<&Arc<[u8]>> {
         self.files.iter().find(|(n, _)| n == name).map(|(_, d)| d)
     }
 
@@ -451,8 +453,13 @@ impl GoObject for Files {
                         .unwrap_or_default(),
                 )
             }),
-            "GetBytes" => str_arg(name, args)
-                .map(|p| Value::Bytes(self.get(&p).cloned().unwrap_or_else(|| Rc::from(&[][..])))),
+            "GetBytes" => str_arg(name, args).map(|p| {
+                Value::Bytes(
+                    self.get(&p)
+                        .map(|d| Rc::from(&d[..]))
+                        .unwrap_or_else(|| Rc::from(&[][..])),
+                )
+            }),
             "Glob" => str_arg(name, args)
                 .and_then(|p| self.glob(&p))
                 .map(|f| Value::Object(Rc::new(f))),
@@ -475,7 +482,7 @@ impl GoObject for Files {
         Some(
             self.files
                 .iter()
-                .map(|(n, d)| (n.clone(), Value::Bytes(d.clone())))
+                .map(|(n, d)| (n.clone(), Value::Bytes(Rc::from(&d[..]))))
                 .collect(),
         )
     }
@@ -535,8 +542,8 @@ mod tests {
     fn files_lines_and_glob() {
         let f = Files {
             files: vec![
-                ("config/a.toml".into(), Rc::from(&b"x\ny\n"[..])),
-                ("config/sub/b.toml".into(), Rc::from(&b""[..])),
+                ("config/a.toml".into(), Arc::from(&b"x\ny\n"[..])),
+                ("config/sub/b.toml".into(), Arc::from(&b""[..])),
             ],
         };
         let g = f.glob("config/*").map(|g| g.files.len()).unwrap_or(0);

@@ -271,7 +271,7 @@ fn user_values(
         let doc = parse_values_text(&text, id).map_err(|e| {
             Failure::new(format!("failed to parse {path}: {e}")).at(id.map(|f| Span::new(f, 0, 0)))
         })?;
-        for root in &doc.roots {
+        for root in doc.roots.iter() {
             origins.add(&[], root, &format!("value from {path}"));
         }
         base = values::merge_maps(&base, &doc.map);
@@ -333,7 +333,7 @@ fn chart_origins(
         Some(id) => format!("value from {}", map.path(id)),
         None => format!("value from {path}/values.yaml"),
     };
-    for root in &chart.values.roots {
+    for root in chart.values.roots.iter() {
         out.push((scope.to_vec(), root.clone(), label.clone()));
     }
 }

@@ -11,7 +11,8 @@ use crate::yaml::{Limits, Node, Value as Y, parse_str};
 #[derive(Clone, Debug, Default)]
 pub struct ValuesDoc {
     pub map: Map,
-    pub roots: Vec<Node>,
+    /// Shared: charts are cloned while dependencies are processed, trees are not.
+    pub roots: std::sync::Arc<Vec<Node>>,
     pub file: Option<FileId>,
 }
 
@@ -157,7 +158,7 @@ pub fn parse_values_text(text: &str, file: Option<FileId>) -> Result<ValuesDoc, 
             Value::Map(m) => {
                 let m = m.borrow().clone();
                 doc.map = merge_maps(&doc.map, &m);
-                doc.roots.push(d.root);
+                std::sync::Arc::make_mut(&mut doc.roots).push(d.root);
             }
             other => {
                 return Err(format!(
