@@ -642,7 +642,13 @@ fn argo_app(
     spec: &Node,
     kind: AppKind,
 ) -> (App, Rendered, Option<String>) {
-    let argo_app = argo::read_app_spec(obj, spec, kind == AppKind::ArgoAppSet);
+    let mut argo_app = argo::read_app_spec(obj, spec, kind == AppKind::ArgoAppSet);
+    for src in &mut argo_app.sources {
+        src.local = src.chart.is_none()
+            && ctx
+                .identity
+                .is_this_repo(src.repo_url.as_deref(), src.path.as_deref(), ctx.fs);
+    }
     let span = obj
         .metadata()
         .and_then(|m| m.get("name"))

@@ -60,8 +60,7 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                 continue;
             }
             // Sources in this repo tracking a branch are normal GitOps; only external ones.
-            let external = app.sources.iter().any(|s| s.starts_with("external"));
-            if !external {
+            if src.local {
                 continue;
             }
             if rev.is_empty()

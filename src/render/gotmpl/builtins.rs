@@ -21,7 +21,9 @@ pub const BUILTINS: &[&str] = &[
 /// or a `Fatal` message reported without that prefix (argument count and type errors).
 pub fn call(name: &str, args: &[Arg]) -> Result<Value, CallError> {
     let normalized: Vec<Arg>;
-    let args = if args.iter().any(|a| string_kind_object(&a.value).is_some())
+    let args = if args
+        .iter()
+        .any(|a| string_kind_object(&a.value).is_some() || map_kind_object(&a.value).is_some())
         && matches!(
             name,
             "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "len" | "slice"
@@ -135,10 +137,25 @@ fn string_kind_object(v: &Value) -> Option<&str> {
     }
 }
 
+/// The entries of an object whose Go kind is map (Helm's `.Files`), as a map.
+fn map_kind_object(v: &Value) -> Option<Value> {
+    match v {
+        Value::Object(o) => o.map_entries().map(|e| Value::map(e.into_iter().collect())),
+        _ => None,
+    }
+}
+
+/// An object of a basic Go kind (string, or map) as that plain value.
 fn as_string_kind(a: &Arg) -> Arg {
-    match string_kind_object(&a.value) {
-        Some(s) => Arg {
+    if let Some(s) = string_kind_object(&a.value) {
+        return Arg {
             value: Value::from(s),
+            missing: false,
+        };
+    }
+    match map_kind_object(&a.value) {
+        Some(m) => Arg {
+            value: m,
             missing: false,
         },
         None => a.clone(),
@@ -211,6 +228,8 @@ pub fn index(item: &Arg, indexes: &[Arg]) -> Result<(Value, Vec<String>), String
         let i = &as_string_kind(i);
         if let Some(s) = string_kind_object(&cur) {
             cur = Value::from(s);
+        } else if let Some(m) = map_kind_object(&cur) {
+            cur = m;
         }
         cur = match &cur {
             Value::Nil => return Err("index of nil pointer".into()),

@@ -10,10 +10,13 @@ use super::builtins::{self, BUILTINS, CallError};
 use super::funcs::FuncEnv;
 use super::literal::Number;
 use super::output::{Meta, Output, OutputSegment, SegmentKind, Taint, ValuesPath};
-use super::parse::Tree;
 use super::printf::{self, go_quote};
-use super::template::{ExecError, ExecOptions, MissingKey, Templates};
+use super::template::{ExecError, ExecOptions, Templates};
 use super::value::Value;
+
+mod field;
+mod include;
+mod range;
 
 /// Functions whose result differs between two renders (random, clock, cluster, crypto salts).
 pub const NONDETERMINISTIC_FUNCS: &[&str] = &[
@@ -41,6 +44,10 @@ pub const NONDETERMINISTIC_FUNCS: &[&str] = &[
     "getHostByName",
 ];
 
+/// Deepest nesting of lists and maps a template may build (`list (list (list …))` in a
+/// loop): real charts stay far below, and dropping a deeper value would recurse.
+const MAX_VALUE_DEPTH: u32 = 1000;
+
 /// Leading mark of a function error that Go reports without `error calling NAME:` (the
 /// function library's contract, `funcs::UNWRAPPED`).
 const UNWRAPPED: char = '\u{1}';
@@ -59,6 +66,9 @@ pub(crate) struct Val {
     /// When the value is (or was computed from) the output of `include`/`tpl`: that output
     /// with its segments, so printing it can point into the included template.
     pub inner: Option<Rc<Output>>,
+    /// Upper bound of the container nesting of `v` built during this execution. Bounded
+    /// (`MAX_VALUE_DEPTH`) because dropping or walking a deeper value recurses.
+    pub depth: u32,
 }
 
 impl Val {
@@ -66,6 +76,7 @@ impl Val {
         Val {
             v,
             missing: false,
+            depth: 0,
             inner: None,
             meta: Meta::default(),
         }
@@ -74,6 +85,7 @@ impl Val {
         Val {
             v: Value::Nil,
             missing: true,
+            depth: 0,
             inner: None,
             meta,
         }
@@ -112,6 +124,8 @@ struct Shared<'e> {
     steps: u64,
     output_bytes: usize,
     include_counts: HashMap<String, usize>,
+    /// Nesting bounds of the lists and maps functions returned, by address.
+    depths: HashMap<usize, u32>,
     template_depth: usize,
     stack_base: usize,
     /// Address of the `.Values` map, to recognise it wherever it is reached from.
@@ -124,7 +138,12 @@ struct State<'s, 'e> {
     tmpl: Rc<str>,
     vars: Vec<(String, Val)>,
     out: Output,
+    /// `.Values` paths of the `if`/`with`/`range` conditions enclosing the current node.
+    conditions: Rc<Vec<ValuesPath>>,
 }
+
+/// At most this many condition paths are recorded per segment.
+const MAX_CONDITIONS: usize = 16;
 
 fn stack_addr() -> usize {
     let marker = 0u8;
@@ -151,12 +170,14 @@ pub fn execute(
         steps: 0,
         output_bytes: 0,
         include_counts: HashMap::new(),
+        depths: HashMap::new(),
         template_depth: 0,
         stack_base: stack_addr(),
         values_root,
     };
     let Some(tree) = set.trees.get(name).cloned() else {
         return Err(ExecError {
+            cause: None,
             message: format!(
                 "template: no template {} associated with template {}",
                 go_quote(name),
@@ -177,6 +198,7 @@ pub fn execute(
         tmpl: name.into(),
         vars: vec![("$".into(), dot.clone())],
         out: Output::default(),
+        conditions: Rc::default(),
     };
     st.walk(&dot, &tree.root)?;
     let mut out = st.out;
@@ -193,6 +215,7 @@ impl<'s, 'e> State<'s, 'e> {
             context = context.chars().take(20).collect::<String>() + "...";
         }
         ExecError {
+            cause: None,
             message: format!(
                 "template: {pos}: executing {} at <{context}>: {msg}",
                 go_quote(&self.tmpl)
@@ -245,63 +268,9 @@ impl<'s, 'e> State<'s, 'e> {
                 values_paths: meta.from.clone(),
                 taint: meta.taint.clone(),
                 via: Vec::new(),
+                conditions: self.conditions.clone(),
             });
         }
-        Ok(())
-    }
-
-    /// Writes text that derives from an `include`/`tpl` output: the parts of that output
-    /// found again, in order, line by line (they survive `nindent`, `indent`, `quote`,
-    /// `trim`) keep their segments from the included template; the rest belongs to the
-    /// printing action.
-    fn write_spliced(&mut self, text: &str, pos: &Pos, meta: &Meta, inner: &Output) -> R<()> {
-        let base = self.out.text.len();
-        self.write(text, SegmentKind::Action, pos, meta)?;
-        if text.is_empty() {
-            return Ok(());
-        }
-        let Some(outer) = self.out.segments.pop() else {
-            return Ok(());
-        };
-        let mut cursor = 0;
-        let mut at = 0;
-        let mut spliced = Vec::new();
-        let fill = |from: usize, to: usize, spliced: &mut Vec<OutputSegment>| {
-            if from < to {
-                let mut s = outer.clone();
-                s.range = base + from..base + to;
-                spliced.push(s);
-            }
-        };
-        for seg in &inner.segments {
-            let Some(seg_text) = inner.text.get(seg.range.clone()) else {
-                continue;
-            };
-            for piece in seg_text.split('\n') {
-                if piece.trim().is_empty() {
-                    continue;
-                }
-                let Some(off) = text[cursor..].find(piece) else {
-                    continue;
-                };
-                let start = cursor + off;
-                fill(at, start, &mut spliced);
-                let mut via = vec![pos.clone()];
-                via.extend(seg.via.iter().cloned());
-                spliced.push(OutputSegment {
-                    range: base + start..base + start + piece.len(),
-                    kind: seg.kind,
-                    pos: seg.pos.clone(),
-                    values_paths: seg.values_paths.clone(),
-                    taint: seg.taint.clone(),
-                    via,
-                });
-                cursor = start + piece.len();
-                at = cursor;
-            }
-        }
-        fill(at, text.len(), &mut spliced);
-        self.out.segments.extend(spliced);
         Ok(())
     }
 
@@ -351,12 +320,35 @@ impl<'s, 'e> State<'s, 'e> {
         Ok(Flow::Normal)
     }
 
+    /// Adds the paths a condition depends on to the enclosing conditions; returns the old set.
+    fn push_conditions(&mut self, meta: &Meta) -> Rc<Vec<ValuesPath>> {
+        let old = self.conditions.clone();
+        if meta.from.iter().any(|p| !old.contains(p)) && old.len() < MAX_CONDITIONS {
+            let mut new = (*old).clone();
+            for p in &meta.from {
+                if new.len() < MAX_CONDITIONS && !new.contains(p) {
+                    new.push(p.clone());
+                }
+            }
+            self.conditions = Rc::new(new);
+        }
+        old
+    }
+
     fn walk_if_or_with(&mut self, is_with: bool, dot: &Val, b: &Branch) -> R<Flow> {
         let mark = self.vars.len();
         let val = self.eval_pipeline(dot, &b.pipe)?;
-        let flow = if val.truthy() {
+        let saved = self.push_conditions(&val.meta);
+        let flow = self.walk_branch(is_with, dot, &val, b);
+        self.conditions = saved;
+        self.vars.truncate(mark);
+        flow
+    }
+
+    fn walk_branch(&mut self, is_with: bool, dot: &Val, val: &Val, b: &Branch) -> R<Flow> {
+        if val.truthy() {
             if is_with {
-                self.walk(&val, &b.list)
+                self.walk(val, &b.list)
             } else {
                 self.walk(dot, &b.list)
             }
@@ -364,174 +356,7 @@ impl<'s, 'e> State<'s, 'e> {
             self.walk(dot, e)
         } else {
             Ok(Flow::Normal)
-        };
-        self.vars.truncate(mark);
-        flow
-    }
-
-    fn walk_range(&mut self, dot: &Val, b: &Branch) -> R<()> {
-        let mark = self.vars.len();
-        let val = self.eval_pipeline(dot, &b.pipe)?;
-        let inner_mark = self.vars.len();
-        let limit = self.sh.opts.max_range_len;
-        let too_long = |st: &Self, n: usize| {
-            st.err(
-                &b.pos,
-                &b.pipe,
-                format!("range over {n} elements exceeds the limit of {limit}"),
-            )
-        };
-        let mut items: Vec<(Val, Val)> = Vec::new();
-        let mut int_range: Option<(Value, u64)> = None;
-        match &val.v {
-            _ if val.missing => {}
-            Value::Nil => {}
-            Value::List(l) => {
-                if l.len() > limit {
-                    return Err(too_long(self, l.len()));
-                }
-                for (i, e) in l.iter().enumerate() {
-                    let meta = self.child_meta(&val.meta, &i.to_string(), e);
-                    items.push((
-                        Val::new(Value::Int(i as i64)),
-                        Val {
-                            v: e.clone(),
-                            missing: false,
-                            inner: None,
-                            meta,
-                        },
-                    ));
-                }
-            }
-            Value::Bytes(bytes) => {
-                for (i, e) in bytes.iter().enumerate() {
-                    items.push((
-                        Val::new(Value::Int(i as i64)),
-                        Val::new(Value::Int(*e as i64)),
-                    ));
-                }
-            }
-            Value::Map(m) => {
-                // Go sorts the keys up front; the body may modify the map.
-                let entries: Vec<(String, Value)> = m
-                    .borrow()
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
-                if entries.len() > limit {
-                    return Err(too_long(self, entries.len()));
-                }
-                for (k, e) in entries {
-                    let meta = self.child_meta(&val.meta, &k, &e);
-                    items.push((
-                        Val {
-                            v: Value::from(k),
-                            missing: false,
-                            inner: None,
-                            meta: meta.clone(),
-                        },
-                        Val {
-                            v: e,
-                            missing: false,
-                            inner: None,
-                            meta,
-                        },
-                    ));
-                }
-            }
-            Value::Int(n) | Value::Int64(n) => {
-                int_range = Some((val.v.clone(), (*n).max(0) as u64))
-            }
-            Value::Uint(n) => int_range = Some((val.v.clone(), *n)),
-            // A Go map type with methods (Helm's `.Files`).
-            Value::Object(o) if o.map_entries().is_some() => {
-                for (k, e) in o.map_entries().unwrap_or_default() {
-                    items.push((Val::new(Value::from(k)), Val::new(e)));
-                }
-            }
-            v => {
-                return Err(self.err(
-                    &b.pos,
-                    &b.pipe,
-                    format!("range can't iterate over {}", printf::display(v)),
-                ));
-            }
         }
-        if let Some((kind, n)) = &int_range {
-            if b.pipe.decl.len() > 1 {
-                return Err(self.err(
-                    &b.pos,
-                    &b.pipe,
-                    format!(
-                        "can't use {} to iterate over more than one variable",
-                        printf::display(kind)
-                    ),
-                ));
-            }
-            if *n > limit as u64 {
-                return Err(too_long(self, *n as usize));
-            }
-        }
-        let count = int_range
-            .as_ref()
-            .map(|(_, n)| *n as usize)
-            .unwrap_or(items.len());
-        #[allow(clippy::needless_range_loop)] // `items` is empty for integer ranges
-        for i in 0..count {
-            let (index, elem) = match &int_range {
-                Some((kind, _)) => {
-                    let v = match kind {
-                        Value::Int64(_) => Value::Int64(i as i64),
-                        Value::Uint(_) => Value::Uint(i as u64),
-                        _ => Value::Int(i as i64),
-                    };
-                    let elem = Val {
-                        v,
-                        missing: false,
-                        inner: None,
-                        meta: val.meta.derived(),
-                    };
-                    (Val::missing(Meta::default()), elem)
-                }
-                None => match items.get(i) {
-                    Some(it) => it.clone(),
-                    None => break,
-                },
-            };
-            self.step(&b.pos, &b.pipe)?;
-            let decl = &b.pipe.decl;
-            if let Some((_, first)) = decl.first() {
-                if b.pipe.is_assign {
-                    let v = if decl.len() > 1 {
-                        index.clone()
-                    } else {
-                        elem.clone()
-                    };
-                    self.set_var(first, v, &b.pos)?;
-                } else {
-                    self.set_top_var(1, elem.clone());
-                }
-            }
-            if let Some((_, second)) = decl.get(1) {
-                if b.pipe.is_assign {
-                    self.set_var(second, elem.clone(), &b.pos)?;
-                } else {
-                    self.set_top_var(2, index);
-                }
-            }
-            let flow = self.walk(&elem, &b.list);
-            self.vars.truncate(inner_mark);
-            if let Flow::Break = flow? {
-                break;
-            }
-        }
-        if count == 0
-            && let Some(e) = &b.else_list
-        {
-            self.walk(dot, e)?;
-        }
-        self.vars.truncate(mark);
-        Ok(())
     }
 
     fn walk_template(&mut self, dot: &Val, pos: &Pos, name: &str, pipe: Option<&Pipe>) -> R<()> {
@@ -746,170 +571,6 @@ impl<'s, 'e> State<'s, 'e> {
         self.eval_field_chain(dot, value, node, fields, rest, final_)
     }
 
-    fn eval_field_chain(
-        &mut self,
-        dot: &Val,
-        mut receiver: Val,
-        node: &Arg,
-        idents: &[String],
-        rest: &[Arg],
-        final_: Option<Val>,
-    ) -> R<Val> {
-        let Some((last, init)) = idents.split_last() else {
-            return Ok(receiver);
-        };
-        for ident in init {
-            receiver = self.eval_field(dot, ident, node, &[], None, receiver)?;
-        }
-        self.eval_field(dot, last, node, rest, final_, receiver)
-    }
-
-    /// Provenance of `parent.key` holding `v`: the `.Values` map itself starts a path.
-    fn child_meta(&self, parent: &Meta, key: &str, v: &Value) -> Meta {
-        if let (Value::Map(m), Some(root)) = (v, self.sh.values_root)
-            && Rc::as_ptr(m) as usize == root
-        {
-            let mut meta = Meta::at_path(ValuesPath::from(Vec::new()));
-            meta.taint = parent.taint.clone();
-            return meta;
-        }
-        parent.child(key)
-    }
-
-    fn eval_field(
-        &mut self,
-        dot: &Val,
-        name: &str,
-        node: &Arg,
-        rest: &[Arg],
-        final_: Option<Val>,
-        receiver: Val,
-    ) -> R<Val> {
-        let pos = node.pos();
-        if receiver.missing {
-            if self.sh.opts.missing_key == MissingKey::Error {
-                return Err(self.err(
-                    pos,
-                    node,
-                    format!("nil data; no entry for key {}", go_quote(name)),
-                ));
-            }
-            return Ok(Val::missing(receiver.meta.child(name)));
-        }
-        let has_args = !rest.is_empty() || final_.is_some();
-        match &receiver.v {
-            Value::Nil => Err(self.err(
-                pos,
-                node,
-                format!("nil pointer evaluating interface {{}}.{name}"),
-            )),
-            Value::Map(m) => {
-                if has_args {
-                    return Err(self.err(
-                        pos,
-                        node,
-                        format!("{name} is not a method but has arguments"),
-                    ));
-                }
-                let got = m.borrow().get(name).cloned();
-                match got {
-                    Some(v) => {
-                        let meta = self.child_meta(&receiver.meta, name, &v);
-                        Ok(Val {
-                            v,
-                            missing: false,
-                            inner: None,
-                            meta,
-                        })
-                    }
-                    None => {
-                        let meta = receiver.meta.child(name);
-                        match self.sh.opts.missing_key {
-                            MissingKey::Invalid => Ok(Val::missing(meta)),
-                            MissingKey::Zero => Ok(Val {
-                                v: Value::Nil,
-                                missing: false,
-                                inner: None,
-                                meta,
-                            }),
-                            MissingKey::Error => Err(self.err(
-                                pos,
-                                node,
-                                format!("map has no entry for key {}", go_quote(name)),
-                            )),
-                        }
-                    }
-                }
-            }
-            Value::Object(o) => {
-                let o = o.clone();
-                if has_args {
-                    let mut args = Vec::with_capacity(rest.len() + 1);
-                    let mut meta = receiver.meta.derived();
-                    for a in rest {
-                        let v = self.eval_arg(dot, a)?;
-                        meta.merge(&v.meta);
-                        args.push(v.v);
-                    }
-                    if let Some(f) = final_ {
-                        meta.merge(&f.meta);
-                        args.push(f.v);
-                    }
-                    return match o.call(name, &args) {
-                        Some(Ok(v)) => Ok(Val {
-                            v,
-                            missing: false,
-                            inner: None,
-                            meta,
-                        }),
-                        Some(Err(e)) => {
-                            Err(self.err(pos, node, format!("error calling {name}: {e}")))
-                        }
-                        None if o.field(name).is_some() => Err(self.err(
-                            pos,
-                            node,
-                            format!("{name} has arguments but cannot be invoked as function"),
-                        )),
-                        None => Err(self.err(
-                            pos,
-                            node,
-                            format!("can't evaluate field {name} in type {}", o.type_name()),
-                        )),
-                    };
-                }
-                let meta = receiver.meta.child(name);
-                if let Some(v) = o.field(name) {
-                    let meta = self.child_meta(&receiver.meta, name, &v);
-                    return Ok(Val {
-                        v,
-                        missing: false,
-                        inner: None,
-                        meta,
-                    });
-                }
-                match o.call(name, &[]) {
-                    Some(Ok(v)) => Ok(Val {
-                        v,
-                        missing: false,
-                        inner: None,
-                        meta,
-                    }),
-                    Some(Err(e)) => Err(self.err(pos, node, format!("error calling {name}: {e}"))),
-                    None => Err(self.err(
-                        pos,
-                        node,
-                        format!("can't evaluate field {name} in type {}", o.type_name()),
-                    )),
-                }
-            }
-            v => Err(self.err(
-                pos,
-                node,
-                format!("can't evaluate field {name} in type {}", v.type_name()),
-            )),
-        }
-    }
-
     fn eval_function(
         &mut self,
         dot: &Val,
@@ -927,17 +588,23 @@ impl<'s, 'e> State<'s, 'e> {
                     format!("wrong number of args for {name}: want at least 1 got 0"),
                 ));
             }
+            // The result is the deciding operand itself; it also depends on the operands
+            // evaluated before it, whose paths join its provenance.
             let want = name == "or";
+            let mut seen = Meta::default();
             let mut v = Val::missing(Meta::default());
             for a in rest {
                 v = self.eval_arg(dot, a)?;
                 if v.truthy() == want {
+                    v.meta.merge(&seen);
                     return Ok(v);
                 }
+                seen.merge(&v.meta);
             }
             if let Some(f) = final_ {
                 v = f;
             }
+            v.meta.merge(&seen);
             return Ok(v);
         }
         let mut args = Vec::with_capacity(rest.len() + 1);
@@ -951,6 +618,7 @@ impl<'s, 'e> State<'s, 'e> {
         for a in &args {
             meta.merge(&a.meta);
         }
+        let args_depth = args.iter().map(|a| self.depth_of(a)).max().unwrap_or(0);
         if NONDETERMINISTIC_FUNCS.contains(&name) {
             meta.taint = Some(Rc::new(Taint {
                 func: name.to_string(),
@@ -975,6 +643,7 @@ impl<'s, 'e> State<'s, 'e> {
                     Ok(Val {
                         v,
                         missing: false,
+                        depth: args[0].depth,
                         inner: None,
                         meta: m,
                     })
@@ -987,12 +656,7 @@ impl<'s, 'e> State<'s, 'e> {
         if is_builtin(name) {
             let bargs: Vec<builtins::Arg> = args.iter().map(Val::builtin_arg).collect();
             return match builtins::call(name, &bargs) {
-                Ok(v) => Ok(Val {
-                    v,
-                    missing: false,
-                    inner,
-                    meta,
-                }),
+                Ok(v) => self.function_result(pos, ctx, v, meta, inner, args_depth),
                 Err(CallError::Call(e)) => {
                     Err(self.err(pos, ctx, format!("error calling {name}: {e}")))
                 }
@@ -1020,12 +684,7 @@ impl<'s, 'e> State<'s, 'e> {
                     format!("result of {name} exceeds the output limit"),
                 ))
             }
-            Ok(v) => Ok(Val {
-                v,
-                missing: false,
-                inner,
-                meta,
-            }),
+            Ok(v) => self.function_result(pos, ctx, v, meta, inner, args_depth),
             // Argument errors Go raises before calling are reported without the prefix.
             Err(e) => match e.strip_prefix(UNWRAPPED) {
                 Some(msg) => Err(self.err(pos, ctx, msg)),
@@ -1034,167 +693,56 @@ impl<'s, 'e> State<'s, 'e> {
         }
     }
 
-    /// Runs template `name` of `set` with `data` into a fresh buffer, sharing limits.
-    fn execute_nested(&mut self, set: &Templates, name: &str, data: &Val) -> R<Output> {
-        let Some(tree) = set.trees.get(name).cloned() else {
-            return Err(ExecError {
-                message: format!(
-                    "template: no template {} associated with template {}",
-                    go_quote(name),
-                    go_quote(&self.sh.opts.tpl_name)
-                ),
-                pos: None,
-                template: name.to_string(),
-            });
-        };
-        self.execute_tree(set, &tree, data)
+    /// Nesting bound of a value: its own, or the one recorded for its container, which
+    /// covers maps deepened in place by `set`.
+    fn depth_of(&self, v: &Val) -> u32 {
+        let recorded = container_addr(&v.v)
+            .and_then(|a| self.sh.depths.get(&a))
+            .copied();
+        v.depth.max(recorded.unwrap_or(0))
     }
 
-    fn execute_tree(&mut self, set: &Templates, tree: &Tree, data: &Val) -> R<Output> {
-        let dot = if matches!(data.v, Value::Nil) {
-            Val::missing(data.meta.clone())
-        } else {
-            data.clone()
-        };
-        let mut st = State {
-            set,
-            sh: &mut *self.sh,
-            tmpl: tree.name.as_str().into(),
-            vars: vec![("$".into(), dot.clone())],
-            out: Output::default(),
-        };
-        st.walk(&dot, &tree.root)?;
-        Ok(st.out)
-    }
-
-    fn call_include(
+    /// A function's result; containers count one level deeper than their deepest argument.
+    fn function_result(
         &mut self,
         pos: &Pos,
         ctx: &dyn Display,
-        args: &[Val],
-        mut meta: Meta,
+        v: Value,
+        meta: Meta,
+        inner: Option<Rc<Output>>,
+        args_depth: u32,
     ) -> R<Val> {
-        let [name, data] = args else {
-            return Err(self.err(
-                pos,
-                ctx,
-                format!(
-                    "wrong number of args for include: want 2 got {}",
-                    args.len()
-                ),
-            ));
+        let depth = if matches!(v, Value::List(_) | Value::Map(_)) {
+            args_depth + 1
+        } else {
+            0
         };
-        let Value::String(name) = &name.v else {
+        if depth > MAX_VALUE_DEPTH {
             return Err(self.err(
                 pos,
                 ctx,
-                format!(
-                    "wrong type for value; expected string; got {}",
-                    name.v.type_name()
-                ),
-            ));
-        };
-        let count = self.sh.include_counts.entry(name.to_string()).or_insert(0);
-        if *count > self.sh.opts.max_include_depth {
-            return Err(self.err(
-                pos,
-                ctx,
-                format!("error calling include: rendering template has a nested reference name: {name}: unable to execute template"),
+                format!("value nesting exceeds {MAX_VALUE_DEPTH} levels"),
             ));
         }
-        *count += 1;
-        let set = self.set;
-        let r = self.execute_nested(set, name, data);
-        if let Some(c) = self.sh.include_counts.get_mut(&**name) {
-            *c -= 1;
+        if let Some(addr) = container_addr(&v) {
+            let slot = self.sh.depths.entry(addr).or_insert(0);
+            *slot = (*slot).max(depth);
         }
-        match r {
-            Ok(out) => {
-                meta.at = None;
-                meta.from.clear();
-                merge_output_meta(&mut meta, &out);
-                let text = Value::from(out.text.as_str());
-                let inner = Some(Rc::new(out));
-                Ok(Val {
-                    v: text,
-                    missing: false,
-                    inner,
-                    meta,
-                })
-            }
-            Err(e) => Err(self.err(pos, ctx, format!("error calling include: {e}"))),
-        }
-    }
-
-    fn call_tpl(&mut self, pos: &Pos, ctx: &dyn Display, args: &[Val], mut meta: Meta) -> R<Val> {
-        let [text, data] = args else {
-            return Err(self.err(
-                pos,
-                ctx,
-                format!("wrong number of args for tpl: want 2 got {}", args.len()),
-            ));
-        };
-        let Value::String(text) = &text.v else {
-            return Err(self.err(
-                pos,
-                ctx,
-                format!(
-                    "wrong type for value; expected string; got {}",
-                    text.v.type_name()
-                ),
-            ));
-        };
-        let mut set = self.set.clone();
-        let tpl_name = self.sh.opts.tpl_name.clone();
-        let tree = match set.parse_main(&tpl_name, text) {
-            Ok(tree) => tree,
-            Err(e) => {
-                return Err(self.err(
-                    pos,
-                    ctx,
-                    format!(
-                        "error calling tpl: cannot parse template {}: {e}",
-                        go_quote(text)
-                    ),
-                ));
-            }
-        };
-        match self.execute_tree(&set, &tree, data) {
-            Ok(mut out) => {
-                out.remove_no_value();
-                merge_output_meta(&mut meta, &out);
-                let text = Value::from(out.text.as_str());
-                let inner = Some(Rc::new(out));
-                Ok(Val {
-                    v: text,
-                    missing: false,
-                    inner,
-                    meta,
-                })
-            }
-            Err(e) => Err(self.err(
-                pos,
-                ctx,
-                format!(
-                    "error calling tpl: error during tpl function execution for {}: {e}",
-                    go_quote(text)
-                ),
-            )),
-        }
+        Ok(Val {
+            v,
+            missing: false,
+            depth,
+            inner,
+            meta,
+        })
     }
 }
 
-/// ORs the provenance of everything a nested template printed into `meta`.
-fn merge_output_meta(meta: &mut Meta, out: &Output) {
-    for s in out
-        .segments
-        .iter()
-        .filter(|s| s.kind == SegmentKind::Action)
-    {
-        meta.merge(&Meta {
-            at: None,
-            from: s.values_paths.clone(),
-            taint: s.taint.clone(),
-        });
+/// Identity of a list or map, to remember its nesting bound.
+fn container_addr(v: &Value) -> Option<usize> {
+    match v {
+        Value::List(l) => Some(Rc::as_ptr(l) as *const u8 as usize),
+        Value::Map(m) => Some(Rc::as_ptr(m) as *const u8 as usize),
+        _ => None,
     }
 }

@@ -16,8 +16,11 @@
 //! for seg in &out.segments { /* &out.text[seg.range.clone()], seg.pos, seg.values_path() */ }
 //! ```
 //!
-//! Module map: `lex` (tokens) → `parse` (trees, `ast`) → `exec` (walks trees; `builtins`
-//! are Go's predefined functions, `printf` is Go's fmt) → `output` (text with provenance).
+//! Module map: `lex` (tokens) → `parse` (trees, `ast`; `literal` decodes numbers and
+//! strings) → `exec` (walks trees; `exec/field`, `exec/range`, `exec/include`; `builtins` are
+//! Go's predefined functions, `printf` is Go's fmt) → `output` (text with provenance).
+//! `template` holds the set and the options. Tests: `vector_tests` (Go's own tables from the
+//! corpus, `GITOPS_LINT_CORPUS`), `exec_tests` (Helm-relevant behaviour).
 //! Recursion is bounded everywhere: parser nesting (`parse::MAX_PARSE_DEPTH` and a stack
 //! budget), execution (`ExecOptions::max_stack_bytes`, steps, output bytes, range length).
 //! Reaching Helm's include depth of 1000 needs about 25 KiB of stack per level in debug

@@ -111,6 +111,9 @@ pub struct OutputSegment {
     /// For text that came out of `include`/`tpl`: the calling actions, outermost first
     /// (`pos` is then inside the included template).
     pub via: Vec<Pos>,
+    /// `.Values` paths of the enclosing `if`/`with`/`range` conditions: the text is there
+    /// (or not) because of them, e.g. `["ingress", "enabled"]`.
+    pub conditions: Rc<Vec<ValuesPath>>,
 }
 
 impl OutputSegment {
@@ -124,11 +127,17 @@ impl OutputSegment {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Output {
     pub text: String,
-    /// Non-overlapping, in output order; empty segments are omitted.
+    /// In output order, non-overlapping and covering the whole text; no empty segments.
     pub segments: Vec<OutputSegment>,
 }
 
 impl Output {
+    /// The segment holding the byte at `offset` (segments tile the text, in order).
+    pub fn segment_at(&self, offset: usize) -> Option<&OutputSegment> {
+        let i = self.segments.partition_point(|s| s.range.end <= offset);
+        self.segments.get(i).filter(|s| s.range.contains(&offset))
+    }
+
     /// Segments overlapping a byte range of the output.
     pub fn segments_in(&self, range: Range<usize>) -> impl Iterator<Item = &OutputSegment> {
         self.segments

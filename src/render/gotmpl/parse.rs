@@ -21,7 +21,11 @@ pub struct Tree {
 pub struct ParseError {
     pub message: String,
     pub file: String,
+    /// Line Go reports (of the token where parsing stopped).
     pub line: usize,
+    /// Byte offset and Go-style 0-based column of that token, for precise diagnostics.
+    pub offset: usize,
+    pub col: usize,
 }
 
 impl std::fmt::Display for ParseError {
@@ -127,10 +131,13 @@ impl Parser<'_> {
 
     fn err<T>(&self, msg: impl Into<String>) -> PResult<T> {
         let line = self.cur_line();
+        let offset = self.items.get(self.last).map(|i| i.pos).unwrap_or(0);
         Err(ParseError {
             message: format!("template: {}:{}: {}", self.file, line, msg.into()),
             file: self.file.to_string(),
             line,
+            offset,
+            col: self.pos(offset).col,
         })
     }
 
@@ -237,7 +244,7 @@ impl Parser<'_> {
             match self.text_or_action()? {
                 Parsed::Node(n) => root.push(n),
                 Parsed::End => return self.err("unexpected {{end}}"),
-                Parsed::Else(_) => return self.err("unexpected {{else}}"),
+                Parsed::Else => return self.err("unexpected {{else}}"),
             }
         }
         Ok(root)
@@ -322,15 +329,14 @@ impl Parser<'_> {
             }
             ItemKind::Else => {
                 let peek = self.peek_non_space();
-                if matches!(peek.kind, ItemKind::If | ItemKind::With) {
-                    return Ok(Parsed::Else(self.pos(peek.pos)));
+                // "{{else if …" / "{{else with …": leave the keyword for parse_control.
+                if !matches!(peek.kind, ItemKind::If | ItemKind::With) {
+                    self.expect(ItemKind::RightDelim, "else")?;
                 }
-                let t = self.expect(ItemKind::RightDelim, "else")?;
-                return Ok(Parsed::Else(self.pos(t.pos)));
+                return Ok(Parsed::Else);
             }
             ItemKind::End => {
-                let t = self.expect(ItemKind::RightDelim, "end")?;
-                let _ = t;
+                self.expect(ItemKind::RightDelim, "end")?;
                 return Ok(Parsed::End);
             }
             ItemKind::If => return Ok(Parsed::Node(Node::If(Box::new(self.parse_control("if")?)))),
@@ -367,7 +373,7 @@ impl Parser<'_> {
         let mut else_list = None;
         match next {
             Parsed::End => {}
-            Parsed::Else(else_pos) => {
+            Parsed::Else => {
                 // "{{else if x}}" is "{{else}}{{if x}}…{{end}}{{end}}" with the inner end shared.
                 let chained = match self.peek().kind {
                     ItemKind::If if context == "if" => Some(ItemKind::If),
@@ -377,7 +383,6 @@ impl Parser<'_> {
                 if let Some(kind) = chained {
                     self.next();
                     let inner = self.parse_control(context)?;
-                    let _ = else_pos;
                     else_list = Some(vec![if kind == ItemKind::If {
                         Node::If(Box::new(inner))
                     } else {
@@ -467,7 +472,6 @@ impl Parser<'_> {
             }
             let mark = self.idx;
             self.next_non_space();
-            let after_var = self.peek();
             let next = self.peek_non_space();
             match next.kind {
                 ItemKind::Assign | ItemKind::Declare => {
@@ -492,7 +496,6 @@ impl Parser<'_> {
                     return self.err(format!("too many declarations in {context}"));
                 }
                 _ => {
-                    let _ = after_var;
                     self.idx = mark;
                     break;
                 }
@@ -702,7 +705,7 @@ impl Parser<'_> {
 enum Parsed {
     Node(Node),
     End,
-    Else(Pos),
+    Else,
 }
 
 impl Parsed {
@@ -710,7 +713,7 @@ impl Parsed {
         match self {
             Parsed::Node(_) => "node",
             Parsed::End => "{{end}}",
-            Parsed::Else(_) => "{{else}}",
+            Parsed::Else => "{{else}}",
         }
     }
 }

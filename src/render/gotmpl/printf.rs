@@ -113,6 +113,8 @@ impl Spec {
 pub fn sprintf(format: &str, args: &[Value]) -> String {
     let mut out = String::new();
     let mut arg_i = 0;
+    // An explicit argument index (`%[2]d`) disables the EXTRA check, as in Go.
+    let mut reordered = false;
     let mut chars = format.char_indices().peekable();
     while let Some((_, c)) = chars.next() {
         if c != '%' {
@@ -120,6 +122,7 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             continue;
         }
         let mut spec = Spec::default();
+        let mut good_index = true;
         // Flags.
         while let Some(&(_, f)) = chars.peek() {
             match f {
@@ -136,6 +139,13 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             chars.next();
         }
         // Width.
+        arg_number(
+            &mut chars,
+            &mut arg_i,
+            &mut reordered,
+            &mut good_index,
+            args.len(),
+        );
         if chars.peek().map(|p| p.1) == Some('*') {
             chars.next();
             match args.get(arg_i) {
@@ -155,6 +165,13 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
         // Precision.
         if chars.peek().map(|p| p.1) == Some('.') {
             chars.next();
+            arg_number(
+                &mut chars,
+                &mut arg_i,
+                &mut reordered,
+                &mut good_index,
+                args.len(),
+            );
             if chars.peek().map(|p| p.1) == Some('*') {
                 chars.next();
                 match args.get(arg_i) {
@@ -168,13 +185,28 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
                 spec.prec = Some(read_num(&mut chars).unwrap_or(0));
             }
         }
+        arg_number(
+            &mut chars,
+            &mut arg_i,
+            &mut reordered,
+            &mut good_index,
+            args.len(),
+        );
         let Some((_, verb)) = chars.next() else {
             out.push_str("%!(NOVERB)");
             break;
         };
         spec.verb = verb;
+        if verb == 'v' {
+            // `%+v` only changes how structs print (field names); numbers get no sign.
+            spec.plus = false;
+        }
         if verb == '%' {
             out.push('%');
+            continue;
+        }
+        if !good_index {
+            out.push_str(&format!("%!{verb}(BADINDEX)"));
             continue;
         }
         let Some(arg) = args.get(arg_i) else {
@@ -184,7 +216,7 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
         arg_i += 1;
         format_value(&mut out, arg, &spec, 0);
     }
-    if arg_i < args.len() {
+    if !reordered && arg_i < args.len() {
         out.push_str("%!(EXTRA ");
         for (i, a) in args[arg_i..].iter().enumerate() {
             if i > 0 {
@@ -202,6 +234,31 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
         out.push(')');
     }
     out
+}
+
+/// Go's `[n]` argument index before a width, precision or verb.
+fn arg_number(
+    chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>,
+    arg_i: &mut usize,
+    reordered: &mut bool,
+    good: &mut bool,
+    nargs: usize,
+) {
+    if chars.peek().map(|p| p.1) != Some('[') {
+        return;
+    }
+    chars.next();
+    *reordered = true;
+    let n = read_num(chars);
+    if chars.peek().map(|p| p.1) != Some(']') {
+        *good = false;
+        return;
+    }
+    chars.next();
+    match n {
+        Some(n) if (1..=nargs).contains(&n) => *arg_i = n - 1,
+        _ => *good = false,
+    }
 }
 
 fn read_num(chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>) -> Option<usize> {
@@ -274,6 +331,9 @@ fn format_value(out: &mut String, v: &Value, spec: &Spec, depth: usize) {
         out.push_str("...");
         return;
     }
+    if spec.verb == 'v' && spec.sharp {
+        return go_syntax(out, v, depth);
+    }
     if spec.verb == 'T' {
         pad(out, v.type_name(), spec);
         return;
@@ -295,7 +355,8 @@ fn format_value(out: &mut String, v: &Value, spec: &Spec, depth: usize) {
         Value::Float(f) => format_float(out, v, *f, spec),
         Value::String(s) => format_str(out, v, s, spec),
         Value::Bytes(b) => match spec.verb {
-            's' | 'q' | 'x' | 'X' => format_str(out, v, &String::from_utf8_lossy(b), spec),
+            'x' | 'X' => hex_bytes(out, b, spec),
+            's' | 'q' => format_str(out, v, &String::from_utf8_lossy(b), spec),
             _ => {
                 out.push('[');
                 for (i, byte) in b.iter().enumerate() {
@@ -326,6 +387,59 @@ fn format_value(out: &mut String, v: &Value, spec: &Spec, depth: usize) {
     }
 }
 
+/// `%#v`: the value as Go source, for the types templates see.
+fn go_syntax(out: &mut String, v: &Value, depth: usize) {
+    if depth > MAX_FORMAT_DEPTH {
+        out.push_str("...");
+        return;
+    }
+    match v {
+        Value::Nil => out.push_str(if depth == 0 {
+            "<nil>"
+        } else {
+            "interface {}(nil)"
+        }),
+        Value::String(s) => out.push_str(&go_quote(s)),
+        Value::Uint(u) => out.push_str(&format!("0x{u:x}")),
+        Value::Float(f) => {
+            let s = format_float_go(*f, 'g', None);
+            out.push_str(&s);
+            if !s.contains(['.', 'e', 'I', 'N']) {
+                out.push_str(".0");
+            }
+        }
+        Value::Bytes(b) => {
+            out.push_str("[]byte{");
+            let items: Vec<String> = b.iter().map(|x| format!("0x{x:x}")).collect();
+            out.push_str(&items.join(", "));
+            out.push('}');
+        }
+        Value::List(l) => {
+            out.push_str("[]interface {}{");
+            for (i, e) in l.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                go_syntax(out, e, depth + 1);
+            }
+            out.push('}');
+        }
+        Value::Map(m) => {
+            out.push_str("map[string]interface {}{");
+            for (i, (k, e)) in m.borrow().iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&go_quote(k));
+                out.push(':');
+                go_syntax(out, e, depth + 1);
+            }
+            out.push('}');
+        }
+        other => format_value(out, other, &Spec::verb('v'), depth + 1),
+    }
+}
+
 fn format_map(out: &mut String, m: &Map, spec: &Spec, depth: usize) {
     out.push_str("map[");
     for (i, (k, e)) in m.iter().enumerate() {
@@ -347,7 +461,6 @@ fn format_str(out: &mut String, v: &Value, s: &str, spec: &Spec) {
         _ => s.into(),
     };
     match spec.verb {
-        'v' if spec.sharp => pad(out, &go_quote(&s), spec),
         's' | 'v' => pad(out, &s, spec),
         'q' => {
             let q = if spec.sharp && can_backquote(&s) {
@@ -357,25 +470,28 @@ fn format_str(out: &mut String, v: &Value, s: &str, spec: &Spec) {
             };
             pad(out, &q, spec)
         }
-        'x' | 'X' => {
-            let mut h = String::new();
-            for (i, b) in s.bytes().enumerate() {
-                if spec.space && i > 0 {
-                    h.push(' ');
-                }
-                if spec.sharp && (spec.space || i == 0) {
-                    h.push_str(if spec.verb == 'x' { "0x" } else { "0X" });
-                }
-                if spec.verb == 'x' {
-                    h.push_str(&format!("{b:02x}"));
-                } else {
-                    h.push_str(&format!("{b:02X}"));
-                }
-            }
-            pad(out, &h, spec)
-        }
+        'x' | 'X' => hex_bytes(out, s.as_bytes(), spec),
         _ => bad_verb(out, v, spec.verb),
     }
+}
+
+/// `%x` / `%X` of a string or byte slice: two hex digits per byte.
+fn hex_bytes(out: &mut String, bytes: &[u8], spec: &Spec) {
+    let mut h = String::new();
+    for (i, b) in bytes.iter().enumerate() {
+        if spec.space && i > 0 {
+            h.push(' ');
+        }
+        if spec.sharp && (spec.space || i == 0) {
+            h.push_str(if spec.verb == 'x' { "0x" } else { "0X" });
+        }
+        if spec.verb == 'x' {
+            h.push_str(&format!("{b:02x}"));
+        } else {
+            h.push_str(&format!("{b:02X}"));
+        }
+    }
+    pad(out, &h, spec)
 }
 
 fn format_int(out: &mut String, v: &Value, neg: bool, mag: u64, spec: &Spec) {
@@ -672,6 +788,27 @@ mod tests {
         if let Value::Map(inner) = &m {
             inner.borrow_mut().clear(); // break the cycle
         }
+    }
+
+    #[test]
+    fn argument_indexes_and_go_syntax() {
+        let args = [Value::Int(1), Value::str("b")];
+        assert_eq!(sprintf("%[2]s %[1]d %[2]q", &args), "b 1 \"b\"");
+        assert_eq!(sprintf("%[3]d", &args), "%!d(BADINDEX)");
+        assert_eq!(sprintf("%+v|%+d", &[Value::Int(5), Value::Int(5)]), "5|+5");
+        let mut m = Map::new();
+        m.insert(
+            "a".into(),
+            Value::list(vec![Value::Int(1), Value::Float(2.0), Value::Nil]),
+        );
+        assert_eq!(
+            sprintf("%#v", &[Value::map(m)]),
+            "map[string]interface {}{\"a\":[]interface {}{1, 2.0, interface {}(nil)}}"
+        );
+        assert_eq!(
+            sprintf("%#v|%#v", &[Value::str("x"), Value::Nil]),
+            "\"x\"|<nil>"
+        );
     }
 
     #[test]

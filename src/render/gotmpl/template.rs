@@ -33,7 +33,8 @@ pub struct ExecOptions {
     pub missing_key: MissingKey,
     /// Helm's post-processing: delete every `<no value>` from the output.
     pub remove_no_value: bool,
-    /// Per-name nesting limit of `include` (Helm: 1000) and of `template` calls.
+    /// Per-name nesting limit of `include` (Helm: 1000). `template` actions are bounded by
+    /// Go's 100000 and, in practice, by `max_stack_bytes`.
     pub max_include_depth: usize,
     /// Bound on nodes walked plus commands evaluated, against runaway templates.
     pub max_steps: u64,
@@ -88,6 +89,24 @@ pub struct ExecError {
     pub pos: Option<Pos>,
     /// Name of the template being executed.
     pub template: String,
+    /// For a failure inside `include`/`tpl`: the error of the included template.
+    pub cause: Option<Box<ExecError>>,
+}
+
+impl ExecError {
+    /// The innermost located error of an `include`/`tpl` chain: where the failing action
+    /// really is.
+    pub fn innermost(&self) -> &ExecError {
+        let mut found = self;
+        let mut e = self;
+        while let Some(c) = &e.cause {
+            e = c;
+            if e.pos.is_some() {
+                found = e;
+            }
+        }
+        found
+    }
 }
 
 impl std::fmt::Display for ExecError {
@@ -182,7 +201,8 @@ impl Templates {
         self.trees.get(name).map(|t| t.as_ref())
     }
 
-    /// Executes template `name` with `dot` as data.
+    /// Executes template `name` with `dot` as data. `env` is what functions may read besides
+    /// their arguments (seed, clock, zone), so that a render can be repeated exactly.
     pub fn execute(
         &self,
         name: &str,

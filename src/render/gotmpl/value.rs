@@ -96,7 +96,8 @@ impl Value {
             Value::Bytes(b) => !b.is_empty(),
             Value::List(l) => !l.is_empty(),
             Value::Map(m) => !m.borrow().is_empty(),
-            Value::Object(_) => true,
+            // A Go map type with methods (`.Files`) is false when empty, like any map.
+            Value::Object(o) => o.map_entries().is_none_or(|e| !e.is_empty()),
         }
     }
 
