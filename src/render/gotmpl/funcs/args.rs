@@ -15,6 +15,12 @@ pub const UNWRAPPED: char = '\u{1}';
 /// until, seq, rand*, indent): Go would happily allocate gigabytes; a linter must not.
 pub const MAX_ALLOC: usize = 10_000_000;
 
+/// Nesting limit of the recursive walks (JSON/YAML encoding, JSON parsing, deepCopy, merge),
+/// the same depth the YAML parser allows. Go's json.Marshal reports a cycle only past depth
+/// 1000 and its decoder allows 10000, but recursing that deep could exhaust a render
+/// thread's stack here; real chart data is far shallower.
+pub const MAX_DEPTH: usize = 256;
+
 pub fn unwrapped(msg: impl AsRef<str>) -> String {
     format!("{UNWRAPPED}{}", msg.as_ref())
 }

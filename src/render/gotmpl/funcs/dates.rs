@@ -125,17 +125,30 @@ fn time_arg(v: &Value) -> Result<GoTime, String> {
     })
 }
 
-/// time.LoadLocation for the names we can resolve without a zone database.
+/// time.LoadLocation + Time.In: "Local" is the env's zone, IANA names come from the
+/// system's zoneinfo files (as Go reads them), anything unknown falls back to UTC.
 fn in_zone(t: GoTime, zone: &str, env: &FuncEnv) -> GoTime {
     match zone {
         "Local" => {
             let (offset, zone) = local_zone(env);
             GoTime { offset, zone, ..t }
         }
-        _ => GoTime {
+        "" | "UTC" => GoTime {
             offset: 0,
             zone: "UTC".into(),
             ..t
+        },
+        name => match super::tzif::lookup(name, t.secs) {
+            Some((offset, abbr)) => GoTime {
+                offset,
+                zone: abbr,
+                ..t
+            },
+            None => GoTime {
+                offset: 0,
+                zone: "UTC".into(),
+                ..t
+            },
         },
     }
 }

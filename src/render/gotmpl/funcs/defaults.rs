@@ -60,7 +60,7 @@ pub fn ternary(_: &mut FuncEnv, a: &[Value]) -> R {
 
 /// A deep copy: maps and lists are duplicated, so later `set`s do not leak between copies.
 pub fn deep_copy_value(v: &Value, depth: usize) -> Value {
-    if depth > 10_000 {
+    if depth > super::args::MAX_DEPTH {
         return v.clone();
     }
     match v {

@@ -249,3 +249,111 @@ pub fn merge_overwrite(_: &mut FuncEnv, a: &[Value]) -> R {
 pub fn must_merge_overwrite(_: &mut FuncEnv, a: &[Value]) -> R {
     merge_impl("mustMergeOverwrite", a, true)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::gotmpl::funcs::gofmt::format_v;
+
+    fn d(pairs: &[(&str, Value)]) -> Value {
+        let mut m = Map::new();
+        for (k, v) in pairs {
+            m.insert((*k).to_string(), v.clone());
+        }
+        Value::map(m)
+    }
+
+    #[test]
+    fn mergo_semantics() {
+        let mut e = FuncEnv::default();
+        // Sprig's documented mergeOverwrite example: false overwrites true.
+        let dst = d(&[
+            ("default", Value::from("default")),
+            ("overwrite", Value::from("me")),
+            ("key", Value::Bool(true)),
+        ]);
+        let src = d(&[
+            ("overwrite", Value::from("overwritten")),
+            ("key", Value::Bool(false)),
+        ]);
+        let out = merge_overwrite(&mut e, &[dst.clone(), src.clone()]).unwrap_or_default();
+        assert_eq!(
+            format_v(&out),
+            "map[default:default key:false overwrite:overwritten]"
+        );
+        // merge keeps non-empty destination values, fills empty ones.
+        let dst = d(&[
+            ("a", Value::from("x")),
+            ("b", Value::from("")),
+            ("l", Value::list(vec![Value::Int(1)])),
+        ]);
+        let src = d(&[
+            ("a", Value::from("y")),
+            ("b", Value::from("z")),
+            ("c", Value::Nil),
+            ("l", Value::list(vec![Value::Int(2)])),
+            ("n", d(&[("k", Value::Int(1))])),
+        ]);
+        let out = merge(&mut e, &[dst, src]).unwrap_or_default();
+        assert_eq!(format_v(&out), "map[a:x b:z l:[1] n:map[k:1]]");
+        // Nested maps merge recursively, in place.
+        let inner = d(&[("x", Value::Int(1))]);
+        let dst = d(&[("n", inner.clone())]);
+        let src = d(&[("n", d(&[("x", Value::Int(2)), ("y", Value::Int(3))]))]);
+        let _ = merge(&mut e, &[dst, src]);
+        assert_eq!(format_v(&inner), "map[x:1 y:3]");
+    }
+
+    #[test]
+    fn dig_and_friends() {
+        let mut e = FuncEnv::default();
+        let m = d(&[("a", d(&[("b", Value::from("c"))]))]);
+        let v = dig(
+            &mut e,
+            &[
+                Value::from("a"),
+                Value::from("b"),
+                Value::from("def"),
+                m.clone(),
+            ],
+        );
+        assert_eq!(
+            v.ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .as_deref(),
+            Some("c")
+        );
+        let v = dig(
+            &mut e,
+            &[
+                Value::from("a"),
+                Value::from("z"),
+                Value::from("def"),
+                m.clone(),
+            ],
+        );
+        assert_eq!(
+            v.ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .as_deref(),
+            Some("def")
+        );
+        let err = dig(
+            &mut e,
+            &[
+                Value::from("a"),
+                Value::from("b"),
+                Value::from("x"),
+                Value::from("def"),
+                m.clone(),
+            ],
+        );
+        assert_eq!(
+            err.err().as_deref(),
+            Some("interface conversion: interface {} is string, not map[string]interface {}")
+        );
+        assert!(set(&mut e, &[Value::Nil, Value::from("k"), Value::Int(1)]).is_err());
+        let got = get(&mut e, &[m, Value::from("missing")]).unwrap_or_default();
+        assert_eq!(got.as_str(), Some(""));
+    }
+}

@@ -66,8 +66,10 @@ fn write_value(
     indent: Option<&str>,
     depth: usize,
 ) -> Result<(), String> {
-    if depth > 10_000 {
-        return Err("json: unsupported value: encountered a cycle".into());
+    if depth > super::args::MAX_DEPTH {
+        return Err(
+            "json: unsupported value: encountered a cycle via map[string]interface {}".into(),
+        );
     }
     match v {
         Value::Nil => out.push_str("null"),
@@ -77,7 +79,10 @@ fn write_value(
         Value::Float(f) => out.push_str(&json_float(*f)?),
         Value::String(s) => write_json_string(out, s, html),
         Value::Bytes(b) => write_json_string(out, &base64_encode(b), html),
-        Value::Object(o) => write_json_string(out, &o.format(), html),
+        Value::Object(o) => match object_json(o.as_ref()) {
+            Some(v) => write_value(out, &v, html, indent, depth + 1)?,
+            None => write_json_string(out, &o.format(), html),
+        },
         Value::List(l) => {
             if l.is_empty() {
                 out.push_str("[]");
@@ -120,6 +125,25 @@ fn write_value(
     Ok(())
 }
 
+/// What json.Marshal makes of the Go objects this library creates: time.Time marshals as
+/// an RFC 3339 string, a semver version as its string, a certificate as a struct.
+fn object_json(o: &dyn super::super::value::GoObject) -> Option<Value> {
+    let any = o.as_any();
+    if let Some(t) = any.downcast_ref::<super::gofmt_time::GoTime>() {
+        return Some(Value::from(super::gofmt_time::format(
+            t,
+            "2006-01-02T15:04:05.999999999Z07:00",
+        )));
+    }
+    if let Some(c) = any.downcast_ref::<super::crypto_certs::Certificate>() {
+        let mut m = Map::new();
+        m.insert("Cert".into(), Value::from(c.cert.as_str()));
+        m.insert("Key".into(), Value::from(c.key.as_str()));
+        return Some(Value::map(m));
+    }
+    None
+}
+
 /// Go's quoteChar for syntax errors.
 fn quote_char(c: char) -> String {
     match c {
@@ -159,7 +183,7 @@ impl Parser<'_> {
     }
 
     fn value(&mut self, depth: usize) -> Result<Value, String> {
-        if depth > 10_000 {
+        if depth > super::args::MAX_DEPTH {
             return Err("exceeded max depth".into());
         }
         self.ws();

@@ -4,12 +4,24 @@
 //! Functions that need the engine itself (`include`, `tpl`, `template`) live in the executor.
 //!
 //! Errors: a function returns `Err(message)`. Two kinds exist, as in Go's text/template:
-//! - errors raised by the function itself (or a Go panic inside it). The executor wraps them
-//!   as `error calling NAME: message`.
+//! - errors raised by the function itself (or a Go panic inside it, e.g. `runtime error:
+//!   integer divide by zero`). The executor wraps them as `error calling NAME: message`.
 //! - errors that Go's reflection-based call raises *before* calling (wrong number of
 //!   arguments, an argument of the wrong type, a nil for a string parameter). Go does not
 //!   prefix those. They start with [`UNWRAPPED`]; use [`classify_error`] to tell them apart
 //!   and get the text without the marker.
+//!
+//! Other points the executor must know:
+//! - In Helm the FuncMap shadows Go's builtins: Sprig's `slice` (not the builtin) is what
+//!   charts call.
+//! - `required` fails with its message between `HELM_ERR_START`/`HELM_ERR_END`
+//!   ([`WARN_START`], [`WARN_END`]), exactly as Helm's own function, so that Helm's error
+//!   cleanup can print `execution error at (FILE:LINE:COL): MESSAGE`.
+//! - Randomness and time come only from [`FuncEnv`]; [`is_nondeterministic`] names the
+//!   functions whose output a render-twice check must expect to vary.
+//! - Sizes a template can request (repeat, until, seq, rand*, indent) are capped at
+//!   [`MAX_ALLOC`] elements and nesting at [`MAX_DEPTH`] levels: over the cap
+//!   is an error, never a huge allocation or a stack overflow.
 
 mod args;
 mod conv;
@@ -33,6 +45,7 @@ mod semver;
 mod strings;
 mod strings_case;
 mod toml;
+mod tzif;
 mod yaml_emit;
 mod yaml_json;
 
@@ -43,8 +56,9 @@ mod vectors;
 
 use super::value::Value;
 
-pub use args::UNWRAPPED;
+pub use args::{MAX_ALLOC, MAX_DEPTH, UNWRAPPED};
 pub use conv::strval;
+pub use defaults::{WARN_END, WARN_START};
 pub use gofmt::format_v;
 
 /// What a function may read besides its arguments: the clock and the random source. Kept

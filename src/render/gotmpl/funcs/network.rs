@@ -211,3 +211,27 @@ pub fn url_join(_: &mut FuncEnv, a: &[Value]) -> R {
     }
     Ok(Value::from(out))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::gotmpl::funcs::gofmt::format_v;
+
+    #[test]
+    fn parse_and_join() {
+        let mut e = FuncEnv::default();
+        let u = url_parse(
+            &mut e,
+            &[Value::from("https://user:pw@host:8080/p%20a?q=1#frag")],
+        )
+        .unwrap_or_default();
+        assert_eq!(
+            format_v(&u),
+            "map[fragment:frag host:host:8080 hostname:host opaque: path:/p a query:q=1 scheme:https userinfo:user:pw]"
+        );
+        let j = url_join(&mut e, &[u]).unwrap_or_default();
+        assert_eq!(j.as_str(), Some("https://user:pw@host:8080/p%20a?q=1#frag"));
+        let u = url_parse(&mut e, &[Value::from("mailto:a@b.c")]).unwrap_or_default();
+        assert!(format_v(&u).contains("opaque:a@b.c"));
+    }
+}

@@ -569,3 +569,63 @@ pub fn sort_alpha(_: &mut FuncEnv, a: &[Value]) -> R {
     v.sort();
     Ok(Value::list(v.into_iter().map(Value::from).collect()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(f: fn(&mut FuncEnv, &[Value]) -> R, a: &[Value]) -> String {
+        match f(&mut FuncEnv::default(), a) {
+            Ok(Value::String(s)) => s.to_string(),
+            other => format!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn go_string_semantics() {
+        let v = Value::from;
+        assert_eq!(run(trunc, &[Value::Int(-3), v("abcdef")]), "def");
+        assert_eq!(run(trunc, &[Value::Int(10), v("abc")]), "abc");
+        assert_eq!(
+            run(substr, &[Value::Int(1), Value::Int(3), v("abcdef")]),
+            "bc"
+        );
+        assert_eq!(
+            run(substr, &[Value::Int(-1), Value::Int(3), v("abcdef")]),
+            "abc"
+        );
+        assert_eq!(
+            run(substr, &[Value::Int(2), Value::Int(-1), v("abcdef")]),
+            "cdef"
+        );
+        assert_eq!(
+            run(title, &[v("hello wORLD-foo_bar")]),
+            "Hello WORLD-Foo_bar"
+        );
+        assert_eq!(run(upper, &[v("straße")]), "STRAßE");
+        assert_eq!(run(trim_all, &[v("$"), v("$$5.00$")]), "5.00");
+        assert_eq!(run(replace, &[v(""), v("-"), v("ab")]), "-a-b-");
+        assert_eq!(run(indent, &[Value::Int(2), v("a\n\nb")]), "  a\n  \n  b");
+        assert_eq!(
+            run(squote, &[Value::Float(1.5), Value::Bool(true)]),
+            "'1.5' 'true'"
+        );
+        assert_eq!(run(cat, &[v("a"), Value::Nil, Value::Int(2)]), "a 2");
+        assert_eq!(run(initials, &[v("  alpha beta")]), "ab");
+        assert_eq!(run(swapcase, &[v("Hello World")]), "hELLO wORLD");
+        assert_eq!(
+            run(wrap, &[Value::Int(5), v("verylongword and more")]),
+            "verylongword\nand\nmore"
+        );
+        assert_eq!(
+            run(
+                abbrevboth,
+                &[Value::Int(5), Value::Int(10), v("1234 5678 9123")]
+            ),
+            "...5678..."
+        );
+        let parts = split(&mut FuncEnv::default(), &[v("$"), v("a$b")]).unwrap_or_default();
+        assert_eq!(super::super::gofmt::format_v(&parts), "map[_0:a _1:b]");
+        assert!(repeat(&mut FuncEnv::default(), &[Value::Int(-1), v("x")]).is_err());
+    }
+}

@@ -13,3 +13,141 @@ fn every_name_resolves() {
     assert!(is_nondeterministic("randAlphaNum"));
     assert!(!is_nondeterministic("sha256sum"));
 }
+
+fn call(env: &mut FuncEnv, name: &str, args: &[Value]) -> Result<Value, String> {
+    match lookup(name) {
+        Some(f) => f(env, args),
+        None => Err(format!("no function {name}")),
+    }
+}
+
+fn s(v: Result<Value, String>) -> String {
+    match v {
+        Ok(Value::String(s)) => s.to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+#[test]
+fn objects_marshal_like_go() {
+    let mut e = FuncEnv::new(0, 1_560_458_379_000_000_000, 0);
+    let now = call(&mut e, "now", &[]).unwrap_or_default();
+    assert_eq!(
+        s(call(&mut e, "toJson", std::slice::from_ref(&now))),
+        "\"2019-06-13T20:39:39Z\""
+    );
+    assert_eq!(
+        s(call(&mut e, "toYaml", &[now])),
+        "\"2019-06-13T20:39:39Z\""
+    );
+}
+
+#[test]
+fn helm_typical_pipelines() {
+    let mut e = FuncEnv::default();
+    let mut m = super::super::value::Map::new();
+    m.insert("cpu".into(), Value::from("100m"));
+    m.insert("memory".into(), Value::Float(1e6));
+    m.insert("enabled".into(), Value::from("yes"));
+    m.insert(
+        "list".into(),
+        Value::list(vec![Value::Float(1.5), Value::from("a b")]),
+    );
+    let v = Value::map(m);
+    assert_eq!(
+        s(call(&mut e, "toYaml", std::slice::from_ref(&v))),
+        "cpu: 100m\nenabled: \"yes\"\nlist:\n- 1.5\n- a b\nmemory: 1000000"
+    );
+    assert_eq!(
+        s(call(&mut e, "toJson", &[v])),
+        "{\"cpu\":\"100m\",\"enabled\":\"yes\",\"list\":[1.5,\"a b\"],\"memory\":1000000}"
+    );
+    assert_eq!(
+        s(call(
+            &mut e,
+            "quote",
+            &[Value::Float(1e6), Value::Nil, Value::Int(3)]
+        )),
+        "\"1e+06\" \"3\""
+    );
+    assert_eq!(
+        s(call(
+            &mut e,
+            "default",
+            &[Value::from("x"), Value::from("")]
+        )),
+        "x"
+    );
+    assert_eq!(
+        s(call(
+            &mut e,
+            "nindent",
+            &[Value::Int(2), Value::from("a\nb")]
+        )),
+        "\n  a\n  b"
+    );
+    assert_eq!(
+        s(call(&mut e, "trunc", &[Value::Int(63), Value::from("abc")])),
+        "abc"
+    );
+    assert!(
+        call(&mut e, "trunc", &[Value::Float(63.0), Value::from("abc")])
+            .is_err_and(|m| m.ends_with("wrong type for value; expected int; got float64"))
+    );
+    assert!(
+        call(&mut e, "upper", &[Value::from("a"), Value::from("b")]).is_err_and(
+            |m| classify_error(&m) == (false, "wrong number of args for upper: want 1 got 2")
+        )
+    );
+    assert_eq!(
+        call(
+            &mut e,
+            "required",
+            &[Value::from("need x"), Value::from("")]
+        )
+        .err()
+        .as_deref(),
+        Some("HELM_ERR_STARTneed xHELM_ERR_END")
+    );
+}
+
+#[test]
+fn hostile_sizes_are_capped() {
+    let mut e = FuncEnv::default();
+    assert!(call(&mut e, "repeat", &[Value::Int(1 << 40), Value::from("ab")]).is_err());
+    assert!(call(&mut e, "until", &[Value::Int(1 << 40)]).is_err());
+    assert!(
+        call(
+            &mut e,
+            "untilStep",
+            &[Value::Int(0), Value::Int(i64::MAX), Value::Int(1)]
+        )
+        .is_err()
+    );
+    assert!(call(&mut e, "seq", &[Value::Int(1 << 40)]).is_err());
+    assert!(call(&mut e, "randAlphaNum", &[Value::Int(1 << 40)]).is_err());
+    assert!(
+        call(
+            &mut e,
+            "indent",
+            &[Value::Int(1 << 40), Value::from("a\nb")]
+        )
+        .is_err()
+    );
+    assert!(call(&mut e, "randBytes", &[Value::Int(1 << 40)]).is_err());
+}
+
+#[test]
+fn cyclic_maps_do_not_hang() {
+    let mut e = FuncEnv::default();
+    let d = call(&mut e, "dict", &[]).unwrap_or_default();
+    let _ = call(&mut e, "set", &[d.clone(), Value::from("self"), d.clone()]);
+    assert_eq!(s(call(&mut e, "toYaml", std::slice::from_ref(&d))), "");
+    assert_eq!(s(call(&mut e, "toJson", std::slice::from_ref(&d))), "");
+    assert!(call(&mut e, "mustToJson", std::slice::from_ref(&d)).is_err());
+    assert!(call(&mut e, "deepCopy", std::slice::from_ref(&d)).is_ok());
+    let other = call(&mut e, "dict", &[Value::from("self"), d.clone()]).unwrap_or_default();
+    assert!(call(&mut e, "merge", &[d.clone(), other]).is_ok());
+    let deep = "[".repeat(5000);
+    assert!(call(&mut e, "mustFromJson", &[Value::from(deep)]).is_err());
+}

@@ -24,14 +24,17 @@ pub enum Flavor {
     V3,
 }
 
-/// goyaml.v2's keyList.Less for string keys: runs of digits compare numerically, letters
-/// sort after non-letters.
-pub fn natural_less(a: &str, b: &str) -> bool {
+/// goyaml's keyList.Less for string keys: runs of digits compare numerically, letters
+/// sort after non-letters. goyaml.v3 adds one rule: right after a digit, a letter sorts
+/// before a non-letter.
+pub fn natural_less(a: &str, b: &str, flavor: Flavor) -> bool {
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
     let mut i = 0;
+    let mut digits = false;
     while i < ar.len() && i < br.len() {
         if ar[i] == br[i] {
+            digits = ar[i].is_ascii_digit();
             i += 1;
             continue;
         }
@@ -41,7 +44,11 @@ pub fn natural_less(a: &str, b: &str) -> bool {
             return ar[i] < br[i];
         }
         if al || bl {
-            return bl;
+            return if digits && flavor == Flavor::V3 {
+                al
+            } else {
+                bl
+            };
         }
         let (mut an, mut bn): (i64, i64) = (0, 0);
         if ar[i] == '0' || br[i] == '0' {
@@ -80,11 +87,11 @@ pub fn natural_less(a: &str, b: &str) -> bool {
     ar.len() < br.len()
 }
 
-pub fn sort_keys(entries: &mut [(String, YNode)]) {
+pub fn sort_keys(entries: &mut [(String, YNode)], flavor: Flavor) {
     entries.sort_by(|(a, _), (b, _)| {
-        if natural_less(a, b) {
+        if natural_less(a, b, flavor) {
             std::cmp::Ordering::Less
-        } else if natural_less(b, a) {
+        } else if natural_less(b, a, flavor) {
             std::cmp::Ordering::Greater
         } else {
             std::cmp::Ordering::Equal
@@ -761,8 +768,17 @@ impl Emitter {
                 self.indent = if self.indent < 0 { 0 } else { self.indent + 2 };
                 for (k, v) in items {
                     self.write_indent();
-                    self.node(&YNode::Str(k.clone()), false, true);
-                    self.write_indicator(":", false, false, false);
+                    // libyaml's check_simple_key: at most 128 bytes and a single line;
+                    // other keys are written in the explicit `? key` / `: value` form.
+                    if k.len() <= 128 && !k.chars().any(is_break) {
+                        self.node(&YNode::Str(k.clone()), false, true);
+                        self.write_indicator(":", false, false, false);
+                    } else {
+                        self.write_indicator("?", true, false, true);
+                        self.node(&YNode::Str(k.clone()), true, false);
+                        self.write_indent();
+                        self.write_indicator(":", true, false, true);
+                    }
                     self.node(v, true, false);
                 }
                 self.indent = saved;
@@ -851,10 +867,22 @@ mod tests {
     }
 
     #[test]
+    fn complex_keys() {
+        let long = "k".repeat(130);
+        let doc = YNode::Map(vec![(long.clone(), s("v")), ("a\nb".into(), s("w"))]);
+        assert_eq!(
+            emit(&doc, Flavor::V2),
+            format!("? {long}\n: v\n? |-\n  a\n  b\n: w\n")
+        );
+    }
+
+    #[test]
     fn natural_order() {
-        assert!(natural_less("a2", "a10"));
-        assert!(natural_less("B", "a"));
-        assert!(natural_less("_x", "ax"));
+        assert!(natural_less("a2", "a10", Flavor::V2));
+        assert!(natural_less("B", "a", Flavor::V2));
+        assert!(natural_less("_x", "ax", Flavor::V2));
+        assert!(natural_less("1_", "1a", Flavor::V2));
+        assert!(natural_less("1a", "1_", Flavor::V3));
     }
 
     #[test]

@@ -16,7 +16,7 @@ type R = Result<Value, String>;
 
 /// Value → the node goyaml.v2 gets after the JSON round trip.
 fn to_ynode_v2(v: &Value, depth: usize) -> Result<YNode, String> {
-    if depth > 10_000 {
+    if depth > super::args::MAX_DEPTH {
         return Err("json: unsupported value: encountered a cycle".into());
     }
     Ok(match v {
@@ -34,7 +34,15 @@ fn to_ynode_v2(v: &Value, depth: usize) -> Result<YNode, String> {
         }
         Value::String(s) => YNode::Str(s.to_string()),
         Value::Bytes(b) => YNode::Str(super::encoding::base64_encode(b)),
-        Value::Object(o) => YNode::Str(o.format()),
+        Value::Object(_) => {
+            // Through json.Marshal, like every other value.
+            let text = json::encode(v, false, None)?;
+            match json::parse(&text) {
+                Ok(Value::String(s)) => YNode::Str(s.to_string()),
+                Ok(other @ (Value::Map(_) | Value::List(_))) => to_ynode_v2(&other, depth + 1)?,
+                _ => YNode::Str(text),
+            }
+        }
         Value::List(l) => YNode::Seq(
             l.iter()
                 .map(|x| to_ynode_v2(x, depth + 1))
@@ -46,7 +54,7 @@ fn to_ynode_v2(v: &Value, depth: usize) -> Result<YNode, String> {
                 .iter()
                 .map(|(k, x)| Ok((k.clone(), to_ynode_v2(x, depth + 1)?)))
                 .collect::<Result<Vec<_>, String>>()?;
-            sort_keys(&mut entries);
+            sort_keys(&mut entries, Flavor::V2);
             YNode::Map(entries)
         }
     })
@@ -54,7 +62,7 @@ fn to_ynode_v2(v: &Value, depth: usize) -> Result<YNode, String> {
 
 /// Value → goyaml.v3's view (no JSON step: floats keep Go's 'g' format).
 fn to_ynode_v3(v: &Value, depth: usize) -> Result<YNode, String> {
-    if depth > 10_000 {
+    if depth > super::args::MAX_DEPTH {
         return Err("encountered a cycle".into());
     }
     Ok(match v {
@@ -75,7 +83,7 @@ fn to_ynode_v3(v: &Value, depth: usize) -> Result<YNode, String> {
                 .iter()
                 .map(|(k, x)| Ok((k.clone(), to_ynode_v3(x, depth + 1)?)))
                 .collect::<Result<Vec<_>, String>>()?;
-            sort_keys(&mut entries);
+            sort_keys(&mut entries, Flavor::V3);
             YNode::Map(entries)
         }
         other => to_ynode_v2(other, depth)?,
