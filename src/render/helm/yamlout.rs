@@ -39,7 +39,14 @@ enum Conv {
 fn convert(v: &Value, conv: Conv, depth: usize) -> Value {
     if let Some(n) = JsonNumber::of(v) {
         return match conv {
-            Conv::Number | Conv::DeepNumber => Value::Float(n.value),
+            Conv::Number => Value::Float(n.value),
+            // Serialisers write the number as its text; an integer stays an integer
+            // (`toToml` distinguishes `13` from `13.0`).
+            Conv::DeepNumber => n
+                .text
+                .parse::<i64>()
+                .map(Value::Int64)
+                .unwrap_or(Value::Float(n.value)),
             Conv::Text | Conv::DeepText => Value::str(n.text.as_str()),
         };
     }
