@@ -181,3 +181,22 @@ fn charts_outside_the_root_are_refused() {
     assert_eq!(out.objects.len(), 0);
     assert_eq!(out.issues.len(), 1);
 }
+
+#[test]
+fn dependencies_alias_condition_tags_globals_and_import_values() {
+    let fs = fixtures();
+    let text = template_to_string(&fs, "deps", &TemplateOptions::default()).unwrap_or_else(|e| e);
+    let expected = "---\n# Source: app/charts/archive/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: archive\ndata:\n  size: \"1\"\n  drop: \"keep-me\"\n  region: \"eu-west-1\"\n  template: \"app/charts/archive/templates/cm.yaml\"\n---\n# Source: app/charts/primary/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: primary\ndata:\n  size: \"10\"\n  drop: \"deleted\"\n  region: \"eu-west-1\"\n  template: \"app/charts/primary/templates/cm.yaml\"\n---\n# Source: app/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  archive: \"cold\"\n  subcharts: \"archive,primary\"\n";
+    assert_eq!(text, expected);
+    // --set turns the replica on and drops the archive by tag.
+    let opts = TemplateOptions {
+        set: vec!["replica.enabled=true,tags.archive=false".into()],
+        ..TemplateOptions::default()
+    };
+    let text = template_to_string(&fs, "deps", &opts).unwrap_or_else(|e| e);
+    assert!(
+        text.contains("# Source: app/charts/replica/templates/cm.yaml"),
+        "{text}"
+    );
+    assert!(!text.contains("charts/archive/"), "{text}");
+}
