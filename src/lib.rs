@@ -6,6 +6,7 @@ pub mod config;
 pub mod gitops;
 pub mod lint;
 pub mod object;
+pub mod ownership;
 pub mod render;
 pub mod report;
 pub mod rules;

@@ -48,22 +48,25 @@ pub fn adler32sum(_: &mut FuncEnv, a: &[Value]) -> R {
     Ok(Value::from(((y << 16) | x).to_string()))
 }
 
-/// bcrypt with Go's default cost (10) and `$2a$` prefix, salt from the env.
-fn bcrypt_hash(env: &mut FuncEnv, password: &str) -> Result<String, String> {
+/// bcrypt with Go's default cost (10) and `$2a$` prefix, salt from the env. Like Sprig, a
+/// failure is returned as the result text (x/crypto rejects passwords over 72 bytes).
+fn bcrypt_hash(env: &mut FuncEnv, password: &str) -> String {
+    if password.len() > 72 {
+        return "failed to encrypt string with bcrypt: bcrypt: password length exceeds 72 bytes"
+            .into();
+    }
     let mut salt = [0u8; 16];
     env.fill_bytes(&mut salt);
-    // Go's bcrypt rejects passwords over 72 bytes (x/crypto >= 0.21); older versions
-    // truncated. Truncate, as the bcrypt crate would otherwise error.
-    let pw = &password.as_bytes()[..password.len().min(72)];
-    bcrypt::hash_with_salt(pw, 10, salt)
-        .map(|h| h.format_for_version(bcrypt::Version::TwoA))
-        .map_err(|e| e.to_string())
+    match bcrypt::hash_with_salt(password.as_bytes(), 10, salt) {
+        Ok(h) => h.format_for_version(bcrypt::Version::TwoA),
+        Err(e) => format!("failed to encrypt string with bcrypt: {e}"),
+    }
 }
 
 pub fn bcrypt_fn(env: &mut FuncEnv, a: &[Value]) -> R {
     arity("bcrypt", a, 1)?;
     let s = args::string(&a[0])?;
-    Ok(Value::from(bcrypt_hash(env, &s)?))
+    Ok(Value::from(bcrypt_hash(env, &s)))
 }
 
 pub fn htpasswd(env: &mut FuncEnv, a: &[Value]) -> R {
@@ -73,14 +76,14 @@ pub fn htpasswd(env: &mut FuncEnv, a: &[Value]) -> R {
     if user.contains(':') {
         return Ok(Value::from(format!("invalid username: {user}")));
     }
-    Ok(Value::from(format!("{user}:{}", bcrypt_hash(env, &pw)?)))
+    Ok(Value::from(format!("{user}:{}", bcrypt_hash(env, &pw))))
 }
 
 pub use super::crypto_certs::{
-    build_custom_cert, decrypt_aes, derive_password, encrypt_aes, gen_ca, gen_ca_with_key,
-    gen_private_key, gen_self_signed_cert, gen_self_signed_cert_with_key, gen_signed_cert,
-    gen_signed_cert_with_key,
+    build_custom_cert, gen_ca, gen_ca_with_key, gen_private_key, gen_self_signed_cert,
+    gen_self_signed_cert_with_key, gen_signed_cert, gen_signed_cert_with_key,
 };
+pub use super::crypto_pw::{decrypt_aes, derive_password, encrypt_aes};
 
 #[cfg(test)]
 mod tests {
@@ -91,5 +94,13 @@ mod tests {
         let mut e = FuncEnv::default();
         let v = adler32sum(&mut e, &[Value::from("abc")]).unwrap_or_default();
         assert_eq!(v.as_str(), Some("38600999"));
+        let h = htpasswd(&mut e, &[Value::from("admin"), Value::from("pw")]).unwrap_or_default();
+        assert!(
+            h.as_str()
+                .is_some_and(|h| h.starts_with("admin:$2a$10$") && h.len() == 66)
+        );
+        let long = "x".repeat(73);
+        let b = bcrypt_fn(&mut e, &[Value::from(long)]).unwrap_or_default();
+        assert!(b.as_str().is_some_and(|m| m.ends_with("exceeds 72 bytes")));
     }
 }

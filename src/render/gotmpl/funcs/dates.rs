@@ -230,10 +230,12 @@ pub fn ago(env: &mut FuncEnv, a: &[Value]) -> R {
         other => as_time(other).unwrap_or_else(|| now_time(env)),
     };
     let then = i128::from(t.secs) * 1_000_000_000 + i128::from(t.nanos);
-    let d = env.now_unix_nanos - then;
+    let d = env.now_unix_nanos.saturating_sub(then);
     // Round half away from zero to whole seconds.
-    let s = (d.abs() + 500_000_000) / 1_000_000_000 * d.signum();
-    let nanos = (s * 1_000_000_000).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
+    let s = d.saturating_abs().saturating_add(500_000_000) / 1_000_000_000 * d.signum();
+    let nanos = s
+        .saturating_mul(1_000_000_000)
+        .clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
     Ok(Value::from(duration_string(nanos)))
 }
 
@@ -255,7 +257,9 @@ pub fn duration_round(env: &mut FuncEnv, a: &[Value]) -> R {
         other => match as_time(other) {
             Some(t) => {
                 let then = i128::from(t.secs) * 1_000_000_000 + i128::from(t.nanos);
-                (env.now_unix_nanos - then).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+                env.now_unix_nanos
+                    .saturating_sub(then)
+                    .clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
             }
             None => 0,
         },
@@ -322,5 +326,12 @@ mod tests {
         assert_eq!(dd.as_str(), Some("26h3m4s"));
         let r = duration_round(&mut e, &[Value::from("2400h5s")]).unwrap_or_default();
         assert_eq!(r.as_str(), Some("3mo"));
+        // Extreme instants must not overflow.
+        let mut far = FuncEnv::new(0, i128::MAX, 3600);
+        for t in [i64::MAX, i64::MIN] {
+            assert!(date(&mut far, &[Value::from("2006-01-02 MST"), Value::Int64(t)]).is_ok());
+            assert!(ago(&mut far, &[Value::Int64(t)]).is_ok());
+        }
+        assert!(now(&mut far, &[]).is_ok());
     }
 }

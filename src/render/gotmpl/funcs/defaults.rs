@@ -19,7 +19,9 @@ pub const WARN_END: &str = "HELM_ERR_END";
 /// Sprig's `empty`: the zero value of its kind (structs are never empty).
 pub fn is_empty(v: &Value) -> bool {
     match v {
-        Value::Object(_) => false,
+        // Structs are never empty; map-kind objects (Helm's `.Files`) are when they have no
+        // entries.
+        Value::Object(o) => o.map_entries().is_some_and(|e| e.is_empty()),
         other => !other.truthy(),
     }
 }

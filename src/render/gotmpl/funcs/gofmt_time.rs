@@ -94,7 +94,7 @@ struct Civil {
 }
 
 fn civil(t: &GoTime) -> Civil {
-    let local = t.secs + i64::from(t.offset);
+    let local = t.secs.saturating_add(i64::from(t.offset));
     let days = local.div_euclid(86_400);
     let rem = local.rem_euclid(86_400) as u32;
     let (year, month, day) = civil_from_days(days);

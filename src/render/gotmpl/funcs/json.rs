@@ -135,6 +135,10 @@ fn object_json(o: &dyn super::super::value::GoObject) -> Option<Value> {
             "2006-01-02T15:04:05.999999999Z07:00",
         )));
     }
+    // Map-kind objects (Helm's `.Files`, a map[string][]byte) marshal as objects.
+    if let Some(entries) = o.map_entries() {
+        return Some(Value::map(entries.into_iter().collect()));
+    }
     if let Some(c) = any.downcast_ref::<super::crypto_certs::Certificate>() {
         let mut m = Map::new();
         m.insert("Cert".into(), Value::from(c.cert.as_str()));

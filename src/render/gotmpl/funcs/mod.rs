@@ -23,10 +23,12 @@
 //!   [`MAX_ALLOC`] elements and nesting at [`MAX_DEPTH`] levels: over the cap
 //!   is an error, never a huge allocation or a stack overflow.
 
+mod aliases;
 mod args;
 mod conv;
 mod crypto;
 mod crypto_certs;
+mod crypto_pw;
 mod dates;
 mod defaults;
 mod dicts;
@@ -156,10 +158,13 @@ pub fn lookup(name: &str) -> Option<Func> {
         "ago" => dates::ago,
         "date" => dates::date,
         "htmlDate" => dates::html_date,
-        "date_in_zone" | "dateInZone" => dates::date_in_zone,
+        "dateInZone" => dates::date_in_zone,
+        "date_in_zone" => aliases::date_in_zone_snake,
         "htmlDateInZone" => dates::html_date_in_zone,
-        "date_modify" | "dateModify" => dates::date_modify,
-        "must_date_modify" | "mustDateModify" => dates::must_date_modify,
+        "dateModify" => dates::date_modify,
+        "date_modify" => aliases::date_modify_snake,
+        "mustDateModify" => dates::must_date_modify,
+        "must_date_modify" => aliases::must_date_modify_snake,
         "duration" => dates::duration,
         "durationRound" => dates::duration_round,
         "mustToDate" => dates::must_to_date,
@@ -178,7 +183,8 @@ pub fn lookup(name: &str) -> Option<Func> {
         "untitle" => strings::untitle,
         "substr" => strings::substr,
         "repeat" => strings::repeat,
-        "trimall" | "trimAll" => strings::trim_all,
+        "trimAll" => strings::trim_all,
+        "trimall" => aliases::trimall,
         "trimSuffix" => strings::trim_suffix,
         "trimPrefix" => strings::trim_prefix,
         "nospace" => strings::nospace,
@@ -244,7 +250,8 @@ pub fn lookup(name: &str) -> Option<Func> {
         "subf" => math::subf,
         "divf" => math::divf,
         "mulf" => math::mulf,
-        "biggest" | "max" => math::max,
+        "max" => math::max,
+        "biggest" => aliases::biggest,
         "min" => math::min,
         "maxf" => math::maxf,
         "minf" => math::minf,
@@ -282,11 +289,11 @@ pub fn lookup(name: &str) -> Option<Func> {
         "clean" => paths::clean,
         "ext" => paths::ext,
         "isAbs" => paths::is_abs,
-        "osBase" => paths::base,
-        "osClean" => paths::clean,
-        "osDir" => paths::dir,
-        "osExt" => paths::ext,
-        "osIsAbs" => paths::is_abs,
+        "osBase" => aliases::os_base,
+        "osClean" => aliases::os_clean,
+        "osDir" => aliases::os_dir,
+        "osExt" => aliases::os_ext,
+        "osIsAbs" => aliases::os_is_abs,
         // Sprig: dicts
         "dict" => dicts::dict,
         "get" => dicts::get,
@@ -305,8 +312,10 @@ pub fn lookup(name: &str) -> Option<Func> {
         "dig" => dicts::dig,
         // Sprig: lists
         "list" | "tuple" => lists::list,
-        "append" | "push" => lists::push,
-        "mustAppend" | "mustPush" => lists::must_push,
+        "append" => lists::push,
+        "push" => aliases::push,
+        "mustAppend" => lists::must_push,
+        "mustPush" => aliases::must_push,
         "prepend" => lists::prepend,
         "mustPrepend" => lists::must_prepend,
         "first" => lists::first,

@@ -23,7 +23,9 @@ pub fn kind_name(v: &Value) -> &'static str {
         Value::Bytes(_) | Value::List(_) => "slice",
         Value::Map(_) => "map",
         Value::Object(o) => {
-            if o.type_name().starts_with('*') {
+            if o.map_entries().is_some() {
+                "map"
+            } else if o.type_name().starts_with('*') {
                 "ptr"
             } else {
                 "struct"

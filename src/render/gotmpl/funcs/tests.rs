@@ -151,3 +151,62 @@ fn cyclic_maps_do_not_hang() {
     let deep = "[".repeat(5000);
     assert!(call(&mut e, "mustFromJson", &[Value::from(deep)]).is_err());
 }
+
+/// Every function with every combination of up to three hostile arguments: errors are
+/// fine, panics and runaway allocations are not.
+#[test]
+fn no_panics_on_hostile_arguments() {
+    let mut nested = super::super::value::Map::new();
+    nested.insert(
+        "k".into(),
+        Value::list(vec![Value::Nil, Value::Float(f64::NAN)]),
+    );
+    let pool = [
+        Value::Nil,
+        Value::Bool(true),
+        Value::Int(0),
+        Value::Int(-1),
+        Value::Int(i64::MAX),
+        Value::Int(i64::MIN),
+        Value::Int64(7),
+        Value::Float(f64::NAN),
+        Value::Float(-1e300),
+        Value::from(""),
+        Value::from("é☃😀 a:b\n\t"),
+        Value::Bytes(vec![0xff, 0, b'a'].into()),
+        Value::list(vec![Value::Int(1), Value::from("x"), Value::Nil]),
+        Value::map(nested),
+    ];
+    for name in ALL_NAMES {
+        // Key generation and key derivation are slow by design; their argument checks
+        // are covered by their own tests.
+        if name.starts_with("gen") || *name == "derivePassword" {
+            continue;
+        }
+        let Some(f) = lookup(name) else { continue };
+        let mut e = FuncEnv::new(1, 1_700_000_000_000_000_000, 3600);
+        let _ = f(&mut e, &[]);
+        for a in &pool {
+            let _ = f(&mut e, std::slice::from_ref(a));
+            for b in &pool {
+                let _ = f(&mut e, &[a.clone(), b.clone()]);
+                for c in &pool {
+                    let _ = f(&mut e, &[a.clone(), b.clone(), c.clone()]);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn from_yaml_errors_read_like_go_yaml() {
+    let mut e = FuncEnv::default();
+    let v = call(&mut e, "fromYaml", &[Value::from("foo: [1, 2")]).unwrap_or_default();
+    assert_eq!(
+        super::gofmt::format_v(&v),
+        "map[Error:error converting YAML to JSON: yaml: line 1: did not find expected ',' or ']']"
+    );
+    let v = call(&mut e, "fromYaml", &[Value::from("a: 1\nb: [x]\nc: 1.5")]).unwrap_or_default();
+    assert_eq!(super::gofmt::format_v(&v), "map[a:1 b:[x] c:1.5]");
+    assert!(matches!(v, Value::Map(ref m) if matches!(m.borrow().get("a"), Some(Value::Float(_)))));
+}

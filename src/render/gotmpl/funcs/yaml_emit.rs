@@ -675,7 +675,13 @@ impl Emitter {
         let mut breaks = true;
         for &c in &chars {
             if is_break(c) {
-                self.put_break();
+                // libyaml's write_break: '\n' is a line break, other breaks are copied.
+                if c == '\n' {
+                    self.put_break();
+                } else {
+                    self.out.push(c);
+                    self.column = 0;
+                }
                 self.indention = true;
                 breaks = true;
             } else {

@@ -148,10 +148,23 @@ fn parse_yaml(text: &str) -> Result<Value, String> {
             + 1;
         return Err(format!(
             "error converting YAML to JSON: yaml: line {line}: {}",
-            e.message
+            libyaml_problem(&e.message)
         ));
     }
     Ok(Value::Nil)
+}
+
+/// go-yaml prints only libyaml's "problem", not its "while parsing ..." context.
+fn libyaml_problem(msg: &str) -> String {
+    let problem = match msg.split_once(", ") {
+        Some((ctx, rest)) if ctx.starts_with("while ") => rest,
+        _ => msg,
+    };
+    match problem {
+        "expected ',' or ']'" => "did not find expected ',' or ']'".into(),
+        "expected ',' or '}'" => "did not find expected ',' or '}'".into(),
+        other => other.to_string(),
+    }
 }
 
 fn type_err(got: &Value, want: &str) -> String {
