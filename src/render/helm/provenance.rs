@@ -32,8 +32,11 @@ impl TemplateIndex<'_> {
         len: usize,
     ) -> Option<(Span, Option<&'o OutputSegment>)> {
         let seg = self.segment_at(output, start)?;
-        let (file, _) = self.files.get(&*seg.pos.file)?;
-        let file = (*file)?;
+        let Some((Some(file), _)) = self.files.get(&*seg.pos.file) else {
+            // Text made by `tpl` has no file: point at the action that ran it.
+            return self.enclosing_action(output, seg).map(|span| (span, None));
+        };
+        let file = *file;
         let text = self.map.get(file);
         match seg.kind {
             SegmentKind::Text => {
@@ -52,6 +55,30 @@ impl TemplateIndex<'_> {
                 Some((Span::new(file, open, close), Some(seg)))
             }
         }
+    }
+
+    /// For output whose segment has no source file (`tpl` text): the action after the
+    /// last literal text of a real template before it, which is the action that printed it.
+    fn enclosing_action(&self, output: &Output, seg: &OutputSegment) -> Option<Span> {
+        let idx = output.segments.iter().position(|s| std::ptr::eq(s, seg))?;
+        for prev in output.segments[..idx].iter().rev() {
+            let Some((Some(file), _)) = self.files.get(&*prev.pos.file) else {
+                continue;
+            };
+            let text = self.map.get(*file);
+            let src = &text.text;
+            let from = match prev.kind {
+                SegmentKind::Text => (prev.pos.offset + prev.range.len()).min(src.len()),
+                SegmentKind::Action => prev.pos.offset.min(src.len()),
+            };
+            let open = match prev.kind {
+                SegmentKind::Text => src[from..].find("{{").map(|i| from + i).unwrap_or(from),
+                SegmentKind::Action => src[..from].rfind("{{").unwrap_or(from),
+            };
+            let close = src[open..].find("}}").map(|i| open + i + 2).unwrap_or(open);
+            return Some(Span::new(*file, open, close));
+        }
+        None
     }
 
     /// The values-file span of a segment's values path (scoped to the template's chart).
