@@ -132,6 +132,8 @@ struct Ctx<'a> {
     /// Plain manifests (objects of files that are not render inputs) and their file.
     plain: Vec<(Object, String)>,
     owned: Vec<bool>,
+    /// Kustomization and chart directories some app renders (not standalone then).
+    rendered_dirs: BTreeSet<String>,
 }
 
 /// What rendering one app's sources produced.
@@ -181,6 +183,15 @@ impl Ctx<'_> {
 
     fn render_unit(&mut self, unit: Unit, at: Span, out: &mut Rendered) {
         out.sources.push(unit.describe());
+        match &unit {
+            Unit::Kustomize(k) => {
+                self.rendered_dirs.insert(k.dir.clone());
+            }
+            Unit::Helm(h) => {
+                self.rendered_dirs.insert(h.chart_dir.clone());
+            }
+            _ => {}
+        }
         match &unit {
             Unit::Directory {
                 dir,
@@ -412,6 +423,7 @@ pub fn build_model_with(
         fs,
         plain,
         owned,
+        rendered_dirs: BTreeSet::new(),
     };
     let mut model = Model {
         map: map.clone(),
@@ -493,13 +505,7 @@ pub fn build_model_with(
         .filter(|d| {
             !ctx.layout.referenced.contains(*d) && !ctx.layout.charts.iter().any(|c| under(d, c))
         })
-        .filter(|d| {
-            !pending.iter().any(|(a, _, _)| {
-                a.sources.iter().any(|s| {
-                    s.ends_with(&format!(" {}", if d.is_empty() { "." } else { d.as_str() }))
-                })
-            })
-        })
+        .filter(|d| !ctx.rendered_dirs.contains(*d))
         .cloned()
         .collect();
     let standalone_charts: Vec<String> = ctx
@@ -507,13 +513,7 @@ pub fn build_model_with(
         .charts
         .iter()
         .filter(|d| !ctx.layout.charts.iter().any(|c| c != *d && under(d, c)))
-        .filter(|d| {
-            !pending.iter().any(|(a, _, _)| {
-                a.sources
-                    .iter()
-                    .any(|s| s == &format!("helm {}", if d.is_empty() { "." } else { d.as_str() }))
-            })
-        })
+        .filter(|d| !ctx.rendered_dirs.contains(*d))
         .cloned()
         .collect();
     for dir in standalone_kustomize {
