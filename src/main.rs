@@ -48,6 +48,15 @@ enum Command {
     Rules,
     /// Print a rule's documentation.
     Explain { id: String },
+    /// Print rendered manifests: a kustomization or chart directory (as `kubectl kustomize`
+    /// / `helm template` print them), or with `--app NAME` what an app of PATH deploys.
+    Render(RenderArgs),
+    /// `helm template` with helm's own arguments, rendered natively (`helm template NAME CHART -f … --set …`).
+    #[command(disable_help_flag = true)]
+    Helm {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// List the apps found in a repository: name, kind, what it renders, object count.
     Apps {
         #[arg(default_value = ".")]
@@ -55,6 +64,34 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+}
+
+#[derive(clap::Args)]
+struct RenderArgs {
+    /// A kustomization or chart directory; with --app, the repository.
+    #[arg(default_value = ".")]
+    path: PathBuf,
+    /// Render what this app deploys (see `gitops-lint apps`).
+    #[arg(long)]
+    app: Option<String>,
+    /// Files are read only inside this directory (default: the enclosing git checkout, else
+    /// the filesystem root, as kustomize itself has no repository boundary).
+    #[arg(long)]
+    root: Option<PathBuf>,
+    /// Helm release name.
+    #[arg(long, default_value = "release-name")]
+    release_name: String,
+    /// Helm release namespace.
+    #[arg(long, short = 'n', default_value = "default")]
+    namespace: String,
+    /// Helm values files.
+    #[arg(long = "values", short = 'f')]
+    values: Vec<String>,
+    /// Helm --set values.
+    #[arg(long)]
+    set: Vec<String>,
+    #[arg(long)]
+    config: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -111,6 +148,8 @@ fn main() -> ExitCode {
             }
         },
         Some(Command::Apps { path, config }) => apps(path, config),
+        Some(Command::Render(args)) => render(args),
+        Some(Command::Helm { args }) => helm(args),
         None => check(cli.check),
     }
 }
@@ -137,6 +176,145 @@ fn apps(path: PathBuf, config: Option<PathBuf>) -> ExitCode {
         ));
     }
     print(&text)
+}
+
+/// The enclosing git checkout of `dir`, else the filesystem root.
+fn default_root(dir: &std::path::Path) -> PathBuf {
+    let mut cur = Some(dir);
+    while let Some(d) = cur {
+        if d.join(".git").exists() {
+            return d.to_path_buf();
+        }
+        cur = d.parent();
+    }
+    PathBuf::from("/")
+}
+
+fn render(args: RenderArgs) -> ExitCode {
+    use gitops_lint::render::kustomize;
+    use gitops_lint::source::{DiskFs, RepoFs, SourceMap, relative_path};
+    if let Some(name) = &args.app {
+        let result = match lint(&LintOptions {
+            root: args.path.clone(),
+            config: args.config.clone(),
+        }) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let Some(app) = result.model.apps.iter().find(|a| &a.name == name) else {
+            eprintln!(
+                "error: no app `{name}` in {} (see `gitops-lint apps`)",
+                args.path.display()
+            );
+            return ExitCode::from(2);
+        };
+        for issue in &app.issues {
+            let lc = result.map.line_col(issue.span);
+            eprintln!(
+                "{}:{}:{}: {}",
+                result.map.path(issue.span.file),
+                lc.line,
+                lc.column,
+                issue.message
+            );
+        }
+        let roots = result.model.objects_of(app).map(|o| &o.object.root);
+        print(&gitops_lint::yaml::emit::to_yaml_stream(roots));
+        return if app.issues.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        };
+    }
+    let dir = match std::fs::canonicalize(&args.path) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: {}: {e}", args.path.display());
+            return ExitCode::from(2);
+        }
+    };
+    if dir.join("Chart.yaml").is_file() {
+        let mut helm_args = vec![
+            "template".into(),
+            args.release_name.clone(),
+            args.path.display().to_string(),
+            "--namespace".into(),
+            args.namespace.clone(),
+        ];
+        for f in &args.values {
+            helm_args.push("-f".into());
+            helm_args.push(f.clone());
+        }
+        for s in &args.set {
+            helm_args.push("--set".into());
+            helm_args.push(s.clone());
+        }
+        return helm(helm_args);
+    }
+    let root = match args.root.as_ref().map(std::fs::canonicalize) {
+        Some(Ok(r)) => r,
+        Some(Err(e)) => {
+            eprintln!("error: --root: {e}");
+            return ExitCode::from(2);
+        }
+        None => default_root(&dir),
+    };
+    let Some(rel) = relative_path(&root, &dir) else {
+        eprintln!("error: {} is not inside {}", dir.display(), root.display());
+        return ExitCode::from(2);
+    };
+    let fs = DiskFs::new(root, std::sync::Arc::new(SourceMap::new()), 64 << 20);
+    let out = kustomize::build(&fs, &rel, &kustomize::BuildOptions::default());
+    if !out.issues.is_empty() {
+        let map = fs.source_map();
+        for issue in &out.issues {
+            let lc = map.line_col(issue.span);
+            eprintln!(
+                "Error: {}:{}:{}: {}",
+                map.path(issue.span.file),
+                lc.line,
+                lc.column,
+                issue.message
+            );
+        }
+        return ExitCode::from(1);
+    }
+    print(&kustomize::to_yaml_stream(&out.objects))
+}
+
+/// `helm template ARGS…` natively, printing what helm prints (stdout, stderr, exit code).
+fn helm(args: Vec<String>) -> ExitCode {
+    use gitops_lint::render::helm as nhelm;
+    let args: Vec<String> = match args.split_first() {
+        Some((first, rest)) if first == "template" => rest.to_vec(),
+        _ => {
+            eprintln!("Error: only `gitops-lint helm template ARGS...` is supported");
+            return ExitCode::from(1);
+        }
+    };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let fs = match nhelm::cli_fs(&cwd) {
+        Ok(fs) => fs,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let (chart, mut opts) = match nhelm::parse_helm_template_args(&args) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    opts.abs_root = Some(fs.root().display().to_string());
+    let run = nhelm::run(&fs, &chart, &opts, false);
+    print(&run.stdout);
+    eprint!("{}", run.stderr());
+    ExitCode::from(run.exit_code() as u8)
 }
 
 fn check(args: CheckArgs) -> ExitCode {
