@@ -12,6 +12,7 @@ mod duplicate_merge_key;
 pub mod fixes;
 mod flux_substitution_undefined;
 mod helm_install_hook_every_sync;
+mod helm_nondeterministic_function;
 mod hpa_replicas_conflict;
 mod ignore_differences_broad;
 mod ignore_differences_invalid;
@@ -153,6 +154,10 @@ pub fn registry() -> &'static [Rule] {
         Rule {
             meta: &flux_substitution_undefined::META,
             check: Some(flux_substitution_undefined::check),
+        },
+        Rule {
+            meta: &helm_nondeterministic_function::META,
+            check: Some(helm_nondeterministic_function::check),
         },
         Rule {
             meta: &helm_install_hook_every_sync::META,

@@ -9,6 +9,9 @@ use crate::yaml::{Node, Related, Value as Y};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// Label prefix of a related span that marks a non-deterministic template call (taint).
+pub const TAINT_LABEL: &str = "nondeterministic: ";
+
 /// What the mapper needs to know about the template set.
 pub struct TemplateIndex<'a> {
     /// Template name → (source file, values scope of its chart).
@@ -94,12 +97,43 @@ impl TemplateIndex<'_> {
         })
     }
 
+    /// The call that made this output non-deterministic, as a related label whose text
+    /// starts with [`TAINT_LABEL`] followed by the function name.
+    fn taint_in(&self, output: &Output, start: usize, len: usize) -> Option<Related> {
+        let end = start + len.max(1);
+        let segs = &output.segments;
+        let first = segs.partition_point(|s| s.range.end <= start);
+        let t = segs[first.min(segs.len())..]
+            .iter()
+            .take_while(|s| s.range.start < end)
+            .find_map(|s| s.taint.as_ref())?;
+        let Some((Some(file), _)) = self.files.get(&*t.pos.file) else {
+            return None;
+        };
+        let len = self.map.get(*file).text.len();
+        let start = t.pos.offset.min(len);
+        Some(Related {
+            span: Span::new(*file, start, (start + t.func.len()).min(len)),
+            label: format!("{TAINT_LABEL}{}", t.func),
+        })
+    }
+
     /// Rewrite every span of `root` (parsed from the output bytes starting at `doc_start`).
     pub fn map_node(&self, output: &Output, doc_start: usize, node: &mut Node) {
         let start = node.span.start as usize + doc_start;
         let len = node.span.len();
         if let Some((span, seg)) = self.source_span(output, start, len) {
             node.span = span;
+            let scalar = !matches!(node.value, Y::Seq(_) | Y::Map(_));
+            if scalar && let Some(taint) = self.taint_in(output, start, len) {
+                let mut list = node
+                    .related
+                    .as_ref()
+                    .map(|r| r.as_ref().clone())
+                    .unwrap_or_default();
+                list.push(taint);
+                node.related = Some(Arc::new(list));
+            }
             if let Some(seg) = seg
                 && seg.kind == SegmentKind::Action
                 && let Some(rel) = self.related(seg)
