@@ -4,6 +4,7 @@
 use crate::gitops::Model;
 use crate::report::{Finding, Severity};
 
+pub mod app_edits;
 mod argocd_option_invalid;
 mod committed_live_state;
 mod hpa_replicas_conflict;
