@@ -23,7 +23,10 @@ fn sarif_of(repo: &str) -> serde_json::Value {
 fn sarif_is_valid_against_the_2_1_0_schema() {
     let path = shared_dir().join("schemas/sarif-2.1.0.json");
     let Ok(text) = std::fs::read_to_string(&path) else {
-        println!("skipped: no SARIF schema at {} (set GITOPS_LINT_SHARED)", path.display());
+        println!(
+            "skipped: no SARIF schema at {} (set GITOPS_LINT_SHARED)",
+            path.display()
+        );
         return;
     };
     // The published schema's `run.language` pattern ends in `]?$`: ECMAScript reads the lone
@@ -59,7 +62,11 @@ fn sarif_is_upload_ready() {
         .iter()
         .find(|r| r["id"] == "hpa-replicas-conflict")
         .expect("rule metadata");
-    assert!(hpa["help"]["markdown"].as_str().is_some_and(|h| h.len() > 100));
+    assert!(
+        hpa["help"]["markdown"]
+            .as_str()
+            .is_some_and(|h| h.len() > 100)
+    );
     assert_eq!(hpa["defaultConfiguration"]["level"], "error");
     let first = &run["results"][0];
     assert_eq!(first["ruleId"], "hpa-replicas-conflict");

@@ -5,8 +5,8 @@
 use super::event::PrContext;
 use super::review::ReviewRequest;
 use crate::report::summary::MARKER;
-use octocrab::Octocrab;
-use octocrab::models::CommentId;
+use octocrab::{Octocrab, Page};
+use serde_json::{Value, json};
 use std::time::Duration;
 
 /// What was posted, for the log line; warnings for what could not be.
@@ -45,23 +45,23 @@ fn client(ctx: &PrContext) -> octocrab::Result<Octocrab> {
         .build()
 }
 
-/// Find our comment by its hidden marker, following pages.
-async fn find_sticky(crab: &Octocrab, ctx: &PrContext) -> octocrab::Result<Option<CommentId>> {
-    let issues = crab.issues(&ctx.owner, &ctx.repo);
-    let mut page = issues
-        .list_comments(ctx.number)
-        .per_page(100)
-        .send()
-        .await?;
+/// Find our comment by its hidden marker, following pages. Comments are read as plain JSON:
+/// only `id` and `body` matter, and a strict model would break on API additions.
+async fn find_sticky(crab: &Octocrab, ctx: &PrContext) -> octocrab::Result<Option<u64>> {
+    let route = format!(
+        "/repos/{}/{}/issues/{}/comments",
+        ctx.owner, ctx.repo, ctx.number
+    );
+    let mut page: Page<Value> = crab.get(route, Some(&[("per_page", "100")])).await?;
     loop {
-        if let Some(c) = page
+        let found = page
             .items
             .iter()
-            .find(|c| c.body.as_deref().is_some_and(|b| b.contains(MARKER)))
-        {
-            return Ok(Some(c.id));
+            .find(|c| c["body"].as_str().is_some_and(|b| b.contains(MARKER)));
+        if let Some(id) = found.and_then(|c| c["id"].as_u64()) {
+            return Ok(Some(id));
         }
-        match crab.get_page(&page.next).await? {
+        match crab.get_page::<Value>(&page.next).await? {
             Some(next) => page = next,
             None => return Ok(None),
         }
@@ -79,12 +79,10 @@ pub async fn publish(ctx: &PrContext, review: Option<&ReviewRequest>, summary: &
             return outcome;
         }
     };
+    let repo = format!("/repos/{}/{}", ctx.owner, ctx.repo);
     if let Some(review) = review {
-        let route = format!(
-            "/repos/{}/{}/pulls/{}/reviews",
-            ctx.owner, ctx.repo, ctx.number
-        );
-        match crab.post::<_, serde_json::Value>(route, Some(review)).await {
+        let route = format!("{repo}/pulls/{}/reviews", ctx.number);
+        match crab.post::<_, Value>(route, Some(review)).await {
             Ok(_) => outcome.review_comments = review.comments.len(),
             Err(e) => outcome
                 .warnings
@@ -101,11 +99,18 @@ pub async fn publish(ctx: &PrContext, review: Option<&ReviewRequest>, summary: &
             return outcome;
         }
     };
-    let issues = crab.issues(&ctx.owner, &ctx.repo);
+    let body = json!({ "body": summary });
     let result = match sticky {
-        Some(id) => issues.update_comment(id, summary).await.map(|_| true),
-        None => issues
-            .create_comment(ctx.number, summary)
+        // PATCH is the documented update (octocrab's update_comment sends POST).
+        Some(id) => crab
+            .patch::<Value, _, _>(format!("{repo}/issues/comments/{id}"), Some(&body))
+            .await
+            .map(|_| true),
+        None => crab
+            .post::<_, Value>(
+                format!("{repo}/issues/{}/comments", ctx.number),
+                Some(&body),
+            )
             .await
             .map(|_| false),
     };
