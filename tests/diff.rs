@@ -140,3 +140,41 @@ fn unknown_base_is_a_usage_error() {
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn untracked_files_count_as_changes() {
+    let repo = fixture();
+    let d = repo.path();
+    write(
+        d,
+        "apps/billing/extra.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\ndata:\n  a: b\n",
+    );
+    let out = bin()
+        .args(["diff", "--base", "HEAD", "--no-color", "--comment", "off"])
+        .arg(d)
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("1 changed file(s); rendered 1 of 3 apps"),
+        "{stderr}"
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("rendered changes of app billing (+7 -0)"),
+        "{text}"
+    );
+    // A comment-only edit changes no rendered manifest.
+    let cm = d.join("apps/billing/configmap.yaml");
+    let before = std::fs::read_to_string(&cm).expect("read");
+    std::fs::write(&cm, format!("# owned by billing\n{before}")).expect("write");
+    std::fs::remove_file(d.join("apps/billing/extra.yaml")).expect("rm");
+    let out = bin()
+        .args(["diff", "--base", "HEAD", "--no-color", "--comment", "off"])
+        .arg(d)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("rendered changes of app"), "{text}");
+}

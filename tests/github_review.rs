@@ -18,6 +18,7 @@ struct Run {
     stdout: String,
     stderr: String,
     summary: String,
+    output: String,
 }
 
 /// Run `gitops-lint diff` on the fixture as a pull_request workflow would.
@@ -30,6 +31,7 @@ async fn run_action(server: &MockServer, repo: &Path) -> Run {
     )
     .expect("event");
     let summary = work.path().join("summary.md");
+    let output = work.path().join("output.txt");
     let mut cmd = bin();
     cmd.args(["diff", "--base", "HEAD~1", "--format", "github"])
         .arg(repo)
@@ -40,7 +42,7 @@ async fn run_action(server: &MockServer, repo: &Path) -> Run {
         .env("GITHUB_API_URL", server.uri())
         .env("GITHUB_TOKEN", TOKEN)
         .env("GITHUB_STEP_SUMMARY", &summary)
-        .env_remove("GITHUB_OUTPUT");
+        .env("GITHUB_OUTPUT", &output);
     // The mock server lives on this runtime: wait for the child on a blocking thread.
     let out = tokio::task::spawn_blocking(move || cmd.output().expect("run"))
         .await
@@ -50,6 +52,7 @@ async fn run_action(server: &MockServer, repo: &Path) -> Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         summary: std::fs::read_to_string(&summary).unwrap_or_default(),
+        output: std::fs::read_to_string(&output).unwrap_or_default(),
     }
 }
 
@@ -158,6 +161,8 @@ async fn review_with_suggestions_and_sticky_comment_updated_in_place() {
     );
     // The job summary carries the same report; annotations went to stdout.
     assert_eq!(run.summary, text);
+    // The action's `findings` output.
+    assert_eq!(run.output, "findings=2\n");
     assert!(
         run.stdout
             .contains("::error file=apps/shop/deployment.yaml,line=6,endLine=6"),

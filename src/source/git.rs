@@ -204,7 +204,8 @@ impl GitRepo {
         Ok(out)
     }
 
-    /// Files that differ between `commit` and the working tree, under the linted root.
+    /// Files that differ between `commit` and the working tree (untracked ones included),
+    /// under the linted root.
     pub fn changed_files(&self, commit: &str) -> Result<Vec<ChangedFile>, String> {
         check_rev(commit)?;
         let out = run(
@@ -233,6 +234,22 @@ impl GitRepo {
             if let Some(rel) = self.strip(&path) {
                 files.push(ChangedFile {
                     status,
+                    path: rel.to_string(),
+                });
+            }
+        }
+        // Untracked files are part of the working tree the head lint reads (local runs).
+        let untracked = run(
+            git(&self.toplevel)
+                .args(["ls-files", "--others", "--exclude-standard", "-z", "--"])
+                .arg(self.pathspec()),
+            "ls-files --others",
+        )?;
+        for path in untracked.split(|&b| b == 0).filter(|p| !p.is_empty()) {
+            let path = String::from_utf8_lossy(path);
+            if let Some(rel) = self.strip(&path) {
+                files.push(ChangedFile {
+                    status: 'A',
                     path: rel.to_string(),
                 });
             }
