@@ -203,6 +203,18 @@ pub fn app_inputs(model: &Model, app: &App) -> BTreeSet<String> {
             }
         }
     }
+    if let Some(flux) = &app.flux {
+        files.insert(flux.decl.root.span.file);
+        if let Some(p) = flux
+            .decl
+            .root
+            .get_path(&["spec", "path"])
+            .and_then(Node::as_str)
+            .and_then(crate::source::normalize_relative)
+        {
+            dirs.insert(format!("{p}/"));
+        }
+    }
     for issue in &app.issues {
         files.insert(issue.span.file);
     }

@@ -92,6 +92,13 @@ enum Command {
     Rules,
     /// Print a rule's documentation.
     Explain { id: String },
+    /// List the apps found in a repository: name, kind, what it renders, object count.
+    Apps {
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -157,8 +164,33 @@ fn main() -> ExitCode {
             }
         },
         Some(Command::Diff { base, path, out }) => run_diff(base, path, out),
+        Some(Command::Apps { path, config }) => apps(path, config),
         None => check(cli.check),
     }
+}
+
+fn apps(path: PathBuf, config: Option<PathBuf>) -> ExitCode {
+    let result = match lint(&LintOptions { root: path, config }) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut text = format!(
+        "{:<32} {:<20} {:>7}  {}\n",
+        "APP", "KIND", "OBJECTS", "SOURCE"
+    );
+    for app in &result.model.apps {
+        text.push_str(&format!(
+            "{:<32} {:<20} {:>7}  {}\n",
+            app.name,
+            app.kind.as_str(),
+            app.objects.len(),
+            app.sources.join(", ")
+        ));
+    }
+    print(&text)
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {

@@ -66,7 +66,7 @@ fn reports_exactly_the_new_findings_and_the_affected_apps_diff() {
             (
                 "ignore-differences-broad".to_string(),
                 "argocd/shop.yaml".to_string(),
-                23
+                25
             ),
         ]
     );

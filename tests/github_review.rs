@@ -141,7 +141,7 @@ async fn review_with_suggestions_and_sticky_comment_updated_in_place() {
     let broad = &comments[1];
     assert_eq!(
         (broad["path"].as_str(), broad["line"].as_u64()),
-        (Some("argocd/shop.yaml"), Some(23))
+        (Some("argocd/shop.yaml"), Some(25))
     );
     assert!(
         !broad["body"]

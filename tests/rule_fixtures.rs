@@ -51,7 +51,7 @@ fn fixture_dirs() -> Vec<PathBuf> {
 #[test]
 fn every_fixture_reports_exactly_its_expected_findings() {
     let dirs = fixture_dirs();
-    assert!(dirs.len() >= 22, "fixtures missing: {}", dirs.len());
+    assert!(dirs.len() >= 32, "fixtures missing: {}", dirs.len());
     let mut failures = Vec::new();
     for dir in &dirs {
         let expected_text = std::fs::read_to_string(dir.join("expected.txt")).unwrap_or_default();

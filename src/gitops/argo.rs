@@ -44,6 +44,8 @@ pub struct ArgoSource {
     pub include: Option<String>,
     pub exclude: Option<String>,
     pub node: Node,
+    /// Set by discovery: the source is this repository (catalog A1.9).
+    pub local: bool,
 }
 
 /// The Argo-specific part of an app: read from the Application (or ApplicationSet template).
@@ -73,6 +75,7 @@ fn source_from(node: &Node) -> ArgoSource {
         include: dir.and_then(|d| d.get_str("include")).map(str::to_string),
         exclude: dir.and_then(|d| d.get_str("exclude")).map(str::to_string),
         node: node.clone(),
+        local: false,
     }
 }
 

@@ -164,6 +164,14 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
             Severity::Warning
         };
         let mut note = None;
+        if let Some(flux) = &app.flux
+            && flux
+                .ignores
+                .iter()
+                .any(|i| i.covers(&["spec", "replicas"]) && i.matches(&mo.object, &mo.namespace))
+        {
+            continue; // Flux strips or adopts the live value of ignored paths
+        }
         if let Some(argo) = &app.argo {
             let ignores = argo.ignores.iter().chain(model.argo.ignores.iter());
             if let Some(ignore) = covering_ignore(ignores, mo, scaler.kind) {

@@ -61,25 +61,7 @@ const CORE_KINDS: &[&str] = &[
     "ResourceQuota",
 ];
 
-pub const CLUSTER_SCOPED: &[&str] = &[
-    "Namespace",
-    "Node",
-    "PersistentVolume",
-    "ClusterRole",
-    "ClusterRoleBinding",
-    "CustomResourceDefinition",
-    "MutatingWebhookConfiguration",
-    "ValidatingWebhookConfiguration",
-    "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding",
-    "StorageClass",
-    "PriorityClass",
-    "APIService",
-    "IngressClass",
-    "ClusterIssuer",
-    "RuntimeClass",
-    "CSIDriver",
-];
+pub use crate::object::CLUSTER_SCOPED_KINDS as CLUSTER_SCOPED;
 
 /// Keys people write by mistake, and what Argo CD actually reads.
 fn suggestion(key: &str) -> Option<&'static str> {

@@ -7,16 +7,22 @@ use crate::report::{Finding, Severity};
 pub mod app_edits;
 mod argocd_option_invalid;
 mod committed_live_state;
+mod flux_substitution_undefined;
+mod helm_install_hook_every_sync;
 mod hpa_replicas_conflict;
 mod ignore_differences_broad;
 mod ignore_differences_invalid;
 mod ignore_differences_security_sensitive;
+mod ignore_differences_stale;
 mod ignore_differences_unjustified;
+mod instance_label_clash;
 pub mod offline_unrenderable_input;
 pub mod render_failed;
 mod respect_ignore_differences_missing;
 mod server_assigned_field_declared;
+mod shared_resource;
 pub mod suppression_without_reason;
+mod unpinned_source;
 pub mod util;
 pub mod yaml_syntax;
 
@@ -75,6 +81,30 @@ pub fn registry() -> &'static [Rule] {
         Rule {
             meta: &committed_live_state::META,
             check: Some(committed_live_state::check),
+        },
+        Rule {
+            meta: &shared_resource::META,
+            check: Some(shared_resource::check),
+        },
+        Rule {
+            meta: &unpinned_source::META,
+            check: Some(unpinned_source::check),
+        },
+        Rule {
+            meta: &flux_substitution_undefined::META,
+            check: Some(flux_substitution_undefined::check),
+        },
+        Rule {
+            meta: &helm_install_hook_every_sync::META,
+            check: Some(helm_install_hook_every_sync::check),
+        },
+        Rule {
+            meta: &ignore_differences_stale::META,
+            check: Some(ignore_differences_stale::check),
+        },
+        Rule {
+            meta: &instance_label_clash::META,
+            check: Some(instance_label_clash::check),
         },
         Rule {
             meta: &offline_unrenderable_input::META,

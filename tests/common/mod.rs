@@ -46,6 +46,7 @@ spec:
   project: default
   source:
     repoURL: https://git.example.com/platform/gitops.git
+    targetRevision: main
     path: apps/NAME
   destination:
     server: https://kubernetes.default.svc
@@ -89,10 +90,11 @@ spec:
 ";
 
 pub const BROAD_IGNORE: &str = "  ignoreDifferences:
-    # reason: the feature-flag controller rewrites the flags
-    - kind: ConfigMap
+    # reason: the autoscaler operator tunes its own HPA
+    - group: autoscaling
+      kind: HorizontalPodAutoscaler
       jsonPointers:
-        - /data
+        - /spec
 ";
 
 /// Base: two clean apps. Head (working tree): shop pins replicas under a new HPA, and its
