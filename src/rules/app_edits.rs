@@ -123,20 +123,19 @@ pub fn add_sync_option(map: &SourceMap, argo: &ArgoApp, option: &str) -> Option<
     }
 }
 
-/// A scalar as YAML writes it without changing its meaning (quoted when YAML 1.1 would read
-/// it as something else than a string).
+/// A scalar as block YAML writes it without changing its meaning: plain when Kubernetes'
+/// YAML 1.1 reader reads it back as the same string, double-quoted otherwise.
 pub fn yaml_scalar(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '/')
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '/'))
-        && !matches!(
-            s.to_ascii_lowercase().as_str(),
-            "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null"
-        );
-    if plain {
+    let syntax_ok = s
+        .chars()
+        .next()
+        .is_some_and(|c| !"-?:,[]{}#&*!|>'\"%@`".contains(c) && !c.is_whitespace())
+        && !s.ends_with(|c: char| c.is_whitespace() || c == ':')
+        && !s.contains(": ")
+        && !s.contains(" #")
+        && !s.chars().any(|c| c.is_control() || "{}[],".contains(c));
+    let same = matches!(crate::yaml::resolve::resolve_plain(s), crate::yaml::Value::String(ref t) if t == s);
+    if syntax_ok && same {
         s.to_string()
     } else {
         serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
@@ -265,5 +264,16 @@ mod tests {
         assert_eq!(yaml_scalar("payments"), "payments");
         assert_eq!(yaml_scalar("yes"), "\"yes\"");
         assert_eq!(yaml_scalar(""), "\"\"");
+        assert_eq!(
+            yaml_scalar("registry.example.com/a:1.0"),
+            "registry.example.com/a:1.0"
+        );
+        assert_eq!(
+            yaml_scalar("RespectIgnoreDifferences=true"),
+            "RespectIgnoreDifferences=true"
+        );
+        assert_eq!(yaml_scalar("0644"), "\"0644\"");
+        assert_eq!(yaml_scalar("a: b"), "\"a: b\"");
+        assert_eq!(yaml_scalar("- x"), "\"- x\"");
     }
 }
