@@ -52,13 +52,18 @@ pub(crate) fn whole_lines(text: &str, start: usize, end: usize) -> (usize, usize
     }
 }
 
-/// Plan the safe fixes of `findings`. Only files of the repository are edited (not
-/// rendered or virtual text).
-pub fn plan(findings: &[Finding], map: &SourceMap) -> FixPlan {
+/// Plan the safe fixes of `findings` (with `unsafe_too`, also the opt-in ones the catalog
+/// leaves to a person, such as removing `replicas` before the scoped ignore is live). Only
+/// files of the repository are edited (not rendered or virtual text).
+pub fn plan(findings: &[Finding], map: &SourceMap, unsafe_too: bool) -> FixPlan {
     let mut by_file: BTreeMap<u32, Vec<&Edit>> = BTreeMap::new();
     let mut fixed = 0;
     for f in findings {
-        let Some(fix) = f.fix.as_ref().filter(|x| x.safe && !x.edits.is_empty()) else {
+        let Some(fix) = f
+            .fix
+            .as_ref()
+            .filter(|x| (x.safe || unsafe_too) && !x.edits.is_empty())
+        else {
             continue;
         };
         if fix
@@ -193,7 +198,7 @@ mod tests {
         let file = map.add_text("d.yaml", text);
         let at = text.find("replicas").unwrap_or(0);
         let f = with_fix(&map, file, vec![(at, at + 11, "")]);
-        let plan = plan(&[f], &map);
+        let plan = plan(&[f], &map, false);
         assert_eq!(
             plan.patches[0].after,
             "spec:\n  # keep me\n  selector: {}\n"
@@ -207,7 +212,7 @@ mod tests {
         let file = map.add_text("a.yaml", "a: 1\nb: 2\n");
         let f1 = with_fix(&map, file, vec![(5, 5, "x: 0\n"), (10, 10, "c: 3\n")]);
         let f2 = with_fix(&map, file, vec![(5, 5, "x: 0\n"), (5, 5, "y: 0\n")]);
-        let plan = plan(&[f1, f2], &map);
+        let plan = plan(&[f1, f2], &map, false);
         assert_eq!(plan.patches[0].after, "a: 1\nx: 0\ny: 0\nb: 2\nc: 3\n");
         assert_eq!(plan.fixed, 2);
     }
@@ -220,6 +225,11 @@ mod tests {
         if let Some(fix) = f.fix.as_mut() {
             fix.safe = false;
         }
-        assert!(plan(&[f], &map).patches.is_empty());
+        assert!(
+            plan(std::slice::from_ref(&f), &map, false)
+                .patches
+                .is_empty()
+        );
+        assert_eq!(plan(&[f], &map, true).patches[0].after, "");
     }
 }

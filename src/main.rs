@@ -42,6 +42,10 @@ struct CheckArgs {
     /// With --fix: print the patch instead of writing files.
     #[arg(long, requires = "fix")]
     dry_run: bool,
+    /// With --fix: also apply the fixes the catalog leaves to a person (e.g. removing
+    /// `replicas` under an autoscaler, which scales down once unless the scoped ignore is live).
+    #[arg(long, requires = "fix")]
+    unsafe_fixes: bool,
     /// Record today's findings in FILE (then exit 0) to adopt the tool on a legacy repo.
     #[arg(long, value_name = "FILE", conflicts_with = "fix")]
     write_baseline: Option<PathBuf>,
@@ -215,11 +219,11 @@ fn check(args: CheckArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     if args.fix {
-        let plan = fix::plan(&result.findings, &result.map);
+        let plan = fix::plan(&result.findings, &result.map, args.unsafe_fixes);
         if args.dry_run {
             print(&fix::unified_diff(&plan));
             eprintln!(
-                "gitops-lint: {} finding(s) have a safe fix in {} file(s) (dry run, nothing written)",
+                "gitops-lint: fixes for {} finding(s) in {} file(s) (dry run, nothing written)",
                 plan.fixed,
                 plan.patches.len()
             );
@@ -229,7 +233,7 @@ fn check(args: CheckArgs) -> ExitCode {
             return fail(format!("writing fixes: {e}"));
         }
         eprintln!(
-            "gitops-lint: fixed {} finding(s) in {} file(s){}",
+            "gitops-lint: applied fixes for {} finding(s) in {} file(s){}",
             plan.fixed,
             plan.patches.len(),
             if plan.skipped > 0 {

@@ -209,7 +209,10 @@ fn demo_fix_is_the_catalog_step_one() {
         .filter_map(|f| f["rule"].as_str())
         .collect();
     assert!(!rules.contains(&"hpa-replicas-conflict"), "{rules:?}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("fixed 1 finding(s) in 1 file(s)"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("applied fixes for 1 finding(s) in 1 file(s)")
+    );
 }
 
 #[test]
@@ -282,4 +285,45 @@ fn baseline_hides_known_findings_and_keeps_new_ones() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v["findings"][0]["object"], "Deployment/prod/worker", "{v}");
     assert_eq!(v["findings"].as_array().map(Vec::len), Some(1), "{v}");
+}
+
+#[test]
+fn unsafe_fixes_are_opt_in() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("repo");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/rules/hpa-replicas-conflict/bad"),
+        &dir,
+    );
+    let count = |dir: &Path| {
+        let r = lint(&LintOptions {
+            root: dir.to_path_buf(),
+            config: None,
+        })
+        .expect("lint");
+        r.findings
+            .iter()
+            .filter(|f| f.rule == "hpa-replicas-conflict")
+            .count()
+    };
+    assert_eq!(count(&dir), 2);
+    // The Argo app gets the safe step one; the standalone KEDA target has no safe fix.
+    bin().arg("--fix").arg(&dir).output().expect("run");
+    assert_eq!(count(&dir), 1);
+    let worker = dir.join("apps/worker/scaledobject.yaml");
+    assert!(
+        std::fs::read_to_string(&worker)
+            .expect("read")
+            .contains("  replicas: 1\n")
+    );
+    // Opting in removes the replicas line (the whole line, nothing else).
+    let before = std::fs::read_to_string(&worker).expect("read");
+    bin()
+        .args(["--fix", "--unsafe-fixes"])
+        .arg(&dir)
+        .output()
+        .expect("run");
+    assert_eq!(count(&dir), 0);
+    let after = std::fs::read_to_string(&worker).expect("read");
+    assert_eq!(after, before.replacen("  replicas: 1\n", "", 1));
 }
