@@ -124,11 +124,44 @@ impl Output<'_> {
         text
     }
 
+    /// JSON schema version 1; in diff mode with the fields `base`, `fixed` and `apps` added
+    /// (version 1 allows new fields).
+    fn json(&self) -> String {
+        let text = json::render(self.findings, &[], self.map);
+        let Some(d) = &self.diff else {
+            return text;
+        };
+        let r = d.result;
+        let Ok(mut v) = serde_json::from_str::<serde_json::Value>(&text) else {
+            return text;
+        };
+        v["base"] = serde_json::json!({"rev": r.base_rev, "commit": r.base_commit});
+        v["fixed"] = r
+            .fixed
+            .iter()
+            .map(|f| {
+                serde_json::json!({
+                    "rule": f.rule, "severity": f.severity.as_str(), "message": f.message,
+                    "file": r.base.map.path(f.primary.span.file), "app": f.app,
+                    "object": f.object, "field": f.field,
+                })
+            })
+            .collect();
+        v["apps"] = serde_json::json!({
+            "total": r.apps_total,
+            "affected": r.affected,
+            "diffs": r.diffs.iter().map(|a| serde_json::json!({
+                "app": a.app, "added": a.added, "removed": a.removed, "diff": a.diff,
+            })).collect::<Vec<_>>(),
+        });
+        serde_json::to_string_pretty(&v).unwrap_or(text)
+    }
+
     pub fn emit(self) -> ExitCode {
         let threshold = self.args.fail_on.threshold();
         let text = match self.args.format {
             Format::Human => self.human(),
-            Format::Json => json::render(self.findings, &[], self.map),
+            Format::Json => self.json(),
             Format::Sarif => sarif::render(self.findings, self.map, self.prefix),
             Format::Junit => junit::render(self.findings, self.map, self.prefix, threshold),
             Format::Github => github::render(self.findings, self.map, self.prefix),

@@ -70,6 +70,10 @@ fn reports_exactly_the_new_findings_and_the_affected_apps_diff() {
             ),
         ]
     );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["apps"]["affected"], serde_json::json!(["argocd", "shop"]));
+    assert_eq!(v["apps"]["total"], 3);
+    assert_eq!(v["fixed"], serde_json::json!([]));
     // shop and the argocd directory (its Application changed) are rendered; billing is not.
     assert!(
         stderr.contains("3 changed file(s); rendered 2 of 3 apps"),
