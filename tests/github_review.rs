@@ -4,6 +4,8 @@
 //! block, the sticky summary updated in place (or created), and a 403 that degrades to a
 //! warning without failing the job for that reason. The token never appears in any output.
 
+#![cfg(feature = "github")]
+
 mod common;
 use common::*;
 use serde_json::{Value, json};
