@@ -66,15 +66,20 @@ pub fn run(opts: &DiffOptions) -> Result<DiffResult, LintError> {
     let repo = GitRepo::open(&root).map_err(io)?;
     let commit = repo.resolve(&opts.base).map_err(io)?;
     let started = Instant::now();
-    // The head's own limit decides which base blobs are held; the walk enforces it again.
-    let tree = repo.tree_at(&commit, 64 * 1024 * 1024).map_err(io)?;
-    let changed = repo.changed_files(&commit).map_err(io)?;
-    let changed_lines = repo.changed_lines(&commit).map_err(io)?;
-    let (head, base) = rayon::join(
+    // The head lint needs no git: it runs while the base is read and linted.
+    let (head, base_side) = rayon::join(
         || lint(&opts.lint),
-        || lint_tree(&opts.lint, Arc::new(tree)),
+        || -> Result<_, LintError> {
+            // Blobs up to 64 MiB are held; the walk applies the configured limit again.
+            let tree = repo.tree_at(&commit, 64 * 1024 * 1024).map_err(io)?;
+            let changed = repo.changed_files(&commit).map_err(io)?;
+            let changed_lines = repo.changed_lines(&commit).map_err(io)?;
+            let base = lint_tree(&opts.lint, Arc::new(tree))?;
+            Ok((base, changed, changed_lines))
+        },
     );
-    let (head, base) = (head?, base?);
+    let head = head?;
+    let (base, changed, changed_lines) = base_side?;
     let lint_time = started.elapsed();
 
     let new: Vec<Finding> = unmatched(
