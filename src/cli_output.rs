@@ -221,13 +221,24 @@ impl Output<'_> {
                 &ctx.head_sha,
             )
         });
-        post(&ctx, review.as_ref(), summary);
+        let worth_a_comment = !self.findings.is_empty()
+            || self
+                .diff
+                .as_ref()
+                .is_some_and(|d| !d.result.fixed.is_empty() || !d.result.diffs.is_empty());
+        post(&ctx, review.as_ref(), summary, worth_a_comment);
     }
 }
 
 #[cfg(feature = "github")]
-fn post(ctx: &event::PrContext, review: Option<&review::ReviewRequest>, summary: &str) {
-    let outcome = gitops_lint::github::client::publish_blocking(ctx, review, summary);
+fn post(
+    ctx: &event::PrContext,
+    review: Option<&review::ReviewRequest>,
+    summary: &str,
+    create_summary: bool,
+) {
+    let outcome =
+        gitops_lint::github::client::publish_blocking(ctx, review, summary, create_summary);
     for w in &outcome.warnings {
         warn(w);
     }
@@ -245,6 +256,6 @@ fn post(ctx: &event::PrContext, review: Option<&review::ReviewRequest>, summary:
 }
 
 #[cfg(not(feature = "github"))]
-fn post(_: &event::PrContext, _: Option<&review::ReviewRequest>, _: &str) {
+fn post(_: &event::PrContext, _: Option<&review::ReviewRequest>, _: &str, _: bool) {
     warn("built without the `github` feature: no review posted");
 }

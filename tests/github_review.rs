@@ -58,6 +58,15 @@ async fn run_action(server: &MockServer, repo: &Path) -> Run {
     }
 }
 
+/// The PR's existing review comments (for not posting the same inline comment twice).
+async fn mount_review_comments(server: &MockServer, comments: Value) {
+    Mock::given(method("GET"))
+        .and(path("/repos/acme/gitops/pulls/7/comments"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(comments))
+        .mount(server)
+        .await;
+}
+
 fn requests_of(reqs: &[Request]) -> Vec<String> {
     reqs.iter()
         .map(|r| format!("{} {}", r.method, r.url.path()))
@@ -73,6 +82,7 @@ fn assert_no_token(run: &Run) {
 #[tokio::test]
 async fn review_with_suggestions_and_sticky_comment_updated_in_place() {
     let server = MockServer::start().await;
+    mount_review_comments(&server, json!([{"id": 5, "body": "a human's remark"}])).await;
     Mock::given(method("POST"))
         .and(path("/repos/acme/gitops/pulls/7/reviews"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": 1})))
@@ -110,6 +120,7 @@ async fn review_with_suggestions_and_sticky_comment_updated_in_place() {
     assert_eq!(
         requests_of(&reqs),
         [
+            "GET /repos/acme/gitops/pulls/7/comments",
             "POST /repos/acme/gitops/pulls/7/reviews",
             "GET /repos/acme/gitops/issues/7/comments",
             "PATCH /repos/acme/gitops/issues/comments/42",
@@ -122,7 +133,7 @@ async fn review_with_suggestions_and_sticky_comment_updated_in_place() {
             .and_then(|v| v.to_str().ok()),
         Some(format!("Bearer {TOKEN}").as_str())
     );
-    let review: Value = serde_json::from_slice(&reqs[0].body).expect("json");
+    let review: Value = serde_json::from_slice(&reqs[1].body).expect("json");
     assert_eq!(review["commit_id"], "headsha");
     assert_eq!(review["event"], "COMMENT");
     let comments = review["comments"].as_array().expect("comments");
@@ -153,7 +164,7 @@ async fn review_with_suggestions_and_sticky_comment_updated_in_place() {
     );
     assert!(broad.get("start_line").is_none());
 
-    let sticky: Value = serde_json::from_slice(&reqs[2].body).expect("json");
+    let sticky: Value = serde_json::from_slice(&reqs[3].body).expect("json");
     let text = sticky["body"].as_str().expect("body");
     assert!(text.starts_with("<!-- gitops-lint -->"), "{text}");
     assert!(text.contains("**2** new, **0** fixed"), "{text}");
@@ -176,6 +187,7 @@ async fn review_with_suggestions_and_sticky_comment_updated_in_place() {
 #[tokio::test]
 async fn sticky_comment_is_created_when_missing() {
     let server = MockServer::start().await;
+    mount_review_comments(&server, json!([])).await;
     Mock::given(method("POST"))
         .and(path("/repos/acme/gitops/pulls/7/reviews"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": 1})))
@@ -199,6 +211,7 @@ async fn sticky_comment_is_created_when_missing() {
     assert_eq!(
         requests_of(&reqs),
         [
+            "GET /repos/acme/gitops/pulls/7/comments",
             "POST /repos/acme/gitops/pulls/7/reviews",
             "GET /repos/acme/gitops/issues/7/comments",
             "POST /repos/acme/gitops/issues/7/comments",
@@ -251,10 +264,11 @@ async fn read_only_token_degrades_to_annotations_and_summary() {
         run.summary
     );
     let reqs = server.received_requests().await.expect("recorded");
-    // The review, then the comment listing; nothing retried, nothing else attempted.
+    // Each step tried once, nothing retried, nothing else attempted.
     assert_eq!(
         requests_of(&reqs),
         [
+            "GET /repos/acme/gitops/pulls/7/comments",
             "POST /repos/acme/gitops/pulls/7/reviews",
             "GET /repos/acme/gitops/issues/7/comments",
         ]
@@ -291,5 +305,109 @@ async fn no_token_means_no_requests() {
             .await
             .unwrap_or_default()
             .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn a_second_run_does_not_repeat_inline_comments() {
+    let server = MockServer::start().await;
+    // First run: capture the comments it posts.
+    mount_review_comments(&server, json!([])).await;
+    Mock::given(method("POST"))
+        .and(path("/repos/acme/gitops/pulls/7/reviews"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": 1})))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/repos/acme/gitops/issues/7/comments"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!([{"id": 42, "body": "<!-- gitops-lint -->"}])),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(method("PATCH"))
+        .and(path("/repos/acme/gitops/issues/comments/42"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": 42})))
+        .mount(&server)
+        .await;
+    let repo = fixture();
+    run_action(&server, repo.path()).await;
+    let reqs = server.received_requests().await.expect("recorded");
+    let review: Value = serde_json::from_slice(&reqs[1].body).expect("json");
+    let posted = review["comments"].clone();
+
+    // Second run (a new push): GitHub now lists those comments; only the summary changes.
+    server.reset().await;
+    mount_review_comments(&server, posted).await;
+    Mock::given(method("GET"))
+        .and(path("/repos/acme/gitops/issues/7/comments"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!([{"id": 42, "body": "<!-- gitops-lint -->"}])),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(method("PATCH"))
+        .and(path("/repos/acme/gitops/issues/comments/42"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": 42})))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let run = run_action(&server, repo.path()).await;
+    assert_eq!(run.code, Some(1));
+    let reqs = server.received_requests().await.expect("recorded");
+    assert_eq!(
+        requests_of(&reqs),
+        [
+            "GET /repos/acme/gitops/pulls/7/comments",
+            "GET /repos/acme/gitops/issues/7/comments",
+            "PATCH /repos/acme/gitops/issues/comments/42",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_quiet_pull_request_gets_no_new_comment() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/repos/acme/gitops/issues/7/comments"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([])))
+        .mount(&server)
+        .await;
+    let repo = fixture();
+    // Nothing changed since HEAD~1's child: no findings, no rendered changes.
+    git(
+        repo.path(),
+        &["commit", "-q", "--allow-empty", "-m", "empty"],
+    );
+    let work = tempfile::tempdir().expect("tmp");
+    let event = work.path().join("event.json");
+    std::fs::write(
+        &event,
+        r#"{"pull_request":{"number":7,"head":{"sha":"h"}}}"#,
+    )
+    .expect("event");
+    let mut cmd = bin();
+    cmd.args(["diff", "--base", "HEAD~1", "--format", "github"])
+        .arg(repo.path())
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", &event)
+        .env("GITHUB_REPOSITORY", "acme/gitops")
+        .env("GITHUB_API_URL", server.uri())
+        .env("GITHUB_TOKEN", TOKEN);
+    let out = tokio::task::spawn_blocking(move || cmd.output().expect("run"))
+        .await
+        .expect("join");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reqs = server.received_requests().await.expect("recorded");
+    assert_eq!(
+        requests_of(&reqs),
+        ["GET /repos/acme/gitops/issues/7/comments"]
     );
 }

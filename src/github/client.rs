@@ -3,10 +3,11 @@
 //! `SecretString` and its errors carry GitHub's message, not the request).
 
 use super::event::PrContext;
-use super::review::ReviewRequest;
+use super::review::{ReviewRequest, marker_of};
 use crate::report::summary::MARKER;
 use octocrab::{Octocrab, Page};
 use serde_json::{Value, json};
+use std::collections::HashSet;
 use std::time::Duration;
 
 /// What was posted, for the log line; warnings for what could not be.
@@ -68,7 +69,36 @@ async fn find_sticky(crab: &Octocrab, ctx: &PrContext) -> octocrab::Result<Optio
     }
 }
 
-pub async fn publish(ctx: &PrContext, review: Option<&ReviewRequest>, summary: &str) -> Outcome {
+/// Fingerprints of the inline comments earlier runs posted on this pull request.
+async fn posted_findings(crab: &Octocrab, ctx: &PrContext) -> octocrab::Result<HashSet<String>> {
+    let route = format!(
+        "/repos/{}/{}/pulls/{}/comments",
+        ctx.owner, ctx.repo, ctx.number
+    );
+    let mut page: Page<Value> = crab.get(route, Some(&[("per_page", "100")])).await?;
+    let mut out = HashSet::new();
+    loop {
+        for c in &page.items {
+            if let Some(m) = c["body"].as_str().and_then(marker_of) {
+                out.insert(m.to_string());
+            }
+        }
+        match crab.get_page::<Value>(&page.next).await? {
+            Some(next) => page = next,
+            None => return Ok(out),
+        }
+    }
+}
+
+/// Post the review (only comments not posted before) and the sticky summary. The summary
+/// comment is updated when it exists; it is created only when `create_summary` (something
+/// to say), so a clean pull request gets no comment at all.
+pub async fn publish(
+    ctx: &PrContext,
+    review: Option<&ReviewRequest>,
+    summary: &str,
+    create_summary: bool,
+) -> Outcome {
     let mut outcome = Outcome::default();
     let crab = match client(ctx) {
         Ok(c) => c,
@@ -80,7 +110,20 @@ pub async fn publish(ctx: &PrContext, review: Option<&ReviewRequest>, summary: &
         }
     };
     let repo = format!("/repos/{}/{}", ctx.owner, ctx.repo);
-    if let Some(review) = review {
+    let review = match review {
+        Some(r) => match posted_findings(&crab, ctx).await {
+            Ok(posted) => r.clone().without_posted(&posted),
+            Err(e) => {
+                outcome.warnings.push(format!(
+                    "could not read earlier review comments: {}",
+                    describe(&e)
+                ));
+                Some(r.clone())
+            }
+        },
+        None => None,
+    };
+    if let Some(review) = &review {
         let route = format!("{repo}/pulls/{}/reviews", ctx.number);
         match crab.post::<_, Value>(route, Some(review)).await {
             Ok(_) => outcome.review_comments = review.comments.len(),
@@ -99,6 +142,9 @@ pub async fn publish(ctx: &PrContext, review: Option<&ReviewRequest>, summary: &
             return outcome;
         }
     };
+    if sticky.is_none() && !create_summary {
+        return outcome;
+    }
     let body = json!({ "body": summary });
     let result = match sticky {
         // PATCH is the documented update (octocrab's update_comment sends POST).
@@ -125,12 +171,17 @@ pub async fn publish(ctx: &PrContext, review: Option<&ReviewRequest>, summary: &
 }
 
 /// [`publish`] from synchronous code (the CLI).
-pub fn publish_blocking(ctx: &PrContext, review: Option<&ReviewRequest>, summary: &str) -> Outcome {
+pub fn publish_blocking(
+    ctx: &PrContext,
+    review: Option<&ReviewRequest>,
+    summary: &str,
+    create_summary: bool,
+) -> Outcome {
     match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
-        Ok(rt) => rt.block_on(publish(ctx, review, summary)),
+        Ok(rt) => rt.block_on(publish(ctx, review, summary, create_summary)),
         Err(e) => Outcome {
             warnings: vec![format!("cannot start the HTTP client: {e}")],
             ..Outcome::default()

@@ -29,6 +29,39 @@ pub struct ReviewComment {
     pub body: String,
 }
 
+/// Each inline comment ends with a hidden marker carrying the finding's stable fingerprint,
+/// so a later run on the same pull request does not post the same comment again.
+pub const FINDING_MARKER: &str = "<!-- gitops-lint:finding ";
+
+/// The fingerprint in a comment body written by [`build`], if any.
+pub fn marker_of(body: &str) -> Option<&str> {
+    let rest = &body[body.find(FINDING_MARKER)? + FINDING_MARKER.len()..];
+    rest.split_whitespace().next()
+}
+
+impl ReviewRequest {
+    /// Drop the comments already on the pull request (by fingerprint); `None` when nothing
+    /// new is left to say.
+    pub fn without_posted(
+        mut self,
+        posted: &std::collections::HashSet<String>,
+    ) -> Option<ReviewRequest> {
+        self.comments
+            .retain(|c| marker_of(&c.body).is_none_or(|m| !posted.contains(m)));
+        if self.comments.is_empty() {
+            return None;
+        }
+        self.body = summary_line(self.comments.len());
+        Some(self)
+    }
+}
+
+fn summary_line(n: usize) -> String {
+    format!(
+        "gitops-lint found {n} new finding(s) on lines this pull request changes; the summary comment lists all of them."
+    )
+}
+
 /// Rules whose finding is "this field should not be declared": when the PR itself adds the
 /// line, deleting it again is always safe (nothing deployed depends on it yet), even where
 /// removing an existing declaration needs the catalog's two steps.
@@ -191,7 +224,11 @@ pub fn build(
                     (start, start)
                 }
             };
-        body.push_str(&format!("\n\n<sub>`gitops-lint explain {}`</sub>", f.rule));
+        body.push_str(&format!(
+            "\n\n<sub>`gitops-lint explain {}`</sub>\n{FINDING_MARKER}{} -->",
+            f.rule,
+            crate::baseline::FindingKey::of(f, map).fingerprint()
+        ));
         comments.push(ReviewComment {
             path: repo_path(prefix, &path),
             line: last,
@@ -206,10 +243,7 @@ pub fn build(
     }
     Some(ReviewRequest {
         commit_id: head_sha.to_string(),
-        body: format!(
-            "gitops-lint found {} new finding(s) on lines this pull request changes; the summary comment lists all of them.",
-            comments.len()
-        ),
+        body: summary_line(comments.len()),
         event: "COMMENT",
         comments,
     })
@@ -249,7 +283,12 @@ mod tests {
             [("apps/a/d.yaml".to_string(), vec![(3, 3)])]
                 .into_iter()
                 .collect();
-        assert!(build(&[f], &map, "", &none, "sha").is_none());
+        assert!(build(std::slice::from_ref(&f), &map, "", &none, "sha").is_none());
+        // Posted before: not again.
+        let fp = marker_of(&c.body).expect("marker").to_string();
+        let posted: std::collections::HashSet<String> = [fp].into_iter().collect();
+        assert!(r.clone().without_posted(&posted).is_none());
+        assert!(r.without_posted(&Default::default()).is_some());
     }
 
     #[test]
