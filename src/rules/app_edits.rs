@@ -176,7 +176,11 @@ pub fn add_ignore_entry(
             // cannot end up inside another block added in the same run.
             let first = spec.as_map()?.first()?;
             let ind = indent_at(&file, first.key.span.start as usize)?;
-            let line = file.line_of(first.key.span.start as usize);
+            let mut line = file.line_of(first.key.span.start as usize);
+            // Comment lines directly above the first key belong to it: insert above them.
+            while line > 1 && file.line_text(line - 1).trim_start().starts_with('#') {
+                line -= 1;
+            }
             let at = (file.line_range(line).start, false);
             Some(vec![
                 insert(spec.span, at, format!("{ind}ignoreDifferences:\n")),
@@ -214,6 +218,15 @@ mod tests {
     }
 
     const HEAD: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: a\nspec:\n  project: default\n";
+
+    #[test]
+    fn new_list_goes_above_the_first_keys_comments() {
+        let text = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: a\nspec:\n  # the team's project\n  project: default\n";
+        let map = SourceMap::new();
+        let a = app(&map, text);
+        let edits = add_ignore_entry(&map, &a, "r", &["kind: Secret".to_string()]).expect("edits");
+        assert!(apply(text, &edits).ends_with("spec:\n  ignoreDifferences:\n    # reason: r\n    - kind: Secret\n  # the team's project\n  project: default\n"));
+    }
 
     #[test]
     fn sync_option_in_each_layout() {
