@@ -28,6 +28,32 @@ pub struct Config {
     pub max_file_bytes: Option<u64>,
     pub max_files: Option<usize>,
     pub yaml_limits: Limits,
+    /// Facts about the platform the repo deploys to (`platform:`).
+    pub platform: Platform,
+}
+
+/// `platform:` — what the linter cannot see in the repo.
+#[derive(Clone, Debug, Default)]
+pub struct Platform {
+    /// `owned-fields`: fields a webhook or controller outside the repo writes.
+    pub owned_fields: Vec<OwnedField>,
+}
+
+/// One `platform.owned-fields` entry: `owner` writes `path` (optionally to `value`) on the
+/// objects `selector` names (`kinds` as `Kind` or `group/Kind`, `names` and `namespaces`
+/// globs, `namespace-selector` / `object-selector` label selectors).
+#[derive(Clone, Debug)]
+pub struct OwnedField {
+    pub owner: String,
+    pub path: String,
+    pub value: Option<String>,
+    pub kinds: Vec<String>,
+    pub names: Vec<String>,
+    pub namespaces: Vec<String>,
+    pub namespace_selector: Option<Node>,
+    pub object_selector: Option<Node>,
+    /// The entry in the config file (secondary label on findings).
+    pub span: Span,
 }
 
 #[derive(Debug)]
@@ -37,7 +63,22 @@ pub struct ConfigError {
     pub message: String,
 }
 
-const TOP_KEYS: &[&str] = &["rules", "exclude", "ignore", "repo-urls", "limits"];
+const TOP_KEYS: &[&str] = &[
+    "rules",
+    "exclude",
+    "ignore",
+    "repo-urls",
+    "limits",
+    "platform",
+];
+const OWNED_FIELD_KEYS: &[&str] = &["owner", "path", "value", "selector", "reason"];
+const OWNED_SELECTOR_KEYS: &[&str] = &[
+    "kinds",
+    "names",
+    "namespaces",
+    "namespace-selector",
+    "object-selector",
+];
 const LIMIT_KEYS: &[&str] = &[
     "max-file-bytes",
     "max-depth",
@@ -186,6 +227,9 @@ impl Config {
                         }
                     }
                 }
+                "platform" => {
+                    cfg.platform = parse_platform(&e.value).map_err(|(s, m)| err(Some(s), m))?
+                }
                 other => {
                     return Err(err(
                         Some(e.key.span),
@@ -199,6 +243,76 @@ impl Config {
         }
         Ok(cfg)
     }
+}
+
+fn unknown_keys(node: &Node, known: &[&str], what: &str) -> Result<(), (Span, String)> {
+    let Some(entries) = node.as_map() else {
+        return Err((node.span, format!("{what} must be a mapping")));
+    };
+    for k in entries {
+        let name = k.key.key_str();
+        if !known.contains(&name.as_ref()) {
+            return Err((
+                k.key.span,
+                format!("unknown key `{name}` in {what} ({})", known.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn parse_platform(node: &Node) -> Result<Platform, (Span, String)> {
+    unknown_keys(node, &["owned-fields"], "`platform`")?;
+    let mut platform = Platform::default();
+    let Some(items) = node.get("owned-fields") else {
+        return Ok(platform);
+    };
+    let Some(items) = items.as_seq() else {
+        return Err((items.span, "`platform.owned-fields` must be a list".into()));
+    };
+    for item in items {
+        unknown_keys(item, OWNED_FIELD_KEYS, "a `platform.owned-fields` entry")?;
+        let text = |k: &str| item.get(k).and_then(Node::scalar_text);
+        let (Some(owner), Some(path)) = (text("owner"), text("path")) else {
+            return Err((
+                item.span,
+                "`platform.owned-fields` entry needs `owner` and `path`".into(),
+            ));
+        };
+        if crate::ownership::path::Pattern::parse_dotted(&path).is_none() {
+            return Err((
+                item.get("path").map(|n| n.span).unwrap_or(item.span),
+                format!(
+                    "`{path}` is not a field path (e.g. `spec.template.spec.containers[*].imagePullPolicy`)"
+                ),
+            ));
+        }
+        let mut fact = OwnedField {
+            owner,
+            path,
+            value: text("value"),
+            kinds: Vec::new(),
+            names: Vec::new(),
+            namespaces: Vec::new(),
+            namespace_selector: None,
+            object_selector: None,
+            span: item.span,
+        };
+        if let Some(sel) = item.get("selector") {
+            unknown_keys(sel, OWNED_SELECTOR_KEYS, "`selector`")?;
+            let list = |k: &str| match sel.get(k) {
+                Some(n) => strings(n).map_err(|m| (n.span, m)),
+                None => Ok(Vec::new()),
+            };
+            fact.kinds = list("kinds")?;
+            fact.names = list("names")?;
+            fact.namespaces = list("namespaces")?;
+            fact.namespace_selector = sel.get("namespace-selector").cloned();
+            fact.object_selector = sel.get("object-selector").cloned();
+        }
+        platform.owned_fields.push(fact);
+    }
+    Ok(platform)
 }
 
 fn strings(node: &Node) -> Result<Vec<String>, String> {

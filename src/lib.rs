@@ -10,6 +10,7 @@ pub mod github;
 pub mod gitops;
 pub mod lint;
 pub mod object;
+pub mod ownership;
 pub mod render;
 pub mod report;
 pub mod rules;

@@ -168,7 +168,11 @@ fn lint_walked(
         .files
         .iter()
         .copied()
-        .filter(|&id| !is_helm_template(&map.get(id).path, &chart_dirs))
+        .filter(|&id| {
+            let path = &map.get(id).path;
+            // Scripts are read for `second-writer`, not parsed as YAML.
+            !is_helm_template(path, &chart_dirs) && !crate::source::is_script(path)
+        })
         .collect();
     let limits: &Limits = &config.yaml_limits;
     let parsed: Vec<(FileId, crate::yaml::Parsed)> = yaml_files
@@ -195,7 +199,8 @@ fn lint_walked(
         });
     }
 
-    let model = build_model(&loaded, fs, map.clone(), &root, &config.repo_urls);
+    let mut model = build_model(&loaded, fs, map.clone(), &root, &config.repo_urls);
+    model.platform = config.platform.clone();
     findings.extend(rules::run_all(&model));
 
     let (mut findings, suppressed) = apply_settings(findings, config, &map);

@@ -418,6 +418,7 @@ pub fn build_model_with(
         apps: Vec::new(),
         objects: Vec::new(),
         argo: Default::default(),
+        platform: Default::default(),
     };
     for (obj, _) in &ctx.plain {
         if argo::is_argocd_cm(obj) {

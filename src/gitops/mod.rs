@@ -95,6 +95,8 @@ pub struct Model {
     pub apps: Vec<App>,
     pub objects: Vec<ModelObject>,
     pub argo: ArgoSettings,
+    /// Platform facts from `.gitops-lint.yaml` (filled by the pipeline after the model is built).
+    pub platform: crate::config::Platform,
 }
 
 impl Model {

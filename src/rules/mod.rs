@@ -6,7 +6,11 @@ use crate::report::{Finding, Severity};
 
 pub mod app_edits;
 mod argocd_option_invalid;
+mod autoscaler_conflict;
 mod committed_live_state;
+pub(crate) mod declared_empty_or_null;
+mod duplicate_merge_key;
+pub mod fixes;
 mod flux_substitution_undefined;
 mod helm_install_hook_every_sync;
 mod hpa_replicas_conflict;
@@ -15,10 +19,19 @@ mod ignore_differences_invalid;
 mod ignore_differences_security_sensitive;
 mod ignore_differences_stale;
 mod ignore_differences_unjustified;
+mod injected_field_declared;
 mod instance_label_clash;
+mod job_ttl_recreate_loop;
+mod kustomize_generator_hygiene;
+mod migration_job_not_hook;
+mod mutation_policy_conflict;
+mod non_canonical_quantity;
 pub mod offline_unrenderable_input;
 pub mod render_failed;
 mod respect_ignore_differences_missing;
+mod schema_pruned_field;
+mod second_writer;
+mod selfheal_external_owner;
 mod server_assigned_field_declared;
 mod shared_resource;
 pub mod suppression_without_reason;
@@ -81,6 +94,54 @@ pub fn registry() -> &'static [Rule] {
         Rule {
             meta: &committed_live_state::META,
             check: Some(committed_live_state::check),
+        },
+        Rule {
+            meta: &mutation_policy_conflict::META,
+            check: Some(mutation_policy_conflict::check),
+        },
+        Rule {
+            meta: &autoscaler_conflict::META,
+            check: Some(autoscaler_conflict::check),
+        },
+        Rule {
+            meta: &declared_empty_or_null::META,
+            check: Some(declared_empty_or_null::check),
+        },
+        Rule {
+            meta: &duplicate_merge_key::META,
+            check: Some(duplicate_merge_key::check),
+        },
+        Rule {
+            meta: &job_ttl_recreate_loop::META,
+            check: Some(job_ttl_recreate_loop::check),
+        },
+        Rule {
+            meta: &migration_job_not_hook::META,
+            check: Some(migration_job_not_hook::check),
+        },
+        Rule {
+            meta: &non_canonical_quantity::META,
+            check: Some(non_canonical_quantity::check),
+        },
+        Rule {
+            meta: &injected_field_declared::META,
+            check: Some(injected_field_declared::check),
+        },
+        Rule {
+            meta: &selfheal_external_owner::META,
+            check: Some(selfheal_external_owner::check),
+        },
+        Rule {
+            meta: &schema_pruned_field::META,
+            check: Some(schema_pruned_field::check),
+        },
+        Rule {
+            meta: &second_writer::META,
+            check: Some(second_writer::check),
+        },
+        Rule {
+            meta: &kustomize_generator_hygiene::META,
+            check: Some(kustomize_generator_hygiene::check),
         },
         Rule {
             meta: &shared_resource::META,

@@ -8,7 +8,9 @@ mod walk;
 
 pub use fs::{DiskFs, FsError, RepoFs};
 pub use tree::{MemFs, MemTree, walk_tree};
-pub use walk::{WalkIssue, WalkOptions, WalkedRepo, read_text, text_from_bytes, walk_repo};
+pub use walk::{
+    WalkIssue, WalkOptions, WalkedRepo, is_script, read_text, text_from_bytes, walk_repo,
+};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
