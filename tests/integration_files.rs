@@ -206,6 +206,9 @@ fn dockerfile_builds_with_the_ci_command_and_runs_unprivileged() {
             assert!(root().join(src).exists(), "COPY {src}: missing");
         }
     }
+    // The build context leaves out what the image does not need (a local target/ is GBs).
+    let ignore = read(".dockerignore");
+    assert!(ignore.lines().any(|l| l == "target/"));
     let ci = read(".ci/run");
     assert!(
         ci.contains("cargo build --release --locked"),
