@@ -4,10 +4,7 @@
 //! block, the sticky summary updated in place (or created), and a 403 that degrades to a
 //! warning without failing the job for that reason. The token never appears in any output.
 
-#![cfg(feature = "github")]
-
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use std::path::Path;
 use wiremock::matchers::{method, path};
