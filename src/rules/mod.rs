@@ -4,6 +4,7 @@
 use crate::gitops::Model;
 use crate::report::{Finding, Severity};
 
+pub mod app_edits;
 mod argocd_option_invalid;
 mod autoscaler_conflict;
 mod committed_live_state;
