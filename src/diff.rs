@@ -281,10 +281,11 @@ mod tests {
         let text = "a: 1 # c\nb:\n  - x: \"v\"\n    z: [1, 2]\n  - plain\nc: {}\nd: 'yes'\n";
         let id = map.add_text("a.yaml", text);
         let doc = parse_str(text, id, &Limits::default());
-        let mut out = String::new();
-        if let Some(d) = doc.docs.first() {
-            emit_node(&d.root, 0, &mut out);
-        }
+        let out = doc
+            .docs
+            .first()
+            .map(|d| crate::yaml::emit::to_yaml(&d.root))
+            .unwrap_or_default();
         assert_eq!(
             out,
             "a: 1\nb:\n- x: v\n  z:\n  - 1\n  - 2\n- plain\nc: {}\nd: \"yes\"\n"
