@@ -168,10 +168,14 @@ fn load_dir(fs: &dyn RepoFs, dir: &str) -> Result<Chart, String> {
                         continue;
                     }
                     let text = fs.source_map().get(id).text.clone();
-                    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+                    // Shared with the source map; copied only to drop a byte-order mark.
+                    let data: Arc<[u8]> = match text.strip_prefix('\u{feff}') {
+                        Some(rest) => Arc::from(rest.as_bytes()),
+                        None => Arc::from(text),
+                    };
                     ChartFile {
                         name: child_rel,
-                        data: Arc::from(text.as_bytes()),
+                        data,
                         file: Some(id),
                     }
                 }
