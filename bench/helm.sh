@@ -5,9 +5,11 @@
 #   bench/helm.sh            # needs helm on PATH: ../shared/tools/install-oracles.sh /usr/local/bin
 #   HELM=/path/to/helm ROUNDS=3 bench/helm.sh
 #
-# helm is run once per case (a process each, as Argo CD's repo-server does). The native side
+# helm runs once per case (a process each, as Argo CD's repo-server runs it). The native side
 # uses `gitops-lint helm template` per case when the CLI has it, else renders every case in one
-# test process with a fresh filesystem per case (no caching between cases).
+# test process with a fresh filesystem per case (nothing cached between cases).
+# Both wall time and CPU time (user+sys, children included) are printed: on a shared machine
+# the CPU-time ratio is the steadier figure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CORPUS="${GITOPS_LINT_CORPUS:-$PWD/../shared/corpus}/helm"
@@ -19,39 +21,46 @@ command -v "$HELM" >/dev/null || { echo "helm not found: ../shared/tools/install
 
 cargo build --release --quiet --bin gitops-lint
 BIN="$CARGO_TARGET_DIR/release/gitops-lint"
+BENCH=$(cargo test --release --no-run --test helm_bench 2>&1 | sed -n -E 's/.*Executable .*\((.*)\).*/\1/p' | tail -1)
 mapfile -t CMDS < <(tail -n +2 "$CORPUS/charts-expected/INDEX.tsv" | cut -f3)
 
-now() { date +%s.%N; }
+# Prints "wall user+sys" seconds of a command (children included).
+measure() {
+  local TIMEFORMAT='%R %U %S'
+  { time "$@" >/dev/null 2>&1; } 2>&1 | awk '{printf "%.3f %.3f\n", $1, $2 + $3}'
+}
 
-# helm: one process per case
-t0=$(now)
-for _ in $(seq "$ROUNDS"); do
-  for cmd in "${CMDS[@]}"; do
-    (cd "$CORPUS" && eval "\"$HELM\" ${cmd#helm }" >/dev/null 2>&1) || true
-  done
-done
-t1=$(now)
-helm_s=$(echo "($t1 - $t0) / $ROUNDS" | bc -l)
-
-# native
-if "$BIN" helm template --help >/dev/null 2>&1; then
-  mode="gitops-lint helm template, one process per case"
-  t0=$(now)
+helm_all() {
   for _ in $(seq "$ROUNDS"); do
     for cmd in "${CMDS[@]}"; do
-      (cd "$CORPUS" && eval "\"$BIN\" helm ${cmd#helm }" >/dev/null 2>&1) || true
+      (cd "$CORPUS" && eval "\"$HELM\" ${cmd#helm }") || true
     done
   done
-  t1=$(now)
-  native_s=$(echo "($t1 - $t0) / $ROUNDS" | bc -l)
+}
+
+native_cli_all() {
+  for _ in $(seq "$ROUNDS"); do
+    for cmd in "${CMDS[@]}"; do
+      (cd "$CORPUS" && eval "\"$BIN\" helm ${cmd#helm }") || true
+    done
+  done
+}
+
+native_inprocess_all() {
+  HELM_BENCH_ROUNDS="$ROUNDS" "$BENCH" --ignored --nocapture bench_native_corpus
+}
+
+read -r helm_wall helm_cpu < <(measure helm_all)
+if "$BIN" helm template --help >/dev/null 2>&1; then
+  mode="gitops-lint helm template, one process per case"
+  read -r nat_wall nat_cpu < <(measure native_cli_all)
 else
-  mode="in-process (tests/helm_bench.rs; the CLI has no 'helm template' yet)"
-  out=$(HELM_BENCH_ROUNDS="$ROUNDS" cargo test --release --quiet --test helm_bench -- --ignored --nocapture 2>/dev/null | grep '^native:')
-  echo "$out"
-  native_s=$(echo "$out" | sed -E 's/.* in ([0-9.]+) s per round.*/\1/')
+  mode="in-process, tests/helm_bench.rs (the CLI has no 'helm template' yet)"
+  read -r nat_wall nat_cpu < <(measure native_inprocess_all)
 fi
 
-printf 'cases: %d, rounds: %d\n' "${#CMDS[@]}" "$ROUNDS"
-printf 'helm template (v3.18.0): %.3f s\n' "$helm_s"
-printf 'native (%s): %.3f s\n' "$mode" "$native_s"
-printf 'ratio helm/native: %.1fx\n' "$(echo "$helm_s / $native_s" | bc -l)"
+per() { echo "$1 / $ROUNDS" | bc -l; }
+printf 'cases: %d, rounds: %d (times per round)\n' "${#CMDS[@]}" "$ROUNDS"
+printf 'helm template v3.18.0: wall %.3f s, cpu %.3f s\n' "$(per "$helm_wall")" "$(per "$helm_cpu")"
+printf 'native (%s): wall %.3f s, cpu %.3f s\n' "$mode" "$(per "$nat_wall")" "$(per "$nat_cpu")"
+printf 'ratio helm/native: wall %.1fx, cpu %.1fx\n' "$(echo "$helm_wall / $nat_wall" | bc -l)" "$(echo "$helm_cpu / $nat_cpu" | bc -l)"

@@ -200,3 +200,15 @@ fn dependencies_alias_condition_tags_globals_and_import_values() {
     );
     assert!(!text.contains("charts/archive/"), "{text}");
 }
+
+#[test]
+fn built_in_objects_marshal_like_helm() {
+    let fs = fixtures();
+    let text =
+        template_to_string(&fs, "builtins", &TemplateOptions::default()).unwrap_or_else(|e| e);
+    let expected = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/helm/builtins/expected.txt"),
+    )
+    .unwrap_or_default();
+    assert_eq!(text, expected);
+}

@@ -499,6 +499,84 @@ impl GoObject for Files {
     }
 }
 
+/// How `json.Marshal` sees a built-in object (for `toYaml`/`toJson`): maps keyed by the
+/// Go JSON field names (empty `omitempty` fields dropped), a list for `APIVersions`.
+pub fn as_json_value(v: &Value) -> Option<Value> {
+    let Value::Object(o) = v else { return None };
+    let any = o.as_any();
+    let s = |x: &str| Value::str(x);
+    if let Some(k) = any.downcast_ref::<KubeVersion>() {
+        let mut m = Map::new();
+        m.insert("Version".into(), s(&k.version));
+        m.insert("Major".into(), s(&k.major));
+        m.insert("Minor".into(), s(&k.minor));
+        return Some(Value::map(m));
+    }
+    if let Some(a) = any.downcast_ref::<ApiVersions>() {
+        return Some(Value::list(a.0.iter().map(|x| s(x)).collect()));
+    }
+    if any.downcast_ref::<HelmVersion>().is_some() {
+        let mut m = Map::new();
+        m.insert("version".into(), s(HELM_VERSION));
+        m.insert("git_commit".into(), s(HELM_GIT_COMMIT));
+        m.insert("git_tree_state".into(), s("clean"));
+        m.insert("go_version".into(), s(GO_VERSION));
+        return Some(Value::map(m));
+    }
+    if let Some(c) = any.downcast_ref::<Capabilities>() {
+        let mut m = Map::new();
+        m.insert("KubeVersion".into(), Value::Object(c.kube.clone()));
+        m.insert("APIVersions".into(), Value::Object(c.apis.clone()));
+        m.insert("HelmVersion".into(), Value::Object(Rc::new(HelmVersion)));
+        return Some(Value::map(m));
+    }
+    if let Some(c) = any.downcast_ref::<ChartObject>() {
+        let mut m = Map::new();
+        let md = &c.meta;
+        let mut put = |k: &str, field: &str, keep: bool| {
+            if keep && let Some(v) = c.field(field) {
+                m.insert(k.into(), v);
+            }
+        };
+        put("name", "Name", !md.name.is_empty());
+        put("home", "Home", !md.home.is_empty());
+        put("sources", "Sources", !md.sources.is_empty());
+        put("version", "Version", !md.version.is_empty());
+        put("description", "Description", !md.description.is_empty());
+        put("keywords", "Keywords", !md.keywords.is_empty());
+        put("icon", "Icon", !md.icon.is_empty());
+        put("apiVersion", "APIVersion", !md.api_version.is_empty());
+        put("condition", "Condition", !md.condition.is_empty());
+        put("tags", "Tags", !md.tags.is_empty());
+        put("appVersion", "AppVersion", !md.app_version.is_empty());
+        put("deprecated", "Deprecated", md.deprecated);
+        put("annotations", "Annotations", !md.annotations.is_empty());
+        put("kubeVersion", "KubeVersion", !md.kube_version.is_empty());
+        put("type", "Type", !md.chart_type.is_empty());
+        put("IsRoot", "IsRoot", true);
+        if !md.maintainers.is_empty() {
+            let list = md
+                .maintainers
+                .iter()
+                .map(|mt| {
+                    let mut x = Map::new();
+                    x.insert("name".into(), s(&mt.name));
+                    if !mt.email.is_empty() {
+                        x.insert("email".into(), s(&mt.email));
+                    }
+                    if !mt.url.is_empty() {
+                        x.insert("url".into(), s(&mt.url));
+                    }
+                    Value::map(x)
+                })
+                .collect();
+            m.insert("maintainers".into(), Value::list(list));
+        }
+        return Some(Value::map(m));
+    }
+    None
+}
+
 /// `.Release` (a map in Helm, not a struct).
 pub fn release(name: &str, namespace: &str) -> Value {
     let mut m = Map::new();

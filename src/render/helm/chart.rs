@@ -133,7 +133,7 @@ pub fn load(fs: &dyn RepoFs, path: &str, display: &str) -> Result<Chart, String>
             "file '{display}' does not appear to be a gzipped archive; got '{kind}'"
         ));
     }
-    load_archive(fs, &bytes, path)
+    load_archive_at(fs, &bytes, path, 0)
 }
 
 fn load_dir(fs: &dyn RepoFs, dir: &str) -> Result<Chart, String> {
@@ -168,10 +168,14 @@ fn load_dir(fs: &dyn RepoFs, dir: &str) -> Result<Chart, String> {
                         continue;
                     }
                     let text = fs.source_map().get(id).text.clone();
-                    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+                    // Shared with the source map; copied only to drop a byte-order mark.
+                    let data: Arc<[u8]> = match text.strip_prefix('\u{feff}') {
+                        Some(rest) => Arc::from(rest.as_bytes()),
+                        None => Arc::from(text),
+                    };
                     ChartFile {
                         name: child_rel,
-                        data: Arc::from(text.as_bytes()),
+                        data,
                         file: Some(id),
                     }
                 }
@@ -203,11 +207,20 @@ fn load_dir(fs: &dyn RepoFs, dir: &str) -> Result<Chart, String> {
         }
     }
     files.sort_by(|a, b| a.name.cmp(&b.name));
-    load_files(fs, files, dir)
+    load_files(fs, files, dir, 0)
 }
 
 /// Unpack a gzipped tar into chart files (the top directory stripped) and load them.
 pub fn load_archive(fs: &dyn RepoFs, bytes: &[u8], origin: &str) -> Result<Chart, String> {
+    load_archive_at(fs, bytes, origin, 0)
+}
+
+fn load_archive_at(
+    fs: &dyn RepoFs,
+    bytes: &[u8],
+    origin: &str,
+    depth: usize,
+) -> Result<Chart, String> {
     let gz = flate2::read::GzDecoder::new(bytes);
     let mut archive = tar::Archive::new(gz.take(MAX_CHART_BYTES + 1));
     let mut files: Vec<ChartFile> = Vec::new();
@@ -274,11 +287,25 @@ pub fn load_archive(fs: &dyn RepoFs, bytes: &[u8], origin: &str) -> Result<Chart
     if files.is_empty() {
         return Err("no files in chart archive".into());
     }
-    load_files(fs, files, origin)
+    load_files(fs, files, origin, depth)
 }
 
 /// Helm's `LoadFiles`: sort files into the chart's parts, then load subcharts.
-fn load_files(fs: &dyn RepoFs, files: Vec<ChartFile>, origin: &str) -> Result<Chart, String> {
+/// Subcharts nested deeper than this are refused (an archive of archives must not exhaust
+/// the stack; real charts nest two or three levels).
+const MAX_SUBCHART_DEPTH: usize = 32;
+
+fn load_files(
+    fs: &dyn RepoFs,
+    files: Vec<ChartFile>,
+    origin: &str,
+    depth: usize,
+) -> Result<Chart, String> {
+    if depth > MAX_SUBCHART_DEPTH {
+        return Err(format!(
+            "subcharts nested deeper than {MAX_SUBCHART_DEPTH} levels at {origin}"
+        ));
+    }
     let mut chart = Chart {
         metadata: Metadata::default(),
         chart_yaml: None,
@@ -351,7 +378,12 @@ fn load_files(fs: &dyn RepoFs, files: Vec<ChartFile>, origin: &str) -> Result<Ch
                     file.name
                 ));
             }
-            load_archive(fs, &file.data, &format!("{origin}/charts/{cname}"))
+            load_archive_at(
+                fs,
+                &file.data,
+                &format!("{origin}/charts/{cname}"),
+                depth + 1,
+            )
         } else {
             let inner: Vec<ChartFile> = files
                 .into_iter()
@@ -363,7 +395,7 @@ fn load_files(fs: &dyn RepoFs, files: Vec<ChartFile>, origin: &str) -> Result<Ch
                     })
                 })
                 .collect();
-            load_files(fs, inner, &format!("{origin}/charts/{cname}"))
+            load_files(fs, inner, &format!("{origin}/charts/{cname}"), depth + 1)
         };
         match loaded {
             Ok(sub) => chart.dependencies.push(sub),
@@ -553,4 +585,88 @@ fn validate_metadata(md: &Metadata) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{DiskFs, SourceMap};
+
+    fn tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut builder = tar::Builder::new(Vec::new());
+        for (name, data) in entries {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(data.len() as u64);
+            header.set_mode(0o644);
+            // Raw name bytes: the tar crate refuses `..` in `set_path`, a hostile archive does not.
+            let raw = &mut header.as_old_mut().name;
+            raw[..name.len()].copy_from_slice(name.as_bytes());
+            header.set_cksum();
+            let _ = builder.append(&header, *data);
+        }
+        let tar = builder.into_inner().unwrap_or_default();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        let _ = std::io::Write::write_all(&mut gz, &tar);
+        gz.finish().unwrap_or_default()
+    }
+
+    fn fs() -> DiskFs {
+        DiskFs::new(
+            std::env::temp_dir(),
+            std::sync::Arc::new(SourceMap::new()),
+            1 << 20,
+        )
+    }
+
+    #[test]
+    fn archives_load_and_refuse_parent_paths() {
+        let ok = tgz(&[
+            (
+                "c/Chart.yaml",
+                b"apiVersion: v2\nname: c\nversion: 1.0.0\n".as_slice(),
+            ),
+            ("c/values.yaml", b"a: 1\n".as_slice()),
+            ("c/templates/x.yaml", b"kind: ConfigMap\n".as_slice()),
+        ]);
+        let chart = load_archive(&fs(), &ok, "c.tgz");
+        assert!(
+            chart
+                .as_ref()
+                .is_ok_and(|c| c.name() == "c" && c.templates.len() == 1),
+            "{:?}",
+            chart.err()
+        );
+        let bad = tgz(&[
+            (
+                "c/Chart.yaml",
+                b"apiVersion: v2\nname: c\nversion: 1.0.0\n".as_slice(),
+            ),
+            ("c/../../etc/passwd", b"x".as_slice()),
+        ]);
+        let err = load_archive(&fs(), &bad, "bad.tgz")
+            .err()
+            .unwrap_or_default();
+        assert_eq!(err, "chart illegally references parent directory");
+    }
+
+    #[test]
+    fn nested_archives_stop_at_a_depth() {
+        let mut inner = tgz(&[(
+            "c/Chart.yaml",
+            b"apiVersion: v2\nname: c\nversion: 1.0.0\n".as_slice(),
+        )]);
+        for _ in 0..40 {
+            inner = tgz(&[
+                (
+                    "c/Chart.yaml",
+                    b"apiVersion: v2\nname: c\nversion: 1.0.0\n".as_slice(),
+                ),
+                ("c/charts/d.tgz", inner.as_slice()),
+            ]);
+        }
+        let err = load_archive(&fs(), &inner, "deep.tgz")
+            .err()
+            .unwrap_or_default();
+        assert!(err.contains("nested deeper than"), "{err}");
+    }
 }

@@ -8,7 +8,26 @@
 //!
 //! Entry points: [`template`] (objects + issues for the linter), [`template_to_string`]
 //! (exactly helm's stdout), [`parse_helm_template_args`] and [`cli_fs`] for
-//! `gitops-lint helm template ARGS...`.
+//! `gitops-lint helm template ARGS...`:
+//!
+//! ```no_run
+//! # use gitops_lint::render::helm::*;
+//! # fn main() -> Result<(), String> {
+//! let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+//! let fs = cli_fs(&cwd)?;
+//! let args: Vec<String> = std::env::args().skip(3).collect(); // after `gitops-lint helm template`
+//! let (chart, mut opts) = parse_helm_template_args(&args).map_err(|e| format!("Error: {e}"))?;
+//! opts.abs_root = Some(cwd.display().to_string()); // helm prints absolute paths in a few errors
+//! let run = run(&fs, &chart, &opts, false);
+//! print!("{}", run.stdout);
+//! eprint!("{}", run.stderr());
+//! std::process::exit(run.exit_code());
+//! # }
+//! ```
+//!
+//! Values-file numbers are `json.Number` objects ([`values::JsonNumber`]) as in Helm 3.18.0:
+//! `0` is true in `if`, `kindIs "string"` holds and `1000000` prints as written; the
+//! function bridge (`yamlout`) converts them for Sprig's numeric functions and serialisers.
 
 pub mod args;
 pub mod builtins;

@@ -54,6 +54,10 @@ fn convert(v: &Value, conv: Conv, depth: usize) -> Value {
     if !deep || depth > 200 {
         return v.clone();
     }
+    // Helm's built-in structs marshal through their JSON field names.
+    if let Some(plain) = super::builtins::as_json_value(v) {
+        return convert(&plain, conv, depth + 1);
+    }
     match v {
         Value::Map(m) => Value::map(
             m.borrow()
