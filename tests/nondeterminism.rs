@@ -225,3 +225,29 @@ fn shell_words(s: &str) -> Vec<String> {
     }
     words
 }
+
+/// The render-twice check catches what taint does not mark: a date formatted in the
+/// renderer's local time zone.
+#[test]
+fn render_twice_reports_unexplained_differences_once() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/nondeterminism");
+    let r = lint(&LintOptions { root, config: None }).expect("lint");
+    let got: Vec<String> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == "render-nondeterministic")
+        .map(|f| {
+            let lc = r.map.line_col(f.primary.span);
+            format!(
+                "{}:{} {}",
+                r.map.path(f.primary.span.file),
+                lc.line,
+                f.field.as_deref().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        ["charts/shop/templates/schedule.yaml:7 data.window-start"]
+    );
+}

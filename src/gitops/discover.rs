@@ -142,6 +142,7 @@ struct Rendered {
     objects: Vec<Object>,
     issues: Vec<RenderIssue>,
     sources: Vec<String>,
+    differences: Vec<super::twice::RenderDifference>,
 }
 
 impl Ctx<'_> {
@@ -231,8 +232,21 @@ impl Ctx<'_> {
                     out.issues.extend(r.issues);
                 }
             }
-            Unit::Kustomize(_) | Unit::Helm(_) => {
+            Unit::Kustomize(_) => {
                 let r = units::render(&unit, self.fs, at);
+                out.objects.extend(r.objects);
+                out.issues.extend(r.issues);
+            }
+            Unit::Helm(h) => {
+                let r = units::render(&unit, self.fs, at);
+                if r.issues.is_empty() {
+                    // The same commit, another seed, clock and zone: what changes is not Git.
+                    let again = units::render_helm_with_other_clock(h, self.fs, at);
+                    if again.issues.is_empty() {
+                        out.differences
+                            .extend(super::twice::compare(&r.objects, &again.objects));
+                    }
+                }
                 out.objects.extend(r.objects);
                 out.issues.extend(r.issues);
             }
@@ -373,6 +387,7 @@ fn new_app(name: String, kind: AppKind, span: Option<Span>) -> App {
         destination_namespace: None,
         objects: Vec::new(),
         issues: Vec::new(),
+        render_differences: Vec::new(),
         span,
     }
 }
@@ -606,6 +621,7 @@ pub fn build_model_with(
         let index = model.apps.len();
         app.issues.extend(rendered.issues);
         app.sources.extend(rendered.sources);
+        app.render_differences.extend(rendered.differences);
         for obj in rendered.objects {
             let namespace = if obj.is_cluster_scoped() {
                 String::new()

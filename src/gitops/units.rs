@@ -156,7 +156,40 @@ fn argo_overrides(node: &Node) -> crate::render::kustomize::KustomizeOverrides {
     }
 }
 
-fn render_helm(h: &HelmUnit, fs: &dyn RepoFs, _at: Span) -> RenderOutput {
+/// First render: seed 1, the real clock, UTC.
+fn first_clock() -> crate::render::helm::render::RenderClock {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i128)
+        .unwrap_or(0);
+    crate::render::helm::render::RenderClock {
+        seed: 1,
+        now_unix_nanos: now,
+        utc_offset_secs: 0,
+    }
+}
+
+/// Render a chart again with another seed, a clock 1 day and 1.1 s later and another zone.
+pub fn render_helm_with_other_clock(h: &HelmUnit, fs: &dyn RepoFs, at: Span) -> RenderOutput {
+    let first = first_clock();
+    let clock = crate::render::helm::render::RenderClock {
+        seed: 0x5eed_2b,
+        now_unix_nanos: first.now_unix_nanos + 86_401_100_000_000,
+        utc_offset_secs: 5 * 3600 + 1800,
+    };
+    render_helm_clocked(h, fs, at, clock)
+}
+
+fn render_helm(h: &HelmUnit, fs: &dyn RepoFs, at: Span) -> RenderOutput {
+    render_helm_clocked(h, fs, at, first_clock())
+}
+
+fn render_helm_clocked(
+    h: &HelmUnit,
+    fs: &dyn RepoFs,
+    _at: Span,
+    clock: crate::render::helm::render::RenderClock,
+) -> RenderOutput {
     use crate::render::helm::{self, TemplateOptions};
     let mut issues = Vec::new();
     let mut value_files = Vec::new();
@@ -196,6 +229,7 @@ fn render_helm(h: &HelmUnit, fs: &dyn RepoFs, _at: Span) -> RenderOutput {
         skip_crds: h.skip_crds,
         kube_version: h.kube_version.clone(),
         api_versions: h.api_versions.clone(),
+        clock: Some(clock),
         ..Default::default()
     };
     for (name, value, force_string) in &h.parameters {

@@ -29,6 +29,7 @@ mod mutation_policy_conflict;
 mod non_canonical_quantity;
 pub mod offline_unrenderable_input;
 pub mod render_failed;
+mod render_nondeterministic;
 mod respect_ignore_differences_missing;
 mod schema_pruned_field;
 mod second_writer;
@@ -159,6 +160,10 @@ pub fn registry() -> &'static [Rule] {
         Rule {
             meta: &helm_nondeterministic_function::META,
             check: Some(helm_nondeterministic_function::check),
+        },
+        Rule {
+            meta: &render_nondeterministic::META,
+            check: Some(render_nondeterministic::check),
         },
         Rule {
             meta: &helm_install_hook_every_sync::META,

@@ -91,6 +91,8 @@ pub struct TemplateOptions {
     pub abs_root: Option<String>,
     /// `--debug`: when the rendered YAML does not parse, print the raw rendered files too.
     pub debug: bool,
+    /// Seed, clock and zone for random and time functions (the render-twice check).
+    pub clock: Option<render::RenderClock>,
 }
 
 impl Default for TemplateOptions {
@@ -116,6 +118,7 @@ impl Default for TemplateOptions {
             name_template: None,
             abs_root: None,
             debug: false,
+            clock: None,
         }
     }
 }
@@ -504,12 +507,18 @@ fn run_inner(
     let mut entries = Vec::new();
     render::all_templates(&chart, &top, &caps, &mut entries);
     render::sort_templates(&mut entries);
-    let rendered =
-        render::render_templates(&entries, &render::RenderLimits::default(), want_objects)
-            .map_err(|f| {
-                let span = find_span_of_template(fs, &entries, &f.at).or(chart_yaml_span);
-                hint(Failure::new(f.message).at(span))
-            })?;
+    let rendered = render::render_templates(
+        &entries,
+        &render::RenderLimits {
+            clock: opts.clock,
+            ..render::RenderLimits::default()
+        },
+        want_objects,
+    )
+    .map_err(|f| {
+        let span = find_span_of_template(fs, &entries, &f.at).or(chart_yaml_span);
+        hint(Failure::new(f.message).at(span))
+    })?;
     // Everything rendered, keyed by template name; NOTES.txt is not a manifest.
     let mut by_name: Vec<(usize, &crate::render::gotmpl::Output)> = rendered
         .iter()

@@ -121,6 +121,17 @@ pub struct RenderLimits {
     pub max_steps: u64,
     pub max_output_bytes: usize,
     pub max_range_len: usize,
+    /// Random seed, clock and zone of the render (`None`: seed 0 and the real clock).
+    pub clock: Option<RenderClock>,
+}
+
+/// What a render's random and time functions see; a second render with another clock
+/// shows what is not a pure function of Git (catalog §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenderClock {
+    pub seed: u64,
+    pub now_unix_nanos: i128,
+    pub utc_offset_secs: i32,
 }
 
 impl Default for RenderLimits {
@@ -129,6 +140,7 @@ impl Default for RenderLimits {
             max_steps: 20_000_000,
             max_output_bytes: 32 << 20,
             max_range_len: 1_000_000,
+            clock: None,
         }
     }
 }
@@ -154,7 +166,12 @@ pub fn render_templates(
     opts.max_output_bytes = limits.max_output_bytes;
     opts.max_range_len = limits.max_range_len;
     opts.record_segments = record_segments;
-    let mut env = super::yamlout::func_env();
+    let mut env = match limits.clock {
+        Some(c) => {
+            crate::render::gotmpl::funcs::FuncEnv::new(c.seed, c.now_unix_nanos, c.utc_offset_secs)
+        }
+        None => super::yamlout::func_env(),
+    };
     let mut out = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         if is_partial(&e.name) {
