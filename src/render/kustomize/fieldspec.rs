@@ -344,6 +344,7 @@ spec/tls/hosts k=Ingress
 spec/tls/secretName k=Ingress
 data k=ConfigMap
 spec/volumeClaimTemplates/spec/nfs/server k=StatefulSet
+spec/nfs/server k=PersistentVolume
 ";
 
 /// Workload kinds whose pod spec sits at the same path prefix.

@@ -77,6 +77,10 @@ fn generate_from_config(
             format!("generator '{}' ({kind}) {why}", item.text),
         ));
     }
+    if kind == "IAMPolicyGenerator" {
+        let r = iam_policy(doc, item)?;
+        return b.append(acc, r, item.span);
+    }
     let gen_kind = match kind.as_str() {
         "ConfigMapGenerator" => "ConfigMap",
         "SecretGenerator" => "Secret",
@@ -109,12 +113,50 @@ fn generate_from_config(
         ..
     }) = &mut r.source
     {
-        if let Ok(path) = b.resolve(k, item) {
+        if !item.text.contains('\n')
+            && let Ok(path) = b.resolve(k, item)
+        {
             *configured_in = path;
         }
         *name = doc.get_path(&["metadata", "name"]).and_then(tree::text);
     }
     add(b, acc, r)
+}
+
+/// The builtin IAMPolicyGenerator: a ServiceAccount bound to a GKE service account.
+fn iam_policy(doc: &Node, item: &Item) -> Result<Resource, Fail> {
+    let span = item.span;
+    let t = |path: &[&str]| doc.get_path(path).and_then(tree::text).unwrap_or_default();
+    if t(&["cloud"]) != "gke" {
+        return Err(failed(
+            span,
+            "IAMPolicyGenerator: only cloud 'gke' is supported",
+        ));
+    }
+    let name = t(&["kubernetesService", "name"]);
+    let namespace = t(&["kubernetesService", "namespace"]);
+    let gsa = format!(
+        "{}@{}.iam.gserviceaccount.com",
+        t(&["serviceAccount", "name"]),
+        t(&["serviceAccount", "projectId"])
+    );
+    let mut meta = tree::map(span);
+    let mut ann = tree::map(span);
+    tree::set(
+        &mut ann,
+        "iam.gke.io/gcp-service-account",
+        tree::string(&gsa, span),
+    );
+    tree::set(&mut meta, "annotations", ann);
+    tree::set(&mut meta, "name", tree::string(&name, span));
+    if !namespace.is_empty() {
+        tree::set(&mut meta, "namespace", tree::string(&namespace, span));
+    }
+    let mut root = tree::map(span);
+    tree::set(&mut root, "apiVersion", tree::string("v1", span));
+    tree::set(&mut root, "kind", tree::string("ServiceAccount", span));
+    tree::set(&mut root, "metadata", meta);
+    Ok(Resource::new(root, span))
 }
 
 /// Why a plugin config cannot be run offline (exec / container / starlark functions).
