@@ -87,15 +87,14 @@ fn pick<'a>(
     if in_ns.len() <= 1 {
         return in_ns.first().copied();
     }
-    let scoped: Vec<&Candidate> = in_ns
-        .iter()
-        .copied()
-        .filter(|c| {
-            ends_alike(&c.prefixes, &referrer.prefixes)
-                && ends_alike(&c.suffixes, &referrer.suffixes)
-        })
-        .collect();
-    scoped.first().copied().or(in_ns.first().copied())
+    // Same-named candidates: prefer the one whose prefix and suffix stacks end like the
+    // referrer's (it came through the same overlays).
+    let score = |c: &Candidate| {
+        u8::from(ends_alike(&c.prefixes, &referrer.prefixes))
+            + u8::from(ends_alike(&c.suffixes, &referrer.suffixes))
+    };
+    let best = in_ns.iter().map(|c| score(c)).max().unwrap_or(0);
+    in_ns.into_iter().find(|c| score(c) == best)
 }
 
 fn fix_referrer(r: &mut Resource, backref: &NameBackRef, cands: &[Candidate]) {
