@@ -109,8 +109,9 @@ pub fn smp_for(r: &Resource, patch: &Node, infer: bool) -> Smp {
 }
 
 /// Does the patch document look like a JSON 6902 op list?
+/// (kustomize reads only the first document of a multi-document JSON patch.)
 fn is_json6902(docs: &[Node]) -> bool {
-    docs.len() == 1 && docs[0].as_seq().is_some()
+    docs.first().is_some_and(|d| d.as_seq().is_some())
 }
 
 /// `patchesStrategicMerge`: files or inline YAML, each applied to the resource it names.

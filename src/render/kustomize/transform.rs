@@ -430,6 +430,10 @@ fn legacy_images(node: &mut Node, img: &ImageSpec) {
         Value::Map(entries) => {
             for e in entries.iter_mut() {
                 let key = e.key.key_str();
+                // kustomize's image filter leaves an empty list where it found `containers:`.
+                if (key == "containers" || key == "initContainers") && e.value.is_null() {
+                    e.value.value = Value::Seq(Vec::new());
+                }
                 if (key == "containers" || key == "initContainers")
                     && let Value::Seq(items) = &mut e.value.value
                 {
