@@ -322,7 +322,15 @@ impl<'a> Builder<'a> {
             let mut sub_acc = Acc::default();
             self.run(&sub, &mut sub_acc, item.span)?;
             acc.config.merge(&sub_acc.config);
-            acc.vars.extend(sub_acc.vars);
+            for v in sub_acc.vars {
+                if acc.vars.iter().any(|x| x.name == v.name) {
+                    return Err(failed(
+                        item.span,
+                        format!("var '{}' already encountered", v.name),
+                    ));
+                }
+                acc.vars.push(v);
+            }
             for r in sub_acc.resources {
                 self.append(acc, r, item.span)?;
             }
@@ -460,6 +468,20 @@ pub fn parse_docs(fs: &dyn RepoFs, file: FileId) -> Result<Vec<Node>, Fail> {
                 "invalid YAML in {}: {}",
                 fs.source_map().path(file),
                 err.message
+            ),
+        ));
+    }
+    if let Some(w) = parsed
+        .warnings
+        .iter()
+        .find(|w| w.message.contains("duplicate"))
+    {
+        return Err(failed(
+            w.span,
+            format!(
+                "invalid YAML in {}: {}",
+                fs.source_map().path(file),
+                w.message
             ),
         ));
     }

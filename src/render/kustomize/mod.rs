@@ -166,9 +166,31 @@ fn build_top(b: &mut Builder, dir: &str) -> Result<Vec<Resource>, Fail> {
             .and_then(tree::text)
             .is_none_or(|v| v != "true")
     });
+    check_sort_options(&top)?;
     apply_sort(&top, &mut acc.resources);
     build_metadata(&top, &mut acc.resources);
     Ok(acc.resources)
+}
+
+/// `legacySortOptions` only go with `order: legacy`.
+fn check_sort_options(k: &kustomization::Kustomization) -> Result<(), Fail> {
+    let Some(so) = k.get("sortOptions") else {
+        return Ok(());
+    };
+    let order = so.get_str("order");
+    if so.get("legacySortOptions").is_some() && order != Some("legacy") {
+        return Err(build::failed(
+            so.span,
+            "sortOptions.legacySortOptions requires sortOptions.order: legacy",
+        ));
+    }
+    if so.get("fifoSortOptions").is_some() && order != Some("fifo") {
+        return Err(build::failed(
+            so.span,
+            "sortOptions.fifoSortOptions requires sortOptions.order: fifo",
+        ));
+    }
+    Ok(())
 }
 
 fn apply_sort(k: &kustomization::Kustomization, resources: &mut [Resource]) {

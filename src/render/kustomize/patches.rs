@@ -129,6 +129,9 @@ pub fn strategic_merge(b: &Builder, k: &Kustomization, acc: &mut Acc) -> Result<
                 },
             )?
         };
+        if docs.is_empty() {
+            return Err(failed(n.span, format!("patch '{text}' is empty")));
+        }
         for doc in docs {
             apply_smp_by_id(acc, &doc, n.span)?;
         }

@@ -26,6 +26,7 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
     {
         let specs = acc.config.namespace.clone();
         namespace(acc, &ns, span, &specs, false, SubjectMode::DefaultOnly);
+        check_unique(acc, span)?;
         record(acc, &kf, "NamespaceTransformer", None);
     }
     if let Some((p, span)) = k.string("namePrefix")
@@ -107,6 +108,26 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
     replacements::run_field(b, k, acc)?;
     if !k.seq("replacements").is_empty() {
         record(acc, &kf, "ReplacementTransformer", None);
+    }
+    Ok(())
+}
+
+/// A namespace change must not make two objects the same.
+fn check_unique(acc: &Acc, span: Span) -> Result<(), Fail> {
+    for (i, a) in acc.resources.iter().enumerate() {
+        if let Some(b) = acc.resources[i + 1..]
+            .iter()
+            .find(|b| super::build::same_id(a, b))
+        {
+            return Err(failed(
+                span,
+                format!(
+                    "namespace transformation produces ID conflict: {} and {}",
+                    a.id_string(),
+                    b.id_string()
+                ),
+            ));
+        }
     }
     Ok(())
 }
@@ -585,6 +606,7 @@ fn configured(
                 _ => SubjectMode::DefaultOnly,
             };
             namespace(acc, &ns, span, &specs, unset_only, mode);
+            check_unique(acc, span)?;
         }
         "LabelTransformer" => {
             let pairs = string_pairs(cfg.get("labels"));
