@@ -89,10 +89,6 @@ impl<'a> Builder<'a> {
         }
     }
 
-    pub fn source_span(&self, file: FileId) -> Span {
-        Span::new(file, 0, 0)
-    }
-
     /// Load and check the kustomization in `dir`; `from` is the entry that referred to it.
     pub fn load_kustomization(&self, dir: &str, from: Span) -> Result<Kustomization, Fail> {
         if let Some((odir, node)) = &self.overlay

@@ -195,7 +195,7 @@ fn add(b: &mut Builder, acc: &mut Acc, r: Resource) -> Result<(), Fail> {
         });
         x.kind() == kind
             && (x.effective_namespace() == ns || spaces.any(|s| s == ns))
-            && x.all_names().iter().any(|n| *n == name)
+            && x.all_names().contains(&name)
     });
     match (&r.behavior, pos) {
         (Behavior::Create, Some(_)) => Err(failed(

@@ -81,7 +81,7 @@ pub fn build_with_overrides(
     let b = Builder::new(fs, opts);
     let k = match b.load_kustomization(&dir, Span::default()) {
         Ok(k) => k,
-        Err(issue) => return failed_output(issue),
+        Err(issue) => return failed_output(*issue),
     };
     let node = overrides.apply(&k);
     run(fs, &dir, opts, Some((dir.clone(), node)))
@@ -96,10 +96,10 @@ fn normalize_dir(dir: &str) -> String {
     crate::source::normalize_relative(dir).unwrap_or_else(|| dir.to_string())
 }
 
-fn failed_output(issue: Fail) -> RenderOutput {
+fn failed_output(issue: crate::render::RenderIssue) -> RenderOutput {
     RenderOutput {
         objects: Vec::new(),
-        issues: vec![*issue],
+        issues: vec![issue],
     }
 }
 
@@ -117,7 +117,7 @@ fn run(
             objects: resources.into_iter().map(to_object).collect(),
             issues: Vec::new(),
         },
-        Err(issue) => failed_output(issue),
+        Err(issue) => failed_output(*issue),
     }
 }
 

@@ -177,7 +177,7 @@ fn apply_smp_by_id(acc: &mut Acc, doc: &Node, at: Span) -> Result<(), Fail> {
             r.kind() == kind
                 && r.group() == g
                 && (v.is_empty() || r.version() == v)
-                && r.all_names().iter().any(|n| *n == name)
+                && r.all_names().contains(&name)
                 && {
                     let mut spaces: Vec<String> = r.history.iter().map(|(_, ns)| eff(ns)).collect();
                     spaces.push(r.effective_namespace());
