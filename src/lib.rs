@@ -2,7 +2,13 @@
 //!
 //! Data flows down through the modules: source → yaml → render → gitops → rules → report.
 
+pub mod config;
+pub mod gitops;
+pub mod lint;
 pub mod object;
+pub mod ownership;
 pub mod render;
+pub mod report;
+pub mod rules;
 pub mod source;
 pub mod yaml;

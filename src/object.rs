@@ -71,3 +71,35 @@ impl Object {
         self.root.span
     }
 }
+
+/// Built-in cluster-scoped kinds (namespaces are never defaulted onto them).
+pub const CLUSTER_SCOPED_KINDS: &[&str] = &[
+    "Namespace",
+    "Node",
+    "PersistentVolume",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "CustomResourceDefinition",
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding",
+    "MutatingAdmissionPolicy",
+    "MutatingAdmissionPolicyBinding",
+    "StorageClass",
+    "PriorityClass",
+    "APIService",
+    "IngressClass",
+    "ClusterIssuer",
+    "RuntimeClass",
+    "CSIDriver",
+    "ClusterPolicy",
+    "ClusterSecretStore",
+    "ConstraintTemplate",
+];
+
+impl Object {
+    pub fn is_cluster_scoped(&self) -> bool {
+        CLUSTER_SCOPED_KINDS.contains(&self.kind.as_str())
+    }
+}

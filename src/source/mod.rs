@@ -5,7 +5,7 @@ mod fs;
 mod walk;
 
 pub use fs::{DiskFs, FsError, RepoFs};
-pub use walk::{WalkIssue, WalkOptions, WalkedRepo, read_text, walk_repo};
+pub use walk::{WalkIssue, WalkOptions, WalkedRepo, is_script, read_text, walk_repo};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};

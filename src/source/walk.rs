@@ -39,12 +39,27 @@ pub struct WalkedRepo {
     pub issues: Vec<WalkIssue>,
 }
 
-/// Files the linter reads: YAML and JSON manifests, Helm templates and helpers. Everything
-/// else (binaries, images, scripts) is not the linter's business yet.
+/// Scripts, build files and Terraform that can write to clusters (read as text by
+/// `second-writer`, never parsed as YAML).
+pub fn is_script(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".sh")
+        || lower.ends_with(".bash")
+        || lower.ends_with(".tf")
+        || matches!(
+            name,
+            "Makefile" | "makefile" | "GNUmakefile" | "Jenkinsfile"
+        )
+}
+
+/// Files the linter reads: YAML and JSON manifests, Helm templates and helpers, and the
+/// scripts CI runs. Everything else (binaries, images) is not the linter's business.
 fn is_candidate(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     let lower = name.to_ascii_lowercase();
-    lower.ends_with(".yaml")
+    is_script(rel)
+        || lower.ends_with(".yaml")
         || lower.ends_with(".yml")
         || lower.ends_with(".json")
         || lower.ends_with(".tpl")

@@ -57,6 +57,17 @@ pub trait GoObject {
     }
     /// How `{{ . }}` / `%v` prints it (Go's fmt of the underlying struct or its String()).
     fn format(&self) -> String;
+    /// `Some(text)` when the Go kind of the object is `string`, as for `json.Number`, which
+    /// Helm 3 uses for numbers of a chart's values.yaml (a `0` there is true in `if`, and
+    /// `1000000` prints as is). `eq`/`lt`/`len`/`index`/`slice` then treat it as that string.
+    fn as_go_string(&self) -> Option<&str> {
+        None
+    }
+    /// For a Go map type that also has methods (Helm's `.Files`): its entries, sorted by
+    /// key, so `range` can iterate it. `None` for structs.
+    fn map_entries(&self) -> Option<Vec<(String, Value)>> {
+        None
+    }
     /// Downcast support for functions that take a specific object (dates, semver).
     fn as_any(&self) -> &dyn std::any::Any;
 }
@@ -85,7 +96,8 @@ impl Value {
             Value::Bytes(b) => !b.is_empty(),
             Value::List(l) => !l.is_empty(),
             Value::Map(m) => !m.borrow().is_empty(),
-            Value::Object(_) => true,
+            // A Go map type with methods (`.Files`) is false when empty, like any map.
+            Value::Object(o) => o.map_entries().is_none_or(|e| !e.is_empty()),
         }
     }
 

@@ -2,16 +2,74 @@
 //!
 //! Contract with the executor: every function is a plain `Func` over evaluated arguments.
 //! Functions that need the engine itself (`include`, `tpl`, `template`) live in the executor.
-//! Failures return `Err(message)`; the executor wraps it as Go does
-//! (`error calling NAME: message`).
+//!
+//! Errors: a function returns `Err(message)`. Two kinds exist, as in Go's text/template:
+//! - errors raised by the function itself (or a Go panic inside it, e.g. `runtime error:
+//!   integer divide by zero`). The executor wraps them as `error calling NAME: message`.
+//! - errors that Go's reflection-based call raises *before* calling (wrong number of
+//!   arguments, an argument of the wrong type, a nil for a string parameter). Go does not
+//!   prefix those. They start with [`UNWRAPPED`]; use [`classify_error`] to tell them apart
+//!   and get the text without the marker.
+//!
+//! Other points the executor must know:
+//! - In Helm the FuncMap shadows Go's builtins: Sprig's `slice` (not the builtin) is what
+//!   charts call.
+//! - `required` fails with its message between `HELM_ERR_START`/`HELM_ERR_END`
+//!   ([`WARN_START`], [`WARN_END`]), exactly as Helm's own function, so that Helm's error
+//!   cleanup can print `execution error at (FILE:LINE:COL): MESSAGE`.
+//! - Randomness and time come only from [`FuncEnv`]; [`is_nondeterministic`] names the
+//!   functions whose output a render-twice check must expect to vary.
+//! - Sizes a template can request (repeat, until, seq, rand*, indent) are capped at
+//!   [`MAX_ALLOC`] elements and nesting at [`MAX_DEPTH`] levels: over the cap
+//!   is an error, never a huge allocation or a stack overflow.
+
+mod aliases;
+mod args;
+mod conv;
+mod crypto;
+mod crypto_certs;
+mod crypto_pw;
+mod dates;
+mod defaults;
+mod dicts;
+mod encoding;
+pub mod gofmt;
+mod gofmt_time;
+mod json;
+mod lists;
+mod math;
+mod network;
+mod paths;
+mod random;
+mod reflect;
+mod regex;
+mod semver;
+mod strings;
+mod strings_case;
+mod toml;
+mod tzif;
+mod yaml_emit;
+mod yaml_json;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod vectors;
 
 use super::value::Value;
+
+pub use args::{MAX_ALLOC, MAX_DEPTH, UNWRAPPED};
+pub use conv::strval;
+pub use defaults::{WARN_END, WARN_START};
+pub use gofmt::format_v;
 
 /// What a function may read besides its arguments: the clock and the random source. Kept
 /// explicit so that a render can be repeated with another seed, clock and zone (the
 /// render-twice non-determinism check) and so tests are reproducible.
 pub struct FuncEnv {
-    /// Seed of the random source used by rand*, uuidv4, shuffle, gen*, bcrypt salts.
+    /// Seed of the random source used by rand*, uuidv4, shuffle, gen*, bcrypt salts. It is
+    /// also the generator's state: every draw advances it, so one render is reproducible
+    /// from its initial seed and two renders with different seeds differ.
     pub seed: u64,
     /// Unix time in nanoseconds that `now` returns.
     pub now_unix_nanos: i128,
@@ -19,4 +77,572 @@ pub struct FuncEnv {
     pub utc_offset_secs: i32,
 }
 
+impl FuncEnv {
+    pub fn new(seed: u64, now_unix_nanos: i128, utc_offset_secs: i32) -> FuncEnv {
+        FuncEnv {
+            seed,
+            now_unix_nanos,
+            utc_offset_secs,
+        }
+    }
+
+    /// Next 64 random bits (splitmix64: fast, not cryptographic,
+    /// which is fine for a linter that only needs the *shape* of random output).
+    pub fn next_u64(&mut self) -> u64 {
+        self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform integer in `0..n` (n > 0), without modulo bias.
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n <= 1 {
+            return 0;
+        }
+        let zone = u64::MAX - (u64::MAX % n);
+        loop {
+            let x = self.next_u64();
+            if x < zone {
+                return x % n;
+            }
+        }
+    }
+
+    pub fn fill_bytes(&mut self, out: &mut [u8]) {
+        for chunk in out.chunks_mut(8) {
+            let w = self.next_u64().to_le_bytes();
+            chunk.copy_from_slice(&w[..chunk.len()]);
+        }
+    }
+}
+
+impl Default for FuncEnv {
+    /// Seed 0, the Unix epoch, UTC: fully reproducible.
+    fn default() -> Self {
+        FuncEnv::new(0, 0, 0)
+    }
+}
+
 pub type Func = fn(&mut FuncEnv, &[Value]) -> Result<Value, String>;
+
+/// Splits an error returned by a `Func`: `(true, text)` when the executor must wrap it as
+/// `error calling NAME: text`, `(false, text)` for Go's own pre-call errors (arity, types).
+pub fn classify_error(msg: &str) -> (bool, &str) {
+    match msg.strip_prefix(UNWRAPPED) {
+        Some(rest) => (false, rest),
+        None => (true, msg),
+    }
+}
+
+/// Every function of Helm 3.18's FuncMap except Go's builtins and the executor's own
+/// (`include`, `tpl`, `template`). `env` and `expandenv` are absent, as in Helm.
+pub fn lookup(name: &str) -> Option<Func> {
+    let f: Func = match name {
+        // Helm (pkg/engine/funcs.go)
+        "toYaml" => yaml_json::to_yaml,
+        "mustToYaml" => yaml_json::must_to_yaml,
+        "toYamlPretty" => yaml_json::to_yaml_pretty,
+        "fromYaml" => yaml_json::from_yaml,
+        "fromYamlArray" => yaml_json::from_yaml_array,
+        "toJson" => yaml_json::to_json,
+        "mustToJson" => yaml_json::must_to_json,
+        "fromJson" => yaml_json::from_json,
+        "fromJsonArray" => yaml_json::from_json_array,
+        "toToml" => toml::to_toml,
+        "fromToml" => toml::from_toml,
+        "required" => defaults::required,
+        "lookup" => defaults::lookup_placeholder,
+        // Sprig: dates
+        "ago" => dates::ago,
+        "date" => dates::date,
+        "htmlDate" => dates::html_date,
+        "dateInZone" => dates::date_in_zone,
+        "date_in_zone" => aliases::date_in_zone_snake,
+        "htmlDateInZone" => dates::html_date_in_zone,
+        "dateModify" => dates::date_modify,
+        "date_modify" => aliases::date_modify_snake,
+        "mustDateModify" => dates::must_date_modify,
+        "must_date_modify" => aliases::must_date_modify_snake,
+        "duration" => dates::duration,
+        "durationRound" => dates::duration_round,
+        "mustToDate" => dates::must_to_date,
+        "toDate" => dates::to_date,
+        "now" => dates::now,
+        "unixEpoch" => dates::unix_epoch,
+        // Sprig: strings
+        "hello" => strings::hello,
+        "abbrev" => strings::abbrev,
+        "abbrevboth" => strings::abbrevboth,
+        "trunc" => strings::trunc,
+        "trim" => strings::trim,
+        "upper" => strings::upper,
+        "lower" => strings::lower,
+        "title" => strings::title,
+        "untitle" => strings::untitle,
+        "substr" => strings::substr,
+        "repeat" => strings::repeat,
+        "trimAll" => strings::trim_all,
+        "trimall" => aliases::trimall,
+        "trimSuffix" => strings::trim_suffix,
+        "trimPrefix" => strings::trim_prefix,
+        "nospace" => strings::nospace,
+        "initials" => strings::initials,
+        "swapcase" => strings::swapcase,
+        "snakecase" => strings::snakecase,
+        "camelcase" => strings::camelcase,
+        "kebabcase" => strings::kebabcase,
+        "wrap" => strings::wrap,
+        "wrapWith" => strings::wrap_with,
+        "contains" => strings::contains,
+        "hasPrefix" => strings::has_prefix,
+        "hasSuffix" => strings::has_suffix,
+        "quote" => strings::quote,
+        "squote" => strings::squote,
+        "cat" => strings::cat,
+        "indent" => strings::indent,
+        "nindent" => strings::nindent,
+        "replace" => strings::replace,
+        "plural" => strings::plural,
+        "split" => strings::split,
+        "splitList" => strings::split_list,
+        "splitn" => strings::splitn,
+        "join" => strings::join,
+        "sortAlpha" => strings::sort_alpha,
+        "randAlphaNum" => random::rand_alpha_num,
+        "randAlpha" => random::rand_alpha,
+        "randAscii" => random::rand_ascii,
+        "randNumeric" => random::rand_numeric,
+        "shuffle" => random::shuffle,
+        "randInt" => random::rand_int,
+        "randBytes" => random::rand_bytes,
+        "uuidv4" => random::uuidv4,
+        // Sprig: hashes, encodings
+        "sha1sum" => crypto::sha1sum,
+        "sha256sum" => crypto::sha256sum,
+        "sha512sum" => crypto::sha512sum,
+        "adler32sum" => crypto::adler32sum,
+        "b64enc" => encoding::b64enc,
+        "b64dec" => encoding::b64dec,
+        "b32enc" => encoding::b32enc,
+        "b32dec" => encoding::b32dec,
+        // Sprig: conversions
+        "toString" => conv::to_string,
+        "toStrings" => conv::to_strings,
+        "atoi" => conv::atoi,
+        "int64" => conv::int64,
+        "int" => conv::int,
+        "float64" => conv::float64,
+        "toDecimal" => conv::to_decimal,
+        // Sprig: math
+        "seq" => math::seq,
+        "until" => math::until,
+        "untilStep" => math::until_step,
+        "add1" => math::add1,
+        "add" => math::add,
+        "sub" => math::sub,
+        "div" => math::div,
+        "mod" => math::modulo,
+        "mul" => math::mul,
+        "add1f" => math::add1f,
+        "addf" => math::addf,
+        "subf" => math::subf,
+        "divf" => math::divf,
+        "mulf" => math::mulf,
+        "max" => math::max,
+        "biggest" => aliases::biggest,
+        "min" => math::min,
+        "maxf" => math::maxf,
+        "minf" => math::minf,
+        "ceil" => math::ceil,
+        "floor" => math::floor,
+        "round" => math::round,
+        // Sprig: defaults, flow control
+        "default" => defaults::default,
+        "empty" => defaults::empty,
+        "coalesce" => defaults::coalesce,
+        "all" => defaults::all,
+        "any" => defaults::any,
+        "ternary" => defaults::ternary,
+        "deepCopy" => defaults::deep_copy,
+        "mustDeepCopy" => defaults::must_deep_copy,
+        "fail" => defaults::fail,
+        "toPrettyJson" => yaml_json::to_pretty_json,
+        "mustToPrettyJson" => yaml_json::must_to_pretty_json,
+        "toRawJson" => yaml_json::to_raw_json,
+        "mustToRawJson" => yaml_json::must_to_raw_json,
+        "mustFromJson" => yaml_json::must_from_json,
+        // Sprig: reflection
+        "typeOf" => reflect::type_of,
+        "typeIs" => reflect::type_is,
+        "typeIsLike" => reflect::type_is_like,
+        "kindOf" => reflect::kind_of,
+        "kindIs" => reflect::kind_is,
+        "deepEqual" => reflect::deep_equal_fn,
+        // Sprig: network, paths, URLs
+        "getHostByName" => network::get_host_by_name,
+        "urlParse" => network::url_parse,
+        "urlJoin" => network::url_join,
+        "base" => paths::base,
+        "dir" => paths::dir,
+        "clean" => paths::clean,
+        "ext" => paths::ext,
+        "isAbs" => paths::is_abs,
+        "osBase" => aliases::os_base,
+        "osClean" => aliases::os_clean,
+        "osDir" => aliases::os_dir,
+        "osExt" => aliases::os_ext,
+        "osIsAbs" => aliases::os_is_abs,
+        // Sprig: dicts
+        "dict" => dicts::dict,
+        "get" => dicts::get,
+        "set" => dicts::set,
+        "unset" => dicts::unset,
+        "hasKey" => dicts::has_key,
+        "pluck" => dicts::pluck,
+        "keys" => dicts::keys,
+        "pick" => dicts::pick,
+        "omit" => dicts::omit,
+        "merge" => dicts::merge,
+        "mustMerge" => dicts::must_merge,
+        "mergeOverwrite" => dicts::merge_overwrite,
+        "mustMergeOverwrite" => dicts::must_merge_overwrite,
+        "values" => dicts::values,
+        "dig" => dicts::dig,
+        // Sprig: lists
+        "list" | "tuple" => lists::list,
+        "append" => lists::push,
+        "push" => aliases::push,
+        "mustAppend" => lists::must_push,
+        "mustPush" => aliases::must_push,
+        "prepend" => lists::prepend,
+        "mustPrepend" => lists::must_prepend,
+        "first" => lists::first,
+        "mustFirst" => lists::must_first,
+        "rest" => lists::rest,
+        "mustRest" => lists::must_rest,
+        "last" => lists::last,
+        "mustLast" => lists::must_last,
+        "initial" => lists::initial,
+        "mustInitial" => lists::must_initial,
+        "reverse" => lists::reverse,
+        "mustReverse" => lists::must_reverse,
+        "uniq" => lists::uniq,
+        "mustUniq" => lists::must_uniq,
+        "without" => lists::without,
+        "mustWithout" => lists::must_without,
+        "has" => lists::has,
+        "mustHas" => lists::must_has,
+        "slice" => lists::slice,
+        "mustSlice" => lists::must_slice,
+        "concat" => lists::concat,
+        "chunk" => lists::chunk,
+        "mustChunk" => lists::must_chunk,
+        "compact" => lists::compact,
+        "mustCompact" => lists::must_compact,
+        // Sprig: crypto
+        "bcrypt" => crypto::bcrypt_fn,
+        "htpasswd" => crypto::htpasswd,
+        "derivePassword" => crypto::derive_password,
+        "genPrivateKey" => crypto::gen_private_key,
+        "buildCustomCert" => crypto::build_custom_cert,
+        "genCA" => crypto::gen_ca,
+        "genCAWithKey" => crypto::gen_ca_with_key,
+        "genSelfSignedCert" => crypto::gen_self_signed_cert,
+        "genSelfSignedCertWithKey" => crypto::gen_self_signed_cert_with_key,
+        "genSignedCert" => crypto::gen_signed_cert,
+        "genSignedCertWithKey" => crypto::gen_signed_cert_with_key,
+        "encryptAES" => crypto::encrypt_aes,
+        "decryptAES" => crypto::decrypt_aes,
+        // Sprig: semver
+        "semver" => semver::semver_fn,
+        "semverCompare" => semver::semver_compare,
+        // Sprig: regex
+        "regexMatch" => regex::regex_match,
+        "mustRegexMatch" => regex::must_regex_match,
+        "regexFindAll" => regex::regex_find_all,
+        "mustRegexFindAll" => regex::must_regex_find_all,
+        "regexFind" => regex::regex_find,
+        "mustRegexFind" => regex::must_regex_find,
+        "regexReplaceAll" => regex::regex_replace_all,
+        "mustRegexReplaceAll" => regex::must_regex_replace_all,
+        "regexReplaceAllLiteral" => regex::regex_replace_all_literal,
+        "mustRegexReplaceAllLiteral" => regex::must_regex_replace_all_literal,
+        "regexSplit" => regex::regex_split,
+        "mustRegexSplit" => regex::must_regex_split,
+        "regexQuoteMeta" => regex::regex_quote_meta,
+        _ => return None,
+    };
+    Some(f)
+}
+
+/// Functions whose output depends on randomness, the clock, the local time zone, map
+/// iteration order or the cluster (rules-catalog A5): a chart that lets their result reach
+/// a manifest renders differently each time (or differently under Argo CD and Flux).
+pub fn is_nondeterministic(name: &str) -> bool {
+    matches!(
+        name,
+        // random (crypto/rand or math/rand)
+        "randAlphaNum"
+            | "randAlpha"
+            | "randAscii"
+            | "randNumeric"
+            | "randBytes"
+            | "randInt"
+            | "shuffle"
+            | "uuidv4"
+            // clock and local time zone
+            | "now"
+            | "date"
+            | "htmlDate"
+            | "dateInZone"
+            | "date_in_zone"
+            | "htmlDateInZone"
+            | "ago"
+            | "durationRound"
+            | "toDate"
+            | "mustToDate"
+            // random keys, serials and validity windows
+            | "genPrivateKey"
+            | "genCA"
+            | "genCAWithKey"
+            | "genSelfSignedCert"
+            | "genSelfSignedCertWithKey"
+            | "genSignedCert"
+            | "genSignedCertWithKey"
+            // random salt or IV
+            | "bcrypt"
+            | "htpasswd"
+            | "encryptAES"
+            // Go map iteration order
+            | "keys"
+            | "values"
+            // environment: the cluster, DNS
+            | "lookup"
+            | "getHostByName"
+    )
+}
+
+/// Every name [`lookup`] knows, for tests and for the linter's function tables.
+pub const ALL_NAMES: &[&str] = &[
+    "toYaml",
+    "mustToYaml",
+    "toYamlPretty",
+    "fromYaml",
+    "fromYamlArray",
+    "toJson",
+    "mustToJson",
+    "fromJson",
+    "fromJsonArray",
+    "toToml",
+    "fromToml",
+    "required",
+    "lookup",
+    "ago",
+    "date",
+    "htmlDate",
+    "date_in_zone",
+    "dateInZone",
+    "htmlDateInZone",
+    "date_modify",
+    "dateModify",
+    "must_date_modify",
+    "mustDateModify",
+    "duration",
+    "durationRound",
+    "mustToDate",
+    "toDate",
+    "now",
+    "unixEpoch",
+    "hello",
+    "abbrev",
+    "abbrevboth",
+    "trunc",
+    "trim",
+    "upper",
+    "lower",
+    "title",
+    "untitle",
+    "substr",
+    "repeat",
+    "trimall",
+    "trimAll",
+    "trimSuffix",
+    "trimPrefix",
+    "nospace",
+    "initials",
+    "swapcase",
+    "snakecase",
+    "camelcase",
+    "kebabcase",
+    "wrap",
+    "wrapWith",
+    "contains",
+    "hasPrefix",
+    "hasSuffix",
+    "quote",
+    "squote",
+    "cat",
+    "indent",
+    "nindent",
+    "replace",
+    "plural",
+    "split",
+    "splitList",
+    "splitn",
+    "join",
+    "sortAlpha",
+    "randAlphaNum",
+    "randAlpha",
+    "randAscii",
+    "randNumeric",
+    "shuffle",
+    "randInt",
+    "randBytes",
+    "uuidv4",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "adler32sum",
+    "b64enc",
+    "b64dec",
+    "b32enc",
+    "b32dec",
+    "toString",
+    "toStrings",
+    "atoi",
+    "int64",
+    "int",
+    "float64",
+    "toDecimal",
+    "seq",
+    "until",
+    "untilStep",
+    "add1",
+    "add",
+    "sub",
+    "div",
+    "mod",
+    "mul",
+    "add1f",
+    "addf",
+    "subf",
+    "divf",
+    "mulf",
+    "biggest",
+    "max",
+    "min",
+    "maxf",
+    "minf",
+    "ceil",
+    "floor",
+    "round",
+    "default",
+    "empty",
+    "coalesce",
+    "all",
+    "any",
+    "ternary",
+    "deepCopy",
+    "mustDeepCopy",
+    "fail",
+    "toPrettyJson",
+    "mustToPrettyJson",
+    "toRawJson",
+    "mustToRawJson",
+    "mustFromJson",
+    "typeOf",
+    "typeIs",
+    "typeIsLike",
+    "kindOf",
+    "kindIs",
+    "deepEqual",
+    "getHostByName",
+    "urlParse",
+    "urlJoin",
+    "base",
+    "dir",
+    "clean",
+    "ext",
+    "isAbs",
+    "osBase",
+    "osClean",
+    "osDir",
+    "osExt",
+    "osIsAbs",
+    "dict",
+    "get",
+    "set",
+    "unset",
+    "hasKey",
+    "pluck",
+    "keys",
+    "pick",
+    "omit",
+    "merge",
+    "mustMerge",
+    "mergeOverwrite",
+    "mustMergeOverwrite",
+    "values",
+    "dig",
+    "list",
+    "tuple",
+    "append",
+    "push",
+    "mustAppend",
+    "mustPush",
+    "prepend",
+    "mustPrepend",
+    "first",
+    "mustFirst",
+    "rest",
+    "mustRest",
+    "last",
+    "mustLast",
+    "initial",
+    "mustInitial",
+    "reverse",
+    "mustReverse",
+    "uniq",
+    "mustUniq",
+    "without",
+    "mustWithout",
+    "has",
+    "mustHas",
+    "slice",
+    "mustSlice",
+    "concat",
+    "chunk",
+    "mustChunk",
+    "compact",
+    "mustCompact",
+    "bcrypt",
+    "htpasswd",
+    "derivePassword",
+    "genPrivateKey",
+    "buildCustomCert",
+    "genCA",
+    "genCAWithKey",
+    "genSelfSignedCert",
+    "genSelfSignedCertWithKey",
+    "genSignedCert",
+    "genSignedCertWithKey",
+    "encryptAES",
+    "decryptAES",
+    "semver",
+    "semverCompare",
+    "regexMatch",
+    "mustRegexMatch",
+    "regexFindAll",
+    "mustRegexFindAll",
+    "regexFind",
+    "mustRegexFind",
+    "regexReplaceAll",
+    "mustRegexReplaceAll",
+    "regexReplaceAllLiteral",
+    "mustRegexReplaceAllLiteral",
+    "regexSplit",
+    "mustRegexSplit",
+    "regexQuoteMeta",
+];

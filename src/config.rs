@@ -1,0 +1,339 @@
+//! `.gitops-lint.yaml`: rule severities, excludes, per-object ignores, repo URLs, limits.
+//! Strict: an unknown key or rule id is an error (exit 2), never silently ignored.
+
+use crate::report::Severity;
+use crate::source::{FileId, SourceMap, Span};
+use crate::yaml::{Limits, Node, parse_str};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum RuleSetting {
+    Off,
+    Severity(Severity),
+}
+
+#[derive(Clone, Debug)]
+pub struct ObjectIgnore {
+    pub rule: String,
+    /// `Kind/namespace/name` or `Kind/name` (cluster-scoped); `*` matches any part.
+    pub object: String,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    pub rules: Vec<(String, RuleSetting)>,
+    pub exclude: Vec<String>,
+    pub ignore: Vec<ObjectIgnore>,
+    pub repo_urls: Vec<String>,
+    pub max_file_bytes: Option<u64>,
+    pub max_files: Option<usize>,
+    pub yaml_limits: Limits,
+    /// Facts about the platform the repo deploys to (`platform:`).
+    pub platform: Platform,
+}
+
+/// `platform:` — what the linter cannot see in the repo.
+#[derive(Clone, Debug, Default)]
+pub struct Platform {
+    /// `owned-fields`: fields a webhook or controller outside the repo writes.
+    pub owned_fields: Vec<OwnedField>,
+}
+
+/// One `platform.owned-fields` entry: `owner` writes `path` (optionally to `value`) on the
+/// objects `selector` names (`kinds` as `Kind` or `group/Kind`, `names` and `namespaces`
+/// globs, `namespace-selector` / `object-selector` label selectors).
+#[derive(Clone, Debug)]
+pub struct OwnedField {
+    pub owner: String,
+    pub path: String,
+    pub value: Option<String>,
+    pub kinds: Vec<String>,
+    pub names: Vec<String>,
+    pub namespaces: Vec<String>,
+    pub namespace_selector: Option<Node>,
+    pub object_selector: Option<Node>,
+    /// The entry in the config file (secondary label on findings).
+    pub span: Span,
+}
+
+#[derive(Debug)]
+pub struct ConfigError {
+    pub file: FileId,
+    pub span: Option<Span>,
+    pub message: String,
+}
+
+const TOP_KEYS: &[&str] = &[
+    "rules",
+    "exclude",
+    "ignore",
+    "repo-urls",
+    "limits",
+    "platform",
+];
+const OWNED_FIELD_KEYS: &[&str] = &["owner", "path", "value", "selector", "reason"];
+const OWNED_SELECTOR_KEYS: &[&str] = &[
+    "kinds",
+    "names",
+    "namespaces",
+    "namespace-selector",
+    "object-selector",
+];
+const LIMIT_KEYS: &[&str] = &[
+    "max-file-bytes",
+    "max-depth",
+    "max-alias-nodes",
+    "max-documents",
+];
+
+impl Config {
+    pub fn setting(&self, rule: &str) -> Option<&RuleSetting> {
+        self.rules
+            .iter()
+            .rev()
+            .find(|(r, _)| r == rule)
+            .map(|(_, s)| s)
+    }
+
+    pub fn exclude_set(&self) -> Result<globset::GlobSet, String> {
+        let mut b = globset::GlobSetBuilder::new();
+        for pat in &self.exclude {
+            let g = globset::GlobBuilder::new(pat)
+                .literal_separator(false)
+                .build()
+                .map_err(|e| format!("exclude pattern `{pat}`: {e}"))?;
+            b.add(g);
+            // `dir/` or `dir` also excludes everything below it.
+            if let Ok(g) = globset::Glob::new(&format!("{}/**", pat.trim_end_matches('/'))) {
+                b.add(g);
+            }
+        }
+        b.build().map_err(|e| e.to_string())
+    }
+
+    /// Parse a config file already registered in the source map.
+    pub fn parse(
+        map: &SourceMap,
+        file: FileId,
+        known_rules: &[&str],
+    ) -> Result<Config, ConfigError> {
+        let src = map.get(file);
+        let err = |span: Option<Span>, message: String| ConfigError {
+            file,
+            span,
+            message,
+        };
+        let parsed = parse_str(&src.text, file, &Limits::default());
+        if let Some(e) = parsed.error {
+            return Err(err(Some(e.span), format!("does not parse: {}", e.message)));
+        }
+        let mut cfg = Config::default();
+        let Some(root) = parsed.docs.into_iter().next().map(|d| d.root) else {
+            return Ok(cfg);
+        };
+        let Some(entries) = root.as_map() else {
+            return Err(err(Some(root.span), "must be a mapping".into()));
+        };
+        for e in entries {
+            let key = e.key.key_str();
+            match key.as_ref() {
+                "rules" => {
+                    for r in e.value.as_map().unwrap_or_default() {
+                        let id = r.key.key_str().into_owned();
+                        if !known_rules.contains(&id.as_str()) {
+                            return Err(err(
+                                Some(r.key.span),
+                                format!("unknown rule `{id}` (see `gitops-lint rules`)"),
+                            ));
+                        }
+                        let v = r.value.scalar_text().unwrap_or_default();
+                        let setting = match v.as_str() {
+                            "off" | "false" => RuleSetting::Off,
+                            s => RuleSetting::Severity(Severity::parse(s).ok_or_else(|| {
+                                err(
+                                    Some(r.value.span),
+                                    format!(
+                                        "rule `{id}`: `{s}` is not one of error, warning, info, off"
+                                    ),
+                                )
+                            })?),
+                        };
+                        cfg.rules.push((id, setting));
+                    }
+                }
+                "exclude" => {
+                    cfg.exclude = strings(&e.value).map_err(|m| err(Some(e.value.span), m))?
+                }
+                "repo-urls" => {
+                    cfg.repo_urls = strings(&e.value).map_err(|m| err(Some(e.value.span), m))?
+                }
+                "ignore" => {
+                    for item in e.value.as_seq().unwrap_or_default() {
+                        for k in item.as_map().unwrap_or_default() {
+                            let name = k.key.key_str();
+                            if !["rule", "object", "reason"].contains(&name.as_ref()) {
+                                return Err(err(
+                                    Some(k.key.span),
+                                    format!(
+                                        "unknown key `{name}` in an ignore entry (rule, object, reason)"
+                                    ),
+                                ));
+                            }
+                        }
+                        let get =
+                            |k: &str| item.get(k).and_then(Node::scalar_text).unwrap_or_default();
+                        let rule = get("rule");
+                        if !known_rules.contains(&rule.as_str()) {
+                            return Err(err(
+                                Some(item.span),
+                                format!("ignore entry: unknown rule `{rule}`"),
+                            ));
+                        }
+                        let reason = get("reason");
+                        if reason.trim().is_empty() {
+                            return Err(err(
+                                Some(item.span),
+                                "ignore entry needs a `reason`".into(),
+                            ));
+                        }
+                        cfg.ignore.push(ObjectIgnore {
+                            rule,
+                            object: get("object"),
+                            reason,
+                        });
+                    }
+                }
+                "limits" => {
+                    for l in e.value.as_map().unwrap_or_default() {
+                        let name = l.key.key_str();
+                        let n = l.value.as_i64().filter(|n| *n > 0).ok_or_else(|| {
+                            err(
+                                Some(l.value.span),
+                                format!("`limits.{name}` must be a positive integer"),
+                            )
+                        })?;
+                        match name.as_ref() {
+                            "max-file-bytes" => cfg.max_file_bytes = Some(n as u64),
+                            "max-files" => cfg.max_files = Some(n as usize),
+                            "max-depth" => cfg.yaml_limits.max_depth = n as usize,
+                            "max-alias-nodes" => cfg.yaml_limits.max_alias_nodes = n as usize,
+                            "max-documents" => cfg.yaml_limits.max_documents = n as usize,
+                            _ => {
+                                return Err(err(
+                                    Some(l.key.span),
+                                    format!("unknown limit `{name}` ({})", LIMIT_KEYS.join(", ")),
+                                ));
+                            }
+                        }
+                    }
+                }
+                "platform" => {
+                    cfg.platform = parse_platform(&e.value).map_err(|(s, m)| err(Some(s), m))?
+                }
+                other => {
+                    return Err(err(
+                        Some(e.key.span),
+                        format!(
+                            "unknown key `{other}` (expected one of {})",
+                            TOP_KEYS.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(cfg)
+    }
+}
+
+fn unknown_keys(node: &Node, known: &[&str], what: &str) -> Result<(), (Span, String)> {
+    let Some(entries) = node.as_map() else {
+        return Err((node.span, format!("{what} must be a mapping")));
+    };
+    for k in entries {
+        let name = k.key.key_str();
+        if !known.contains(&name.as_ref()) {
+            return Err((
+                k.key.span,
+                format!("unknown key `{name}` in {what} ({})", known.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn parse_platform(node: &Node) -> Result<Platform, (Span, String)> {
+    unknown_keys(node, &["owned-fields"], "`platform`")?;
+    let mut platform = Platform::default();
+    let Some(items) = node.get("owned-fields") else {
+        return Ok(platform);
+    };
+    let Some(items) = items.as_seq() else {
+        return Err((items.span, "`platform.owned-fields` must be a list".into()));
+    };
+    for item in items {
+        unknown_keys(item, OWNED_FIELD_KEYS, "a `platform.owned-fields` entry")?;
+        let text = |k: &str| item.get(k).and_then(Node::scalar_text);
+        let (Some(owner), Some(path)) = (text("owner"), text("path")) else {
+            return Err((
+                item.span,
+                "`platform.owned-fields` entry needs `owner` and `path`".into(),
+            ));
+        };
+        if crate::ownership::path::Pattern::parse_dotted(&path).is_none() {
+            return Err((
+                item.get("path").map(|n| n.span).unwrap_or(item.span),
+                format!(
+                    "`{path}` is not a field path (e.g. `spec.template.spec.containers[*].imagePullPolicy`)"
+                ),
+            ));
+        }
+        let mut fact = OwnedField {
+            owner,
+            path,
+            value: text("value"),
+            kinds: Vec::new(),
+            names: Vec::new(),
+            namespaces: Vec::new(),
+            namespace_selector: None,
+            object_selector: None,
+            span: item.span,
+        };
+        if let Some(sel) = item.get("selector") {
+            unknown_keys(sel, OWNED_SELECTOR_KEYS, "`selector`")?;
+            let list = |k: &str| match sel.get(k) {
+                Some(n) => strings(n).map_err(|m| (n.span, m)),
+                None => Ok(Vec::new()),
+            };
+            fact.kinds = list("kinds")?;
+            fact.names = list("names")?;
+            fact.namespaces = list("namespaces")?;
+            fact.namespace_selector = sel.get("namespace-selector").cloned();
+            fact.object_selector = sel.get("object-selector").cloned();
+        }
+        platform.owned_fields.push(fact);
+    }
+    Ok(platform)
+}
+
+fn strings(node: &Node) -> Result<Vec<String>, String> {
+    node.as_seq()
+        .ok_or_else(|| "expected a list of strings".to_string())?
+        .iter()
+        .map(|n| {
+            n.scalar_text()
+                .ok_or_else(|| "expected a string".to_string())
+        })
+        .collect()
+}
+
+/// Does `pattern` (`Kind/ns/name`, `Kind/name`, `*` parts) name this object?
+pub fn object_matches(pattern: &str, object_id: &str) -> bool {
+    let p: Vec<&str> = pattern.split('/').collect();
+    let o: Vec<&str> = object_id.split('/').collect();
+    let o: Vec<&str> = if p.len() == 2 && o.len() == 3 {
+        vec![o[0], o[2]]
+    } else {
+        o
+    };
+    p.len() == o.len() && p.iter().zip(&o).all(|(a, b)| *a == "*" || a == b)
+}

@@ -1,0 +1,462 @@
+//! ApplicationSet expansion offline (catalog A1.11): list, git directories and git files
+//! (against this repo's tree), matrix and merge of those. Other generators (clusters, SCM,
+//! pull requests, plugins) cannot be expanded offline: the template is linted once with
+//! placeholder values and the app set gets an info finding.
+
+use crate::object::Object;
+use crate::render::{IssueKind, RenderIssue};
+use crate::source::{FileId, SourceMap, Span};
+use crate::yaml::{Limits, Node, Value, parse_str};
+use serde_json::{Map as JMap, Value as J};
+
+/// What the expander needs to know about the repo.
+pub struct RepoTree<'a> {
+    /// Repo-relative paths of the files read by the walk.
+    pub files: &'a [(FileId, String)],
+    pub map: &'a SourceMap,
+}
+
+impl RepoTree<'_> {
+    fn dirs(&self) -> Vec<String> {
+        let mut dirs: Vec<String> = Vec::new();
+        for (_, p) in self.files {
+            let mut d = p.as_str();
+            while let Some((parent, _)) = d.rsplit_once('/') {
+                dirs.push(parent.to_string());
+                d = parent;
+            }
+        }
+        dirs.sort();
+        dirs.dedup();
+        dirs
+    }
+}
+
+/// Renders one template string with a parameter set (Go template or fasttemplate).
+pub type TemplateFn<'a> = &'a dyn Fn(&str, &J) -> Result<String, String>;
+
+pub struct Expansion {
+    /// Generated Applications, with their parameters.
+    pub apps: Vec<(Object, J)>,
+    pub issues: Vec<RenderIssue>,
+    /// The template could not be expanded for every element; it was linted with placeholders.
+    pub placeholder: bool,
+}
+
+const MAX_ELEMENTS: usize = 5_000;
+
+fn glob(pattern: &str) -> Option<globset::GlobMatcher> {
+    globset::GlobBuilder::new(pattern.trim_start_matches('/'))
+        .literal_separator(true)
+        .build()
+        .ok()
+        .map(|g| g.compile_matcher())
+}
+
+fn path_params(path: &str, file: Option<&str>) -> J {
+    let basename = path.rsplit('/').next().unwrap_or(path);
+    let normalize = |s: &str| {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect::<String>()
+    };
+    let mut m = JMap::new();
+    m.insert("path".into(), J::String(path.into()));
+    m.insert("basename".into(), J::String(basename.into()));
+    m.insert("basenameNormalized".into(), J::String(normalize(basename)));
+    m.insert(
+        "segments".into(),
+        J::Array(path.split('/').map(|s| J::String(s.into())).collect()),
+    );
+    if let Some(f) = file {
+        m.insert("filename".into(), J::String(f.into()));
+        m.insert("filenameNormalized".into(), J::String(normalize(f)));
+    }
+    J::Object(m)
+}
+
+/// Evaluate one generator into parameter sets, or say why it cannot be expanded offline.
+fn generate(generator: &Node, tree: &RepoTree, depth: usize) -> Result<Vec<J>, (Span, String)> {
+    let Some(entries) = generator.as_map() else {
+        return Err((generator.span, "generator is not a mapping".into()));
+    };
+    let Some(first) = entries.first() else {
+        return Err((generator.span, "empty generator".into()));
+    };
+    let kind = first.key.key_str().into_owned();
+    let body = &first.value;
+    match kind.as_str() {
+        "list" => {
+            let mut out = Vec::new();
+            for el in body
+                .get("elements")
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+            {
+                out.push(el.to_json());
+            }
+            if let Some(text) = body.get_str("elementsYaml") {
+                let parsed = parse_str(text, body.span.file, &Limits::default());
+                for d in parsed.docs {
+                    if let Some(items) = d.root.as_seq() {
+                        out.extend(items.iter().map(Node::to_json));
+                    }
+                }
+            }
+            Ok(out)
+        }
+        "git" => {
+            let mut out = Vec::new();
+            if let Some(dirs) = body.get("directories").and_then(Node::as_seq) {
+                let all = tree.dirs();
+                let mut chosen: Vec<String> = Vec::new();
+                for d in dirs {
+                    let Some(pattern) = d.get_str("path") else {
+                        continue;
+                    };
+                    let Some(g) = glob(pattern) else {
+                        return Err((d.span, format!("invalid path pattern `{pattern}`")));
+                    };
+                    let exclude = d.get("exclude").and_then(Node::as_bool) == Some(true);
+                    for dir in &all {
+                        if g.is_match(dir) {
+                            if exclude {
+                                chosen.retain(|c| c != dir);
+                            } else if !chosen.contains(dir) {
+                                chosen.push(dir.clone());
+                            }
+                        }
+                    }
+                }
+                for dir in chosen {
+                    let mut m = JMap::new();
+                    m.insert("path".into(), path_params(&dir, None));
+                    out.push(J::Object(m));
+                }
+            }
+            if let Some(files) = body.get("files").and_then(Node::as_seq) {
+                for f in files {
+                    let Some(pattern) = f.get_str("path") else {
+                        continue;
+                    };
+                    let Some(g) = glob(pattern) else {
+                        return Err((f.span, format!("invalid path pattern `{pattern}`")));
+                    };
+                    for (id, path) in tree.files {
+                        if !g.is_match(path) {
+                            continue;
+                        }
+                        let src = tree.map.get(*id);
+                        let parsed = parse_str(&src.text, *id, &Limits::default());
+                        for d in parsed.docs {
+                            let mut params = match d.root.to_json() {
+                                J::Object(m) => m,
+                                _ => continue,
+                            };
+                            let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
+                            params.insert("path".into(), path_params(dir, Some(file)));
+                            out.push(J::Object(params));
+                        }
+                    }
+                }
+            }
+            Ok(out)
+        }
+        "matrix" | "merge" if depth < 3 => {
+            let gens = body
+                .get("generators")
+                .and_then(Node::as_seq)
+                .unwrap_or_default();
+            let mut sets = Vec::new();
+            for g in gens {
+                sets.push(generate(g, tree, depth + 1)?);
+            }
+            if kind == "matrix" {
+                let mut acc: Vec<J> = vec![J::Object(JMap::new())];
+                for set in sets {
+                    let mut next = Vec::new();
+                    for a in &acc {
+                        for b in &set {
+                            next.push(merge_json(a, b));
+                            if next.len() > MAX_ELEMENTS {
+                                return Err((
+                                    generator.span,
+                                    format!("matrix expands to more than {MAX_ELEMENTS} elements"),
+                                ));
+                            }
+                        }
+                    }
+                    acc = next;
+                }
+                Ok(acc)
+            } else {
+                let keys: Vec<String> = body
+                    .get("mergeKeys")
+                    .and_then(Node::as_seq)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(Node::scalar_text)
+                    .collect();
+                let mut iter = sets.into_iter();
+                let mut base = iter.next().unwrap_or_default();
+                for other in iter {
+                    for b in base.iter_mut() {
+                        if let Some(o) = other
+                            .iter()
+                            .find(|o| keys.iter().all(|k| lookup(o, k) == lookup(b, k)))
+                        {
+                            *b = merge_json(b, o);
+                        }
+                    }
+                }
+                Ok(base)
+            }
+        }
+        other => Err((
+            first.key.span,
+            format!(
+                "the `{other}` generator needs a live cluster or an external service; the template is linted once with placeholder values"
+            ),
+        )),
+    }
+}
+
+fn lookup<'a>(v: &'a J, dotted: &str) -> Option<&'a J> {
+    dotted.split('.').try_fold(v, |acc, k| acc.get(k))
+}
+
+fn merge_json(a: &J, b: &J) -> J {
+    match (a, b) {
+        (J::Object(x), J::Object(y)) => {
+            let mut m = x.clone();
+            for (k, v) in y {
+                let merged = match m.get(k) {
+                    Some(old) => merge_json(old, v),
+                    None => v.clone(),
+                };
+                m.insert(k.clone(), merged);
+            }
+            J::Object(m)
+        }
+        (_, b) => b.clone(),
+    }
+}
+
+/// Flatten nested parameters for fasttemplate (`path.basename`, `path[0]`, `values.x`).
+pub fn flatten(v: &J) -> Vec<(String, String)> {
+    fn go(prefix: &str, v: &J, out: &mut Vec<(String, String)>) {
+        match v {
+            J::Object(m) => {
+                for (k, child) in m {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    // the directory itself is `{{path}}`, its fields `{{path.basename}}`
+                    if k == "path" && child.is_object() {
+                        if let Some(p) = child.get("path").and_then(J::as_str) {
+                            out.push((key.clone(), p.to_string()));
+                        }
+                        if let Some(segs) = child.get("segments").and_then(J::as_array) {
+                            for (i, s) in segs.iter().enumerate() {
+                                out.push((format!("{key}[{i}]"), s.as_str().unwrap_or("").into()));
+                            }
+                        }
+                        for (f, fv) in child.as_object().into_iter().flatten() {
+                            if f != "path" && f != "segments" {
+                                go(&format!("{key}.{f}"), fv, out);
+                            }
+                        }
+                        continue;
+                    }
+                    go(&key, child, out);
+                }
+            }
+            J::String(s) => out.push((prefix.to_string(), s.clone())),
+            J::Null => out.push((prefix.to_string(), String::new())),
+            other => out.push((prefix.to_string(), other.to_string())),
+        }
+    }
+    let mut out = Vec::new();
+    go("", v, &mut out);
+    out
+}
+
+/// fasttemplate as the ApplicationSet controller uses it: `{{ key }}` replaced when the key
+/// is a parameter, left as it is otherwise.
+pub fn fasttemplate(text: &str, params: &J) -> Result<String, String> {
+    let flat = flatten(params);
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("{{") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        match after.find("}}") {
+            Some(end) => {
+                let key = after[..end].trim();
+                match flat.iter().find(|(k, _)| k == key) {
+                    Some((_, v)) => out.push_str(v),
+                    None => out.push_str(&rest[i..i + 2 + end + 2]),
+                }
+                rest = &after[end + 2..];
+            }
+            None => {
+                out.push_str(&rest[i..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Apply a template function to every string (and key) of a tree; spans stay on the
+/// template, which is the line a person edits.
+fn apply(node: &Node, params: &J, render: TemplateFn) -> Result<Node, String> {
+    let mut n = node.clone();
+    let mut stack: Vec<&mut Node> = vec![&mut n];
+    while let Some(cur) = stack.pop() {
+        if let Value::String(s) = &cur.value
+            && s.contains("{{")
+        {
+            let out = render(s, params)?;
+            cur.value = Value::String(out);
+            continue;
+        }
+        match &mut cur.value {
+            Value::Seq(items) => stack.extend(items.iter_mut()),
+            Value::Map(entries) => {
+                for e in entries.iter_mut() {
+                    if let Value::String(k) = &e.key.value
+                        && k.contains("{{")
+                    {
+                        e.key.value = Value::String(render(k, params)?);
+                    }
+                    stack.push(&mut e.value);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(n)
+}
+
+/// Build the Application that a template produces for one parameter set.
+fn application(appset: &Object, template: &Node) -> Option<Object> {
+    let mut root = template.clone();
+    if let Value::Map(entries) = &mut root.value {
+        let api = Node::string(appset.api_version.clone(), appset.root.span);
+        let kind = Node::string("Application", appset.root.span);
+        entries.insert(
+            0,
+            crate::yaml::Entry {
+                key: Node::string("apiVersion", appset.root.span),
+                value: api,
+            },
+        );
+        entries.insert(
+            1,
+            crate::yaml::Entry {
+                key: Node::string("kind", appset.root.span),
+                value: kind,
+            },
+        );
+    }
+    Object::from_node(root)
+}
+
+pub fn expand(appset: &Object, tree: &RepoTree, go_template: Option<TemplateFn>) -> Expansion {
+    let mut exp = Expansion {
+        apps: Vec::new(),
+        issues: Vec::new(),
+        placeholder: false,
+    };
+    let Some(spec) = appset.root.get("spec") else {
+        return exp;
+    };
+    let Some(template) = spec.get("template") else {
+        return exp;
+    };
+    let is_go = spec.get("goTemplate").and_then(Node::as_bool) == Some(true);
+    let fast: &dyn Fn(&str, &J) -> Result<String, String> = &fasttemplate;
+    let render: TemplateFn = if is_go {
+        match go_template {
+            Some(f) => f,
+            None => fast,
+        }
+    } else {
+        fast
+    };
+    let mut params: Vec<J> = Vec::new();
+    for g in spec
+        .get("generators")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+    {
+        match generate(g, tree, 0) {
+            Ok(p) => params.extend(p),
+            Err((span, message)) => {
+                exp.issues.push(RenderIssue {
+                    kind: IssueKind::Unrenderable,
+                    span,
+                    message,
+                });
+                exp.placeholder = true;
+            }
+        }
+    }
+    params.truncate(MAX_ELEMENTS);
+    if exp.placeholder && params.is_empty() {
+        // Lint the template once as written: placeholders stay in names and paths.
+        if let Some(app) = application(appset, template) {
+            exp.apps.push((app, J::Object(JMap::new())));
+        }
+        return exp;
+    }
+    for p in params {
+        match apply(template, &p, render) {
+            Ok(t) => {
+                if let Some(app) = application(appset, &t) {
+                    exp.apps.push((app, p));
+                }
+            }
+            Err(message) => exp.issues.push(RenderIssue {
+                kind: IssueKind::Failed,
+                span: template.span,
+                message: format!("ApplicationSet template: {message}"),
+            }),
+        }
+    }
+    exp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn fasttemplate_params() {
+        let mut m = JMap::new();
+        m.insert("path".into(), path_params("apps/payments", None));
+        m.insert("cluster".into(), J::String("prod".into()));
+        let p = J::Object(m);
+        assert_eq!(
+            fasttemplate("{{path.basename}}-{{ cluster }}", &p)
+                .ok()
+                .as_deref(),
+            Some("payments-prod")
+        );
+        assert_eq!(
+            fasttemplate("{{path}} {{path[0]}} {{unknown}}", &p)
+                .ok()
+                .as_deref(),
+            Some("apps/payments apps {{unknown}}")
+        );
+    }
+}

@@ -1,0 +1,974 @@
+//! From parsed files to the app model: find the Argo CD and Flux apps and settings, decide
+//! what each app renders (its units) and which objects it deploys, and gather the rest into
+//! standalone apps (per directory, per unreferenced kustomization or chart).
+
+use super::appset::{self, RepoTree};
+use super::argo::{self, ArgoSource};
+use super::envsubst;
+use super::flux::{self, FluxApp};
+use super::remotes::{git_remotes, normalize_url};
+use super::units::{self, HelmUnit, KustomizeUnit, Unit};
+use super::{App, AppKind, Model, ModelObject};
+use crate::object::Object;
+use crate::render::{IssueKind, RenderIssue};
+use crate::source::{FileId, RepoFs, SourceMap, Span, normalize_relative};
+use crate::yaml::{Document, Node};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::Arc;
+
+/// A parsed repo file.
+pub struct LoadedFile {
+    pub id: FileId,
+    /// Repo-relative, `/`-separated.
+    pub path: String,
+    pub docs: Vec<Document>,
+}
+
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+fn is_kustomization_file(path: &str) -> bool {
+    matches!(
+        file_name(path),
+        "kustomization.yaml" | "kustomization.yml" | "Kustomization"
+    )
+}
+
+/// Is `path` inside `dir` (or equal to it)? `""` is the repo root.
+fn under(path: &str, dir: &str) -> bool {
+    dir.is_empty() || path == dir || path.starts_with(&format!("{dir}/"))
+}
+
+/// Directories that hold render inputs rather than plain manifests.
+struct Layout {
+    charts: BTreeSet<String>,
+    kustomizations: BTreeSet<String>,
+    /// Directories another kustomization in the repo refers to (bases, components).
+    referenced: BTreeSet<String>,
+}
+
+impl Layout {
+    fn of(files: &[LoadedFile]) -> Layout {
+        let mut charts = BTreeSet::new();
+        let mut kustomizations = BTreeSet::new();
+        let mut referenced = BTreeSet::new();
+        for f in files {
+            if file_name(&f.path) == "Chart.yaml" {
+                charts.insert(dir_of(&f.path).to_string());
+            } else if is_kustomization_file(&f.path) {
+                let dir = dir_of(&f.path);
+                kustomizations.insert(dir.to_string());
+                let root = f.docs.first().map(|d| &d.root);
+                for key in ["resources", "bases", "components"] {
+                    for r in root
+                        .and_then(|r| r.get(key))
+                        .and_then(Node::as_seq)
+                        .unwrap_or_default()
+                    {
+                        if let Some(p) = r.as_str()
+                            && !p.contains("://")
+                            && let Some(n) = normalize_relative(&format!("{dir}/{p}"))
+                        {
+                            referenced.insert(n);
+                        }
+                    }
+                }
+            }
+        }
+        Layout {
+            charts,
+            kustomizations,
+            referenced,
+        }
+    }
+
+    /// A file the Helm or kustomize renderer reads (templates, values, patches, bases), not
+    /// a manifest applied as it is.
+    fn is_render_input(&self, path: &str) -> bool {
+        self.charts.iter().any(|d| under(path, d))
+            || self.kustomizations.iter().any(|d| under(path, d))
+    }
+
+    /// Argo CD's source type discovery (catalog A2.1).
+    fn unit_kind(&self, dir: &str) -> &'static str {
+        if self.charts.contains(dir) {
+            "helm"
+        } else if self.kustomizations.contains(dir) {
+            "kustomize"
+        } else {
+            "directory"
+        }
+    }
+}
+
+/// How the repo names itself: git remotes and configured URLs.
+struct RepoIdentity {
+    urls: Vec<String>,
+}
+
+impl RepoIdentity {
+    /// Catalog A1.9: by URL when the repo knows its URLs, else by whether the path exists.
+    fn is_this_repo(&self, url: Option<&str>, path: Option<&str>, fs: &dyn RepoFs) -> bool {
+        if let Some(url) = url
+            && !self.urls.is_empty()
+        {
+            return self.urls.contains(&normalize_url(url));
+        }
+        path.and_then(normalize_relative)
+            .is_some_and(|p| fs.is_dir(&p))
+    }
+}
+
+struct Ctx<'a> {
+    layout: Layout,
+    identity: RepoIdentity,
+    fs: &'a dyn RepoFs,
+    /// Plain manifests (objects of files that are not render inputs) and their file.
+    plain: Vec<(Object, String)>,
+    owned: Vec<bool>,
+}
+
+/// What rendering one app's sources produced.
+#[derive(Default)]
+struct Rendered {
+    objects: Vec<Object>,
+    issues: Vec<RenderIssue>,
+    sources: Vec<String>,
+}
+
+impl Ctx<'_> {
+    fn plain_in(
+        &mut self,
+        dir: &str,
+        recurse: bool,
+        include: Option<&str>,
+        exclude: Option<&str>,
+    ) -> Vec<Object> {
+        let include = include.and_then(glob);
+        let exclude = exclude.and_then(glob);
+        let mut out = Vec::new();
+        for (i, (obj, file)) in self.plain.iter().enumerate() {
+            let fdir = dir_of(file);
+            let inside = if recurse {
+                under(fdir, dir)
+            } else {
+                fdir == dir
+            };
+            if !inside {
+                continue;
+            }
+            let rel = if dir.is_empty() {
+                file.as_str()
+            } else {
+                file.strip_prefix(&format!("{dir}/")).unwrap_or(file)
+            };
+            if include.as_ref().is_some_and(|g| !g.is_match(rel))
+                || exclude.as_ref().is_some_and(|g| g.is_match(rel))
+            {
+                continue;
+            }
+            self.owned[i] = true;
+            out.push(obj.clone());
+        }
+        out
+    }
+
+    fn render_unit(&mut self, unit: Unit, at: Span, out: &mut Rendered) {
+        out.sources.push(unit.describe());
+        match &unit {
+            Unit::Directory {
+                dir,
+                recurse,
+                include,
+                exclude,
+            } => {
+                let objs = self.plain_in(dir, *recurse, include.as_deref(), exclude.as_deref());
+                out.objects.extend(objs);
+            }
+            Unit::FluxDirectory { dir } => {
+                // Sub-directories with their own kustomization are built as such.
+                let nested: Vec<String> = self
+                    .layout
+                    .kustomizations
+                    .iter()
+                    .filter(|k| under(k, dir) && *k != dir)
+                    .filter(|k| {
+                        !self
+                            .layout
+                            .kustomizations
+                            .iter()
+                            .any(|o| o != *k && under(k, o) && under(o, dir) && o != dir)
+                    })
+                    .cloned()
+                    .collect();
+                let objs = self.plain_in(dir, true, None, None);
+                out.objects.extend(objs);
+                for k in nested {
+                    let u = Unit::Kustomize(KustomizeUnit {
+                        dir: k,
+                        flux: true,
+                        argo_options: None,
+                    });
+                    let r = units::render(&u, self.fs, at);
+                    out.objects.extend(r.objects);
+                    out.issues.extend(r.issues);
+                }
+            }
+            Unit::Kustomize(_) | Unit::Helm(_) => {
+                let r = units::render(&unit, self.fs, at);
+                out.objects.extend(r.objects);
+                out.issues.extend(r.issues);
+            }
+        }
+    }
+
+    /// The unit an Argo source path renders as (catalog A2.1: explicit block, else discovery).
+    fn argo_unit(
+        &self,
+        app_name: &str,
+        dest_ns: Option<&str>,
+        src: &ArgoSource,
+        path: String,
+        sources: &[ArgoSource],
+    ) -> Result<Unit, String> {
+        let node = &src.node;
+        if node.get("plugin").is_some() {
+            return Err(
+                "a config-management plugin renders this source; plugins are never run offline"
+                    .into(),
+            );
+        }
+        if node.get_path(&["directory", "jsonnet"]).is_some()
+            && self.layout.unit_kind(&path) == "directory"
+        {
+            return Err("jsonnet sources are not rendered offline".into());
+        }
+        let kind = if node.get("helm").is_some() {
+            "helm"
+        } else if node.get("kustomize").is_some() {
+            "kustomize"
+        } else if node.get("directory").is_some() {
+            "directory"
+        } else {
+            self.layout.unit_kind(&path)
+        };
+        Ok(match kind {
+            "helm" => Unit::Helm(argo_helm_unit(app_name, dest_ns, node, path, sources)),
+            "kustomize" => Unit::Kustomize(KustomizeUnit {
+                dir: path,
+                flux: false,
+                argo_options: node.get("kustomize").cloned(),
+            }),
+            _ => Unit::Directory {
+                dir: path,
+                recurse: src.recurse,
+                include: src.include.clone(),
+                exclude: src.exclude.clone(),
+            },
+        })
+    }
+}
+
+/// Argo CD's helm invocation for a source (catalog A2.2).
+fn argo_helm_unit(
+    app_name: &str,
+    dest_ns: Option<&str>,
+    node: &Node,
+    path: String,
+    sources: &[ArgoSource],
+) -> HelmUnit {
+    let helm = node.get("helm");
+    let h = |k: &str| helm.and_then(|h| h.get(k));
+    let mut value_files = Vec::new();
+    for v in h("valueFiles").and_then(Node::as_seq).unwrap_or_default() {
+        let Some(text) = v.scalar_text() else {
+            continue;
+        };
+        let resolved = if let Some(rest) = text.strip_prefix('$') {
+            // `$ref/path` of a multi-source app: the path from that source's repo root.
+            let (r, p) = rest.split_once('/').unwrap_or((rest, ""));
+            if sources.iter().any(|s| s.ref_name.as_deref() == Some(r)) {
+                normalize_relative(p)
+            } else {
+                None
+            }
+        } else if let Some(abs) = text.strip_prefix('/') {
+            normalize_relative(abs)
+        } else {
+            normalize_relative(&format!("{path}/{text}"))
+        };
+        if let Some(r) = resolved {
+            value_files.push((r, v.span));
+        }
+    }
+    let mut inline_values = Vec::new();
+    if let Some(obj) = h("valuesObject") {
+        inline_values.push(obj.clone());
+    } else if let Some(v) = h("values") {
+        inline_values.push(v.clone());
+    }
+    let parameters = h("parameters")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|p| {
+            Some((
+                p.get("name")?.scalar_text()?,
+                p.get("value")
+                    .and_then(Node::scalar_text)
+                    .unwrap_or_default(),
+                p.get("forceString").and_then(Node::as_bool) == Some(true),
+            ))
+        })
+        .collect();
+    HelmUnit {
+        chart_dir: path,
+        release_name: h("releaseName")
+            .and_then(Node::scalar_text)
+            .unwrap_or_else(|| app_name.to_string()),
+        namespace: h("namespace")
+            .and_then(Node::scalar_text)
+            .or(dest_ns.map(str::to_string))
+            .unwrap_or_else(|| "default".into()),
+        value_files,
+        ignore_missing_value_files: h("ignoreMissingValueFiles").and_then(Node::as_bool)
+            == Some(true),
+        inline_values,
+        parameters,
+        skip_crds: h("skipCrds").and_then(Node::as_bool) == Some(true),
+        kube_version: h("kubeVersion").and_then(Node::scalar_text),
+        api_versions: h("apiVersions")
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(Node::scalar_text)
+            .collect(),
+    }
+}
+
+fn new_app(name: String, kind: AppKind, span: Option<Span>) -> App {
+    App {
+        name,
+        kind,
+        argo: None,
+        flux: None,
+        sources: Vec::new(),
+        destination_namespace: None,
+        objects: Vec::new(),
+        issues: Vec::new(),
+        span,
+    }
+}
+
+/// Renders Go templates for ApplicationSets with `goTemplate: true`.
+pub type GoTemplateFn<'a> = Option<&'a dyn Fn(&str, &serde_json::Value) -> Result<String, String>>;
+
+pub fn build_model(
+    files: &[LoadedFile],
+    fs: &dyn RepoFs,
+    map: Arc<SourceMap>,
+    root: &Path,
+    repo_urls: &[String],
+) -> Model {
+    build_model_with(files, fs, map, root, repo_urls, None)
+}
+
+pub fn build_model_with(
+    files: &[LoadedFile],
+    fs: &dyn RepoFs,
+    map: Arc<SourceMap>,
+    root: &Path,
+    repo_urls: &[String],
+    go_template: GoTemplateFn,
+) -> Model {
+    let layout = Layout::of(files);
+    let mut plain: Vec<(Object, String)> = Vec::new();
+    for f in files {
+        if layout.is_render_input(&f.path) {
+            continue;
+        }
+        for doc in &f.docs {
+            if let Some(obj) = Object::from_node(doc.root.clone()) {
+                plain.push((obj, f.path.clone()));
+            }
+        }
+    }
+    let owned = vec![false; plain.len()];
+    let mut ctx = Ctx {
+        layout,
+        identity: RepoIdentity {
+            urls: git_remotes(root)
+                .iter()
+                .chain(repo_urls)
+                .map(|u| normalize_url(u))
+                .collect(),
+        },
+        fs,
+        plain,
+        owned,
+    };
+    let mut model = Model {
+        map: map.clone(),
+        apps: Vec::new(),
+        objects: Vec::new(),
+        argo: Default::default(),
+        platform: Default::default(),
+    };
+    for (obj, _) in &ctx.plain {
+        if argo::is_argocd_cm(obj) {
+            model.argo = argo::read_argocd_cm(obj, &model.map);
+        }
+    }
+    let tree_files: Vec<(FileId, String)> = files.iter().map(|f| (f.id, f.path.clone())).collect();
+    let declared: Vec<Object> = ctx.plain.iter().map(|(o, _)| o.clone()).collect();
+    let find_object = |kind: &str, ns: &str, name: &str| {
+        declared
+            .iter()
+            .find(|o| {
+                o.kind == kind && o.name == name && o.namespace.as_deref().unwrap_or(ns) == ns
+            })
+            .cloned()
+    };
+
+    // (app, rendered objects, default namespace override)
+    let mut pending: Vec<(App, Rendered, Option<String>)> = Vec::new();
+    for obj in &declared {
+        if argo::is_argo_app(obj) {
+            if let Some(spec) = obj.root.get("spec") {
+                pending.push(argo_app(
+                    &mut ctx,
+                    obj,
+                    obj.name.clone(),
+                    spec,
+                    AppKind::Argo,
+                ));
+            }
+        } else if argo::is_argo_appset(obj) {
+            let tree = RepoTree {
+                files: &tree_files,
+                map: &map,
+            };
+            let exp = appset::expand(obj, &tree, go_template);
+            let mut first = true;
+            for (app_obj, _) in &exp.apps {
+                let Some(spec) = app_obj.root.get("spec") else {
+                    continue;
+                };
+                let (mut app, r, ns) = argo_app(
+                    &mut ctx,
+                    app_obj,
+                    app_obj.name.clone(),
+                    spec,
+                    AppKind::ArgoAppSet,
+                );
+                if first {
+                    app.issues.extend(exp.issues.iter().cloned());
+                    first = false;
+                }
+                pending.push((app, r, ns));
+            }
+            if first && !exp.issues.is_empty() {
+                let mut app = new_app(obj.name.clone(), AppKind::ArgoAppSet, Some(obj.span()));
+                app.issues = exp.issues;
+                pending.push((app, Rendered::default(), None));
+            }
+        } else if flux::is_flux_kustomization(obj) {
+            pending.push(flux_kustomization(&mut ctx, obj, &find_object));
+        } else if flux::is_helm_release(obj) {
+            pending.push(helm_release(&mut ctx, obj, &declared, &find_object));
+        }
+    }
+
+    // Standalone: unreferenced kustomizations and charts, then loose manifests per directory.
+    let standalone_kustomize: Vec<String> = ctx
+        .layout
+        .kustomizations
+        .iter()
+        .filter(|d| {
+            !ctx.layout.referenced.contains(*d) && !ctx.layout.charts.iter().any(|c| under(d, c))
+        })
+        .filter(|d| {
+            !pending.iter().any(|(a, _, _)| {
+                a.sources.iter().any(|s| {
+                    s.ends_with(&format!(" {}", if d.is_empty() { "." } else { d.as_str() }))
+                })
+            })
+        })
+        .cloned()
+        .collect();
+    let standalone_charts: Vec<String> = ctx
+        .layout
+        .charts
+        .iter()
+        .filter(|d| !ctx.layout.charts.iter().any(|c| c != *d && under(d, c)))
+        .filter(|d| {
+            !pending.iter().any(|(a, _, _)| {
+                a.sources
+                    .iter()
+                    .any(|s| s == &format!("helm {}", if d.is_empty() { "." } else { d.as_str() }))
+            })
+        })
+        .cloned()
+        .collect();
+    for dir in standalone_kustomize {
+        let mut r = Rendered::default();
+        let at = kustomization_span(files, &dir);
+        ctx.render_unit(
+            Unit::Kustomize(KustomizeUnit {
+                dir: dir.clone(),
+                flux: false,
+                argo_options: None,
+            }),
+            at,
+            &mut r,
+        );
+        pending.push((
+            new_app(
+                if dir.is_empty() { ".".into() } else { dir },
+                AppKind::Standalone,
+                Some(at),
+            ),
+            r,
+            None,
+        ));
+    }
+    for dir in standalone_charts {
+        let mut r = Rendered::default();
+        let at = files
+            .iter()
+            .find(|f| {
+                f.path
+                    == if dir.is_empty() {
+                        "Chart.yaml".to_string()
+                    } else {
+                        format!("{dir}/Chart.yaml")
+                    }
+            })
+            .map(|f| Span::new(f.id, 0, 0))
+            .unwrap_or_default();
+        let name = file_name(&dir).to_string();
+        let unit = HelmUnit {
+            chart_dir: dir.clone(),
+            release_name: "release-name".into(),
+            namespace: "default".into(),
+            value_files: vec![],
+            ignore_missing_value_files: false,
+            inline_values: vec![],
+            parameters: vec![],
+            skip_crds: false,
+            kube_version: None,
+            api_versions: vec![],
+        };
+        ctx.render_unit(Unit::Helm(unit), at, &mut r);
+        pending.push((
+            new_app(
+                if name.is_empty() { ".".into() } else { name },
+                AppKind::Standalone,
+                Some(at),
+            ),
+            r,
+            None,
+        ));
+    }
+    let mut by_dir: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, (_, file)) in ctx.plain.iter().enumerate() {
+        if !ctx.owned[i] {
+            by_dir.entry(dir_of(file).to_string()).or_default().push(i);
+        }
+    }
+    for (dir, indices) in by_dir {
+        let mut r = Rendered {
+            sources: vec![format!(
+                "directory {}",
+                if dir.is_empty() { "." } else { &dir }
+            )],
+            ..Default::default()
+        };
+        r.objects = indices.iter().map(|&i| ctx.plain[i].0.clone()).collect();
+        pending.push((
+            new_app(
+                if dir.is_empty() { ".".into() } else { dir },
+                AppKind::Standalone,
+                None,
+            ),
+            r,
+            None,
+        ));
+    }
+
+    for (mut app, rendered, ns_override) in pending {
+        let index = model.apps.len();
+        app.issues.extend(rendered.issues);
+        app.sources.extend(rendered.sources);
+        for obj in rendered.objects {
+            let namespace = if obj.is_cluster_scoped() {
+                String::new()
+            } else {
+                ns_override
+                    .clone()
+                    .or_else(|| obj.namespace.clone())
+                    .or_else(|| app.destination_namespace.clone())
+                    .unwrap_or_else(|| "default".into())
+            };
+            app.objects.push(model.objects.len());
+            model.objects.push(ModelObject {
+                object: obj,
+                app: index,
+                namespace,
+            });
+        }
+        model.apps.push(app);
+    }
+    model
+}
+
+fn kustomization_span(files: &[LoadedFile], dir: &str) -> Span {
+    files
+        .iter()
+        .find(|f| dir_of(&f.path) == dir && is_kustomization_file(&f.path))
+        .map(|f| Span::new(f.id, 0, 0))
+        .unwrap_or_default()
+}
+
+fn argo_app(
+    ctx: &mut Ctx,
+    obj: &Object,
+    name: String,
+    spec: &Node,
+    kind: AppKind,
+) -> (App, Rendered, Option<String>) {
+    let mut argo_app = argo::read_app_spec(obj, spec, kind == AppKind::ArgoAppSet);
+    for src in &mut argo_app.sources {
+        src.local = src.chart.is_none()
+            && ctx
+                .identity
+                .is_this_repo(src.repo_url.as_deref(), src.path.as_deref(), ctx.fs);
+    }
+    let span = obj
+        .metadata()
+        .and_then(|m| m.get("name"))
+        .map(|n| n.span)
+        .or(Some(obj.span()));
+    let mut app = new_app(name.clone(), kind, span);
+    app.destination_namespace = spec
+        .get_path(&["destination", "namespace"])
+        .and_then(Node::scalar_text)
+        .filter(|s| !s.is_empty());
+    let mut rendered = Rendered::default();
+    for src in &argo_app.sources {
+        let at = src.path_span.unwrap_or(obj.span());
+        if let Some(chart) = &src.chart {
+            rendered.sources.push(format!("chart {chart}"));
+            rendered.issues.push(RenderIssue { kind: IssueKind::Unrenderable, span: src.node.get("chart").map(|n| n.span).unwrap_or(at), message: format!("chart `{chart}` comes from a Helm repository ({}) and is not vendored in this repository", src.repo_url.as_deref().unwrap_or("?")) });
+            continue;
+        }
+        let Some(raw_path) = src.path.as_deref() else {
+            continue;
+        };
+        if !ctx
+            .identity
+            .is_this_repo(src.repo_url.as_deref(), Some(raw_path), ctx.fs)
+        {
+            rendered.sources.push(format!(
+                "external {}",
+                src.repo_url.as_deref().unwrap_or("?")
+            ));
+            continue;
+        }
+        let Some(path) = normalize_relative(raw_path) else {
+            rendered.issues.push(RenderIssue {
+                kind: IssueKind::Failed,
+                span: at,
+                message: format!("source path `{raw_path}` leaves the repository"),
+            });
+            continue;
+        };
+        if !ctx.fs.is_dir(&path) {
+            rendered.issues.push(RenderIssue {
+                kind: IssueKind::Failed,
+                span: at,
+                message: format!("app path does not exist: `{raw_path}`"),
+            });
+            continue;
+        }
+        match ctx.argo_unit(
+            &name,
+            app.destination_namespace.as_deref(),
+            src,
+            path,
+            &argo_app.sources,
+        ) {
+            Ok(unit) => ctx.render_unit(unit, at, &mut rendered),
+            Err(message) => rendered.issues.push(RenderIssue {
+                kind: IssueKind::Unrenderable,
+                span: at,
+                message,
+            }),
+        }
+    }
+    app.argo = Some(argo_app);
+    (app, rendered, None)
+}
+
+/// A Flux GitRepository is this repo when its URL matches, or (no URL known) when the path
+/// that uses it exists (catalog A1.9).
+fn flux_source_is_local(
+    ctx: &Ctx,
+    spec: &Node,
+    path: &str,
+    find: &dyn Fn(&str, &str, &str) -> Option<Object>,
+    ns: &str,
+) -> Result<(), String> {
+    let kind = spec
+        .get_path(&["sourceRef", "kind"])
+        .and_then(Node::scalar_text)
+        .unwrap_or_default();
+    let name = spec
+        .get_path(&["sourceRef", "name"])
+        .and_then(Node::scalar_text)
+        .unwrap_or_default();
+    if kind != "GitRepository" {
+        return Err(format!(
+            "source {kind}/{name} is an artifact the linter does not fetch"
+        ));
+    }
+    let src_ns = spec
+        .get_path(&["sourceRef", "namespace"])
+        .and_then(Node::scalar_text)
+        .unwrap_or_else(|| ns.to_string());
+    let url = find("GitRepository", &src_ns, &name).and_then(|g| {
+        g.root
+            .get_path(&["spec", "url"])
+            .and_then(Node::scalar_text)
+    });
+    if ctx
+        .identity
+        .is_this_repo(url.as_deref(), Some(path), ctx.fs)
+    {
+        Ok(())
+    } else {
+        Err(format!(
+            "GitRepository {src_ns}/{name} is not this repository"
+        ))
+    }
+}
+
+fn flux_kustomization(
+    ctx: &mut Ctx,
+    obj: &Object,
+    find: &dyn Fn(&str, &str, &str) -> Option<Object>,
+) -> (App, Rendered, Option<String>) {
+    let mut app = new_app(
+        obj.name.clone(),
+        AppKind::FluxKustomization,
+        obj.metadata().and_then(|m| m.get("name")).map(|n| n.span),
+    );
+    let mut fx = FluxApp::read(obj);
+    let mut rendered = Rendered::default();
+    let ns = obj
+        .namespace
+        .clone()
+        .unwrap_or_else(|| "flux-system".into());
+    let Some(spec) = obj.root.get("spec") else {
+        return (app, rendered, None);
+    };
+    let raw_path = spec
+        .get("path")
+        .and_then(Node::scalar_text)
+        .unwrap_or_else(|| "./".into());
+    let at = spec.get("path").map(|n| n.span).unwrap_or(obj.span());
+    let target_ns = spec.get("targetNamespace").and_then(Node::scalar_text);
+    app.destination_namespace = target_ns.clone();
+    match normalize_relative(&raw_path) {
+        None => rendered.issues.push(RenderIssue {
+            kind: IssueKind::Failed,
+            span: at,
+            message: format!("spec.path `{raw_path}` leaves the repository"),
+        }),
+        Some(path) => match flux_source_is_local(ctx, spec, &path, find, &ns) {
+            Err(msg) => rendered.sources.push(format!("external ({msg})")),
+            Ok(()) if !ctx.fs.is_dir(&path) => rendered.issues.push(RenderIssue {
+                kind: IssueKind::Failed,
+                span: at,
+                message: format!("kustomization path not found: `{raw_path}`"),
+            }),
+            Ok(()) => {
+                let unit = if ctx.layout.kustomizations.contains(&path) {
+                    Unit::Kustomize(KustomizeUnit {
+                        dir: path,
+                        flux: true,
+                        argo_options: None,
+                    })
+                } else {
+                    Unit::FluxDirectory { dir: path }
+                };
+                ctx.render_unit(unit, at, &mut rendered);
+            }
+        },
+    }
+    // postBuild substitution on the built objects.
+    let (vars, missing) = flux::post_build_vars(spec, |kind, name| find(kind, &ns, name));
+    for (span, message) in missing {
+        rendered.issues.push(RenderIssue {
+            kind: IssueKind::Unrenderable,
+            span,
+            message,
+        });
+    }
+    if spec.get("postBuild").is_some() {
+        let strategy_always = spec
+            .get_path(&["postBuild", "substituteStrategy"])
+            .and_then(Node::as_str)
+            == Some("Always");
+        if vars.is_empty() && !strategy_always {
+            fx.substitution_skipped = true;
+        }
+        for o in &mut rendered.objects {
+            let disabled = o.label("kustomize.toolkit.fluxcd.io/substitute") == Some("disabled")
+                || o.annotation("kustomize.toolkit.fluxcd.io/substitute") == Some("disabled");
+            if disabled || fx.substitution_skipped {
+                continue;
+            }
+            envsubst::substitute_node(&mut o.root, &vars, &mut fx.subst_problems);
+            if let Some(re) = Object::from_node(o.root.clone()) {
+                *o = re;
+            }
+        }
+    }
+    app.flux = Some(fx);
+    (app, rendered, target_ns)
+}
+
+fn helm_release(
+    ctx: &mut Ctx,
+    obj: &Object,
+    declared: &[Object],
+    find: &dyn Fn(&str, &str, &str) -> Option<Object>,
+) -> (App, Rendered, Option<String>) {
+    let mut app = new_app(
+        obj.name.clone(),
+        AppKind::FluxHelmRelease,
+        obj.metadata().and_then(|m| m.get("name")).map(|n| n.span),
+    );
+    app.flux = Some(FluxApp::read(obj));
+    let mut rendered = Rendered::default();
+    let ns = obj
+        .namespace
+        .clone()
+        .unwrap_or_else(|| "flux-system".into());
+    let Some(spec) = obj.root.get("spec") else {
+        return (app, rendered, None);
+    };
+    let target_ns = spec.get("targetNamespace").and_then(Node::scalar_text);
+    let release_ns = target_ns.clone().unwrap_or_else(|| ns.clone());
+    app.destination_namespace = Some(release_ns.clone());
+    let chart_spec = spec.get_path(&["chart", "spec"]);
+    let at = chart_spec
+        .and_then(|c| c.get("chart"))
+        .map(|n| n.span)
+        .unwrap_or(obj.span());
+    let Some(chart) = chart_spec
+        .and_then(|c| c.get("chart"))
+        .and_then(Node::scalar_text)
+    else {
+        rendered.sources.push("chartRef".into());
+        rendered.issues.push(RenderIssue {
+            kind: IssueKind::Unrenderable,
+            span: spec.get("chartRef").map(|n| n.span).unwrap_or(obj.span()),
+            message:
+                "spec.chartRef points at an OCI artifact or HelmChart the linter does not fetch"
+                    .into(),
+        });
+        return (app, rendered, None);
+    };
+    let chart_spec = chart_spec
+        .cloned()
+        .unwrap_or_else(|| Node::new(crate::yaml::Value::Null, at));
+    let local = normalize_relative(&chart).filter(|p| {
+        flux_source_is_local(ctx, &chart_spec, p, find, &ns).is_ok() && ctx.fs.is_dir(p)
+    });
+    let Some(chart_dir) = local else {
+        let src = chart_spec
+            .get_path(&["sourceRef", "name"])
+            .and_then(Node::scalar_text)
+            .unwrap_or_default();
+        rendered.sources.push(format!("chart {chart}"));
+        rendered.issues.push(RenderIssue {
+            kind: IssueKind::Unrenderable,
+            span: at,
+            message: format!(
+                "chart `{chart}` from source `{src}` is not vendored in this repository"
+            ),
+        });
+        return (app, rendered, None);
+    };
+    let mut inline_values = Vec::new();
+    for vf in spec
+        .get("valuesFrom")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+    {
+        let kind = vf.get_str("kind").unwrap_or("ConfigMap");
+        let name = vf.get_str("name").unwrap_or("");
+        let key = vf.get_str("valuesKey").unwrap_or("values.yaml");
+        match find(kind, &ns, name)
+            .and_then(|o| o.root.get("data").and_then(|d| d.get(key)).cloned())
+        {
+            Some(text) if vf.get("targetPath").is_none() => inline_values.push(text),
+            Some(_) => rendered.issues.push(RenderIssue {
+                kind: IssueKind::Unrenderable,
+                span: vf.full_span(),
+                message: format!("valuesFrom {kind}/{name} with targetPath is not applied offline"),
+            }),
+            None if vf.get("optional").and_then(Node::as_bool) == Some(true) => {}
+            None => rendered.issues.push(RenderIssue {
+                kind: IssueKind::Unrenderable,
+                span: vf.full_span(),
+                message: format!(
+                    "valuesFrom {kind}/{name} is not in the repository; its values are unknown"
+                ),
+            }),
+        }
+    }
+    let _ = declared;
+    if let Some(v) = spec.get("values") {
+        inline_values.push(v.clone());
+    }
+    let release_name = spec
+        .get("releaseName")
+        .and_then(Node::scalar_text)
+        .unwrap_or_else(|| match &target_ns {
+            Some(t) => format!("{t}-{}", obj.name),
+            None => obj.name.clone(),
+        });
+    let unit = HelmUnit {
+        chart_dir,
+        release_name,
+        namespace: release_ns.clone(),
+        value_files: vec![],
+        ignore_missing_value_files: false,
+        inline_values,
+        parameters: vec![],
+        skip_crds: false,
+        kube_version: None,
+        api_versions: vec![],
+    };
+    ctx.render_unit(Unit::Helm(unit), at, &mut rendered);
+    // Helm's --namespace is a default: objects that name their namespace keep it.
+    (app, rendered, None)
+}
+
+/// Argo's directory include/exclude: a glob, or `{a,b}` alternatives.
+fn glob(pattern: &str) -> Option<globset::GlobMatcher> {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(false)
+        .build()
+        .ok()
+        .map(|g| g.compile_matcher())
+}

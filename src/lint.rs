@@ -1,0 +1,298 @@
+//! The lint pipeline: walk → parse → model → rules → config and inline suppressions.
+//! One broken file or app never stops the others: each problem becomes a finding.
+
+use crate::config::{Config, RuleSetting, object_matches};
+use crate::gitops::{LoadedFile, Model, build_model};
+use crate::report::{Finding, Severity};
+use crate::rules::{self, suppression_without_reason, yaml_syntax};
+use crate::source::{DiskFs, FileId, Origin, SourceFile, SourceMap, Span, WalkOptions, walk_repo};
+use crate::yaml::{Limits, parse_str};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub struct LintOptions {
+    pub root: PathBuf,
+    /// `--config FILE`; default `.gitops-lint.yaml` in the root when present.
+    pub config: Option<PathBuf>,
+}
+
+pub struct LintResult {
+    pub map: Arc<SourceMap>,
+    pub root: PathBuf,
+    pub findings: Vec<Finding>,
+    pub model: Model,
+    /// Findings silenced by inline comments or config ignores (for reports that count them).
+    pub suppressed: usize,
+}
+
+/// Usage or configuration problems: exit code 2.
+#[derive(Debug)]
+pub struct LintError {
+    pub message: String,
+}
+
+impl std::fmt::Display for LintError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+fn load_config(root: &Path, explicit: Option<&Path>, map: &SourceMap) -> Result<Config, LintError> {
+    let path = match explicit {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let p = root.join(".gitops-lint.yaml");
+            if !p.is_file() {
+                return Ok(Config::default());
+            }
+            p
+        }
+    };
+    let text = crate::source::read_text(&path, 1 << 20).map_err(|e| LintError {
+        message: format!("{}: {e}", path.display()),
+    })?;
+    let name =
+        crate::source::relative_path(root, &path).unwrap_or_else(|| path.display().to_string());
+    let file = map.add(SourceFile::new(name.clone(), text, Origin::Virtual));
+    let ids: Vec<&str> = rules::registry().iter().map(|r| r.meta.id).collect();
+    Config::parse(map, file, &ids).map_err(|e| {
+        let at = e
+            .span
+            .map(|s| {
+                let lc = map.line_col(s);
+                format!(":{}:{}", lc.line, lc.column)
+            })
+            .unwrap_or_default();
+        LintError {
+            message: format!("{name}{at}: {}", e.message),
+        }
+    })
+}
+
+/// Helm templates are Go templates, not YAML: the Helm renderer reads them.
+fn is_helm_template(path: &str, chart_dirs: &[String]) -> bool {
+    chart_dirs.iter().any(|d| {
+        let prefix = if d.is_empty() {
+            String::new()
+        } else {
+            format!("{d}/")
+        };
+        path.strip_prefix(&prefix)
+            .is_some_and(|rest| rest.starts_with("templates/") || rest.starts_with("charts/"))
+    }) || path.ends_with(".tpl")
+}
+
+pub fn lint(opts: &LintOptions) -> Result<LintResult, LintError> {
+    let root = std::fs::canonicalize(&opts.root).map_err(|e| LintError {
+        message: format!("{}: {e}", opts.root.display()),
+    })?;
+    if !root.is_dir() {
+        return Err(LintError {
+            message: format!("{} is not a directory", opts.root.display()),
+        });
+    }
+    let map = Arc::new(SourceMap::new());
+    let config = load_config(&root, opts.config.as_deref(), &map)?;
+    let exclude = config.exclude_set().map_err(|m| LintError { message: m })?;
+    let walk_opts = WalkOptions {
+        exclude,
+        max_files: config.max_files.unwrap_or(WalkOptions::default().max_files),
+        max_file_bytes: config
+            .max_file_bytes
+            .unwrap_or(WalkOptions::default().max_file_bytes),
+    };
+    let walked = walk_repo(&root, &walk_opts, &map).map_err(|e| LintError {
+        message: format!("{}: {e}", root.display()),
+    })?;
+
+    let mut findings = Vec::new();
+    for issue in &walked.issues {
+        let file = map.add(SourceFile::new(issue.path.clone(), "", Origin::Virtual));
+        findings.push(
+            Finding::new(yaml_syntax::ID, Severity::Error, format!("{}: {}", issue.path, issue.message), Span::new(file, 0, 0))
+                .label("not parsed")
+                .help("Fix or exclude the file (`exclude:` in .gitops-lint.yaml); nothing in it is linted."),
+        );
+    }
+
+    let chart_dirs: Vec<String> = walked
+        .files
+        .iter()
+        .map(|&id| map.get(id).path.clone())
+        .filter(|p| p == "Chart.yaml" || p.ends_with("/Chart.yaml"))
+        .map(|p| {
+            p.rsplit_once('/')
+                .map(|(d, _)| d.to_string())
+                .unwrap_or_default()
+        })
+        .collect();
+    let yaml_files: Vec<FileId> = walked
+        .files
+        .iter()
+        .copied()
+        .filter(|&id| {
+            let path = &map.get(id).path;
+            // Scripts are read for `second-writer`, not parsed as YAML.
+            !is_helm_template(path, &chart_dirs) && !crate::source::is_script(path)
+        })
+        .collect();
+    let limits: &Limits = &config.yaml_limits;
+    let parsed: Vec<(FileId, crate::yaml::Parsed)> = yaml_files
+        .par_iter()
+        .map(|&id| {
+            let src = map.get(id);
+            (id, parse_str(&src.text, id, limits))
+        })
+        .collect();
+    let mut loaded = Vec::with_capacity(parsed.len());
+    for (id, p) in parsed {
+        let path = map.get(id).path.clone();
+        if let Some(err) = p.error {
+            findings.push(
+                Finding::new(yaml_syntax::ID, Severity::Error, format!("{path}: {}", err.message), err.span)
+                    .label("YAML error here")
+                    .help("Kubernetes tools, Argo CD and Flux fail on this file; fix the YAML at this position."),
+            );
+        }
+        loaded.push(LoadedFile {
+            id,
+            path,
+            docs: p.docs,
+        });
+    }
+
+    let fs = DiskFs::new(root.clone(), map.clone(), walk_opts.max_file_bytes);
+    let mut model = build_model(&loaded, &fs, map.clone(), &root, &config.repo_urls);
+    model.platform = config.platform.clone();
+    findings.extend(rules::run_all(&model));
+
+    let (mut findings, suppressed) = apply_settings(findings, &config, &map);
+    findings.sort_by(|a, b| {
+        let pa = map.path(a.primary.span.file);
+        let pb = map.path(b.primary.span.file);
+        (pa, a.primary.span.start, a.rule).cmp(&(pb, b.primary.span.start, b.rule))
+    });
+    findings.dedup();
+    Ok(LintResult {
+        map,
+        root,
+        findings,
+        model,
+        suppressed,
+    })
+}
+
+/// A parsed `# gitops-lint: ignore[a, b] reason` comment.
+struct Suppression {
+    rules: Vec<String>,
+    reason: String,
+}
+
+fn suppression_in(comment: &str) -> Option<Suppression> {
+    let rest = comment.trim().strip_prefix("gitops-lint:")?.trim();
+    let rest = rest.strip_prefix("ignore[")?;
+    let (ids, reason) = rest.split_once(']')?;
+    Some(Suppression {
+        rules: ids
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        reason: reason.trim().to_string(),
+    })
+}
+
+/// Severities and `off` from config, config object ignores, inline suppressions.
+fn apply_settings(
+    findings: Vec<Finding>,
+    config: &Config,
+    map: &SourceMap,
+) -> (Vec<Finding>, usize) {
+    let mut out = Vec::with_capacity(findings.len());
+    let mut suppressed = 0;
+    let mut reasonless: Vec<Span> = Vec::new();
+    for mut f in findings {
+        match config.setting(f.rule) {
+            Some(RuleSetting::Off) => continue,
+            Some(RuleSetting::Severity(s)) => f.severity = *s,
+            None => {}
+        }
+        if let Some(obj) = &f.object
+            && config
+                .ignore
+                .iter()
+                .any(|i| i.rule == f.rule && object_matches(&i.object, obj))
+        {
+            suppressed += 1;
+            continue;
+        }
+        let file = map.get(f.primary.span.file);
+        let line = file.line_of(f.primary.span.start as usize);
+        let mut hit = false;
+        for l in [line, line.saturating_sub(1)] {
+            if l == 0 {
+                continue;
+            }
+            let Some(s) = file.comment_on_line(l).and_then(suppression_in) else {
+                continue;
+            };
+            if s.rules.iter().any(|r| r == f.rule || r == "*") {
+                hit = true;
+                if s.reason.is_empty() {
+                    let r = file.line_range(l);
+                    let text = &file.text[r.clone()];
+                    let at = text
+                        .find("gitops-lint:")
+                        .map(|i| i.saturating_sub(2))
+                        .unwrap_or(0);
+                    reasonless.push(Span::new(f.primary.span.file, r.start + at, r.end));
+                }
+                break;
+            }
+        }
+        if hit {
+            suppressed += 1;
+        } else {
+            out.push(f);
+        }
+    }
+    reasonless.sort();
+    reasonless.dedup();
+    let reasonless_setting = config.setting(suppression_without_reason::ID);
+    for span in reasonless {
+        if reasonless_setting == Some(&RuleSetting::Off) {
+            break;
+        }
+        let severity = match reasonless_setting {
+            Some(RuleSetting::Severity(s)) => *s,
+            _ => Severity::Warning,
+        };
+        out.push(
+            Finding::new(suppression_without_reason::ID, severity, "suppression comment gives no reason", span)
+                .label("add a reason after the closing `]`")
+                .help("Write why the finding does not apply: `# gitops-lint: ignore[rule-id] the HPA is disabled in this cluster`."),
+        );
+    }
+    (out, suppressed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::comment_in;
+    #[test]
+    fn suppression_comments() {
+        let s = suppression_in("gitops-lint: ignore[hpa-replicas-conflict] pinned on purpose");
+        assert!(s.as_ref().is_some_and(
+            |s| s.rules == ["hpa-replicas-conflict"] && s.reason == "pinned on purpose"
+        ));
+        let s = suppression_in("gitops-lint: ignore[a, b]");
+        assert!(s.is_some_and(|s| s.rules.len() == 2 && s.reason.is_empty()));
+        assert!(suppression_in("just a comment").is_none());
+        assert_eq!(
+            comment_in("replicas: 3 # gitops-lint: ignore[x] y"),
+            Some("gitops-lint: ignore[x] y")
+        );
+    }
+}

@@ -1,0 +1,137 @@
+//! Field names of built-in Kubernetes types (v1.33.0, generated from the shared JSON
+//! Schemas into `k8s-fields-v1.33.txt`): which fields of a built-in object the API server
+//! would drop (catalog §18).
+
+use super::crd::Unknown;
+use crate::object::Object;
+use crate::yaml::Node;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+pub const KUBERNETES_VERSION: &str = "v1.33";
+
+static DATA: &str = include_str!("k8s-fields-v1.33.txt");
+
+struct Table {
+    /// `group/version/Kind` → type name.
+    roots: HashMap<&'static str, &'static str>,
+    /// type name → (field, field type).
+    types: HashMap<&'static str, HashMap<&'static str, &'static str>>,
+}
+
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut roots = HashMap::new();
+        let mut types: HashMap<&str, HashMap<&str, &str>> = HashMap::new();
+        let mut current: Option<&str> = None;
+        for line in DATA.lines() {
+            if let Some(rest) = line.strip_prefix("G ") {
+                if let Some((gvk, ty)) = rest.split_once(' ') {
+                    roots.insert(gvk, ty);
+                }
+            } else if let Some(ty) = line.strip_prefix("T ") {
+                current = Some(ty);
+                types.entry(ty).or_default();
+            } else if let Some(field) = line.strip_prefix("  ")
+                && let Some(ty) = current
+            {
+                let (name, fty) = field.split_once(' ').unwrap_or((field, ""));
+                types.entry(ty).or_default().insert(name, fty);
+            }
+        }
+        Table { roots, types }
+    })
+}
+
+/// Is this a built-in kind the table knows?
+pub fn knows(obj: &Object) -> bool {
+    table().roots.contains_key(gvk(obj).as_str())
+}
+
+fn gvk(obj: &Object) -> String {
+    let (group, version) = match obj.api_version.split_once('/') {
+        Some((g, v)) => (g, v),
+        None => ("", obj.api_version.as_str()),
+    };
+    format!("{group}/{version}/{}", obj.kind)
+}
+
+/// Declared fields of a built-in object that its type does not have. `status` is left to
+/// `committed-live-state`.
+pub fn unknown_fields(obj: &Object) -> Vec<Unknown<'_>> {
+    let t = table();
+    let mut out = Vec::new();
+    let Some(root_type) = t.roots.get(gvk(obj).as_str()) else {
+        return out;
+    };
+    let mut stack: Vec<(&Node, &str, Vec<String>)> = vec![(&obj.root, root_type, Vec::new())];
+    while let Some((node, ty, path)) = stack.pop() {
+        if path.len() > 64 {
+            continue;
+        }
+        if let Some(item) = ty.strip_prefix('[') {
+            for (i, n) in node.as_seq().unwrap_or_default().iter().enumerate() {
+                let mut p = path.clone();
+                p.push(i.to_string());
+                stack.push((n, item, p));
+            }
+            continue;
+        }
+        if let Some(value) = ty.strip_prefix('{') {
+            for e in node.as_map().unwrap_or_default() {
+                let mut p = path.clone();
+                p.push(e.key.key_str().into_owned());
+                stack.push((&e.value, value, p));
+            }
+            continue;
+        }
+        // Scalars, unchecked objects and types without a field list.
+        let Some(fields) = t.types.get(ty) else {
+            continue;
+        };
+        for e in node.as_map().unwrap_or_default() {
+            let key = e.key.key_str().into_owned();
+            if path.is_empty() && key == "status" {
+                continue;
+            }
+            let mut p = path.clone();
+            p.push(key.clone());
+            match fields.get(key.as_str()) {
+                Some(child) => stack.push((&e.value, child, p)),
+                None => out.push(Unknown { key: e, path: p }),
+            }
+        }
+    }
+    out.sort_by_key(|u| u.key.key.span.start);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+    use crate::yaml::{Limits, parse_str};
+
+    #[test]
+    fn finds_misplaced_fields_in_built_in_objects() {
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  label: {a: b}\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n        - name: web\n          image: web:1\n          imagePullpolicy: Always\n          env:\n            - name: A\n              valueFrom: {fieldRef: {fieldPath: metadata.name}}\n";
+        let root = parse_str(text, FileId(0), &Limits::default())
+            .docs
+            .into_iter()
+            .next()
+            .map(|d| d.root);
+        let obj = root.and_then(Object::from_node);
+        let paths: Vec<String> = obj
+            .as_ref()
+            .map(|o| unknown_fields(o).iter().map(|u| u.path.join(".")).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            paths,
+            [
+                "metadata.label",
+                "spec.template.spec.containers.0.imagePullpolicy"
+            ]
+        );
+    }
+}

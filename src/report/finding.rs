@@ -1,0 +1,126 @@
+//! The one diagnostic model every rule produces and every output format renders.
+
+use crate::source::Span;
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Severity> {
+        match s {
+            "info" => Some(Severity::Info),
+            "warning" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Label {
+    pub span: Span,
+    pub text: String,
+}
+
+/// A source edit: replace `span` with `replacement` (empty to delete).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Edit {
+    pub span: Span,
+    pub replacement: String,
+}
+
+/// A fix attached to a finding; `safe` fixes may be applied without review.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fix {
+    pub title: String,
+    pub safe: bool,
+    pub edits: Vec<Edit>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    /// The line a person edits.
+    pub primary: Label,
+    /// Other parties (the HPA that scales it, the base value a patch overrode).
+    pub secondary: Vec<Label>,
+    pub help: Option<String>,
+    /// The app that deploys the object (`None` for repo-level findings like YAML syntax).
+    pub app: Option<String>,
+    /// `Kind/namespace/name` of the object concerned.
+    pub object: Option<String>,
+    /// Field path within the object, for matching findings across revisions.
+    pub field: Option<String>,
+    pub fix: Option<Fix>,
+}
+
+impl Finding {
+    pub fn new(
+        rule: &'static str,
+        severity: Severity,
+        message: impl Into<String>,
+        at: Span,
+    ) -> Finding {
+        Finding {
+            rule,
+            severity,
+            message: message.into(),
+            primary: Label {
+                span: at,
+                text: String::new(),
+            },
+            secondary: Vec::new(),
+            help: None,
+            app: None,
+            object: None,
+            field: None,
+            fix: None,
+        }
+    }
+    pub fn label(mut self, text: impl Into<String>) -> Finding {
+        self.primary.text = text.into();
+        self
+    }
+    pub fn secondary(mut self, span: Span, text: impl Into<String>) -> Finding {
+        self.secondary.push(Label {
+            span,
+            text: text.into(),
+        });
+        self
+    }
+    pub fn help(mut self, help: impl Into<String>) -> Finding {
+        self.help = Some(help.into());
+        self
+    }
+    pub fn app(mut self, app: impl Into<String>) -> Finding {
+        self.app = Some(app.into());
+        self
+    }
+    pub fn object(mut self, object: impl Into<String>) -> Finding {
+        self.object = Some(object.into());
+        self
+    }
+    pub fn field(mut self, field: impl Into<String>) -> Finding {
+        self.field = Some(field.into());
+        self
+    }
+    pub fn with_fix(mut self, fix: Fix) -> Finding {
+        self.fix = Some(fix);
+        self
+    }
+}

@@ -1,0 +1,183 @@
+//! Catalog §21: `kubectl get -o yaml` leftovers committed to Git.
+
+use super::RuleMeta;
+use super::util::{about, entry_span, object_id};
+use crate::gitops::{Model, ModelObject};
+use crate::report::{Edit, Finding, Fix, Severity};
+use crate::yaml::{Entry, Node};
+
+pub const ID: &str = "committed-live-state";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Warning,
+    summary: "live-object fields (uid, resourceVersion, managedFields, status...) committed",
+    doc: include_str!("../../rules/committed-live-state.md"),
+};
+
+const HELP: &str = "These are live-object fields from `kubectl get -o yaml`; remove them from Git.";
+
+/// Metadata fields, their severity and why.
+const METADATA: &[(&str, Severity, &str)] = &[
+    ("uid", Severity::Warning, "identifies one live object"),
+    (
+        "resourceVersion",
+        Severity::Error,
+        "is an optimistic-concurrency precondition: the apply conflicts once the live object has changed",
+    ),
+    (
+        "generation",
+        Severity::Warning,
+        "is maintained by the API server",
+    ),
+    (
+        "selfLink",
+        Severity::Warning,
+        "is maintained by the API server",
+    ),
+    (
+        "managedFields",
+        Severity::Warning,
+        "is maintained by the API server (a Flux server-side apply fails on it)",
+    ),
+    (
+        "deletionTimestamp",
+        Severity::Warning,
+        "is set by the API server",
+    ),
+    (
+        "deletionGracePeriodSeconds",
+        Severity::Warning,
+        "is set by the API server",
+    ),
+    (
+        "ownerReferences",
+        Severity::Error,
+        "references a live UID: garbage collection can delete the object",
+    ),
+    (
+        "creationTimestamp",
+        Severity::Info,
+        "is set by the API server (Argo CD strips it before diffing)",
+    ),
+];
+
+const ANNOTATIONS: &[&str] = &[
+    "kubectl.kubernetes.io/last-applied-configuration",
+    "deployment.kubernetes.io/revision",
+    "control-plane.alpha.kubernetes.io/leader",
+    "volume.kubernetes.io/storage-provisioner",
+    "volume.beta.kubernetes.io/storage-provisioner",
+    "endpoints.kubernetes.io/last-change-trigger-time",
+];
+const ANNOTATION_PREFIXES: &[&str] = &["pv.kubernetes.io/", "autoscaling.alpha.kubernetes.io/"];
+
+#[allow(clippy::too_many_arguments)] // one call shape for every field kind
+fn emit(
+    out: &mut Vec<Finding>,
+    model: &Model,
+    mo: &ModelObject,
+    entry: &Entry,
+    field: &str,
+    sev: Severity,
+    why: &str,
+    safe: bool,
+) {
+    let span = entry_span(entry);
+    let mut f = Finding::new(
+        ID,
+        sev,
+        format!("{} commits `{field}`, which {why}", object_id(mo)),
+        span,
+    )
+    .label("live state, not desired state")
+    .field(field)
+    .help(HELP);
+    if span.file == entry.value.span.file {
+        f = f.with_fix(Fix {
+            title: format!("remove `{field}`"),
+            safe,
+            edits: vec![Edit {
+                span,
+                replacement: String::new(),
+            }],
+        });
+    }
+    out.push(about(f, model.app_of(mo), mo));
+}
+
+pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    for mo in &model.objects {
+        let Some(meta) = mo.object.metadata() else {
+            continue;
+        };
+        for (field, sev, why) in METADATA {
+            if let Some(e) = meta.entry(field) {
+                if *field == "creationTimestamp" && e.value.is_null() {
+                    continue; // `creationTimestamp: null` is what client tools emit; harmless
+                }
+                emit(
+                    out,
+                    model,
+                    mo,
+                    e,
+                    &format!("metadata.{field}"),
+                    *sev,
+                    why,
+                    *field != "ownerReferences",
+                );
+            }
+        }
+        if let Some(ann) = meta.get("annotations").and_then(Node::as_map) {
+            for e in ann {
+                let k = e.key.key_str();
+                if ANNOTATIONS.contains(&k.as_ref())
+                    || ANNOTATION_PREFIXES.iter().any(|p| k.starts_with(p))
+                {
+                    emit(
+                        out,
+                        model,
+                        mo,
+                        e,
+                        &format!("metadata.annotations.{k}"),
+                        Severity::Warning,
+                        "is written by kubectl or a controller on the live object",
+                        true,
+                    );
+                }
+            }
+        }
+        if let Some(e) = mo.object.root.entry("status")
+            && !e.value.is_empty_value()
+        {
+            // Argo CD ≥ 3.0 ignores status by default (ignoreResourceStatusField: all).
+            emit(
+                out,
+                model,
+                mo,
+                e,
+                "status",
+                Severity::Info,
+                "is written by controllers (Argo CD ≥ 3.0 ignores it by default; older versions and ignoreResourceStatusField: crd|none compare it)",
+                true,
+            );
+        }
+        if let Some(e) = mo
+            .object
+            .root
+            .get_path(&["spec", "template", "metadata", "annotations"])
+            .and_then(|a| a.entry("kubectl.kubernetes.io/restartedAt"))
+        {
+            emit(
+                out,
+                model,
+                mo,
+                e,
+                "spec.template.metadata.annotations.kubectl.kubernetes.io/restartedAt",
+                Severity::Info,
+                "is written by `kubectl rollout restart`",
+                true,
+            );
+        }
+    }
+}

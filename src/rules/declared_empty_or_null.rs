@@ -1,0 +1,187 @@
+//! Catalog §19: `null` and empty values that the API server drops or controllers fill, so
+//! the live object never matches Git.
+
+use super::RuleMeta;
+use super::fixes::delete_entry;
+use super::util::{about, object_id};
+use crate::gitops::{Model, ModelObject};
+use crate::ownership::kb::in_argo_scheme;
+use crate::ownership::writers::{FieldWriter, field_writers};
+use crate::ownership::{Ownership, edit_span};
+use crate::report::{Finding, Fix, Severity};
+use crate::yaml::{Entry, Node, Value};
+
+pub const ID: &str = "declared-empty-or-null";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Warning,
+    summary: "null/empty values the server drops or controllers fill",
+    doc: include_str!("../../rules/declared-empty-or-null.md"),
+};
+
+/// Keys whose empty value is reported (catalog §19).
+const EMPTY_KEYS: &[&str] = &[
+    "labels",
+    "annotations",
+    "tolerations",
+    "nodeSelector",
+    "affinity",
+    "imagePullSecrets",
+    "env",
+    "envFrom",
+    "volumes",
+    "volumeMounts",
+    "args",
+    "command",
+    "resources",
+    "loadBalancerSourceRanges",
+    "externalIPs",
+    "finalizers",
+    "data",
+    "stringData",
+];
+
+/// Empties that mean something (`emptyDir: {}`, "select everything", no provisioning).
+const MEANINGFUL_EMPTY: &[&str] = &[
+    "emptyDir",
+    "podSelector",
+    "namespaceSelector",
+    "objectSelector",
+    "storageClassName",
+];
+
+/// Reported by other rules: `clusterIP` (§20), `caBundle` (§7); `creationTimestamp: null`
+/// is stripped by Argo before diffing.
+const OTHER_RULES: &[&str] = &["clusterIP", "caBundle", "creationTimestamp"];
+
+fn is_empty(node: &Node) -> bool {
+    match &node.value {
+        Value::Map(m) => m.is_empty(),
+        Value::Seq(s) => s.is_empty(),
+        Value::String(s) => s.is_empty(),
+        _ => false,
+    }
+}
+
+/// Keys under these paths are opaque data (chart values, policy patches and patterns,
+/// schemas), not fields of the object.
+pub fn opaque(path: &[String]) -> bool {
+    path.iter().any(|k| {
+        matches!(
+            k.as_str(),
+            "values"
+                | "valuesObject"
+                | "valuesInline"
+                | "openAPIV3Schema"
+                | "mutate"
+                | "validate"
+                | "generate"
+                | "patches"
+                | "patchesStrategicMerge"
+        )
+    })
+}
+
+pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    let ownership = Ownership::build(model);
+    for mo in &model.objects {
+        // Argo normalizes built-in kinds, unless an unknown field makes it fall back to the
+        // raw object (catalog A3.1).
+        let builtin = in_argo_scheme(mo.object.group())
+            && crate::ownership::k8s_schema::unknown_fields(&mo.object).is_empty();
+        // Fields someone else writes: an empty or null there is filled in after apply.
+        let writers = field_writers(model, &ownership, mo);
+        let mut stack: Vec<(&Node, Vec<String>)> = vec![(&mo.object.root, Vec::new())];
+        while let Some((node, path)) = stack.pop() {
+            if opaque(&path) || path.len() > 64 {
+                continue;
+            }
+            match &node.value {
+                Value::Map(entries) => {
+                    for e in entries {
+                        let key = e.key.key_str().into_owned();
+                        let mut p = path.clone();
+                        p.push(key);
+                        if let Some(f) = judge(model, mo, e, &p, builtin, &writers) {
+                            out.push(f);
+                        }
+                        stack.push((&e.value, p));
+                    }
+                }
+                Value::Seq(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        let mut p = path.clone();
+                        p.push(i.to_string());
+                        stack.push((item, p));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn judge(
+    model: &Model,
+    mo: &ModelObject,
+    e: &Entry,
+    path: &[String],
+    builtin: bool,
+    writers: &[FieldWriter],
+) -> Option<Finding> {
+    let key = path.last()?.as_str();
+    if OTHER_RULES.contains(&key) || MEANINGFUL_EMPTY.contains(&key) {
+        return None;
+    }
+    let pod_template_meta = path.len() >= 2
+        && path[path.len() - 2] == "metadata"
+        && path.iter().any(|k| k == "template");
+    let claimed_here = writers.iter().any(|w| w.touches(path));
+    // A null produced by a failed Flux substitution is flux-substitution-undefined's.
+    if e.value.is_null() && model.map.text(e.value.span).contains("${") {
+        return None;
+    }
+    let (severity, what) = if e.value.is_null() {
+        // Argo's typed normalization drops nulls on built-in kinds.
+        let sev = if builtin && !claimed_here {
+            Severity::Info
+        } else {
+            Severity::Warning
+        };
+        (sev, "null")
+    } else if is_empty(&e.value) && EMPTY_KEYS.contains(&key) {
+        if claimed_here
+            || pod_template_meta
+            || (!builtin && matches!(key, "labels" | "annotations"))
+        {
+            (Severity::Warning, "empty")
+        } else {
+            (Severity::Info, "empty")
+        }
+    } else {
+        return None;
+    };
+    let dotted = path.join(".");
+    let mut f = Finding::new(
+        ID,
+        severity,
+        format!(
+            "{} declares `{key}` as {what}: the API server drops it or a controller fills it, \
+             so the live object never matches Git",
+            object_id(mo)
+        ),
+        edit_span(e),
+    )
+    .label(format!("{what} `{key}`"))
+    .field(dotted)
+    .help("Omit the key instead of rendering it empty (Helm: `{{- with .Values.x }}…{{- end }}`).");
+    if let Some(edit) = delete_entry(&model.map, e) {
+        f = f.with_fix(Fix {
+            title: format!("remove the {what} `{key}`"),
+            safe: true,
+            edits: vec![edit],
+        });
+    }
+    Some(about(f, model.app_of(mo), mo))
+}

@@ -1,0 +1,184 @@
+//! Catalog §27: duplicate strategic-merge keys in built-in lists (two `env` entries with
+//! one name, two ports with one number) and duplicate keys in YAML maps. Argo CD's diff
+//! fails with "$setElementOrder" ComparisonErrors; strict decoding rejects duplicates.
+
+use super::RuleMeta;
+use super::fixes::delete_seq_item;
+use super::util::{about, object_id};
+use crate::gitops::{Model, ModelObject};
+use crate::ownership::kb::in_argo_scheme;
+use crate::report::{Finding, Fix, Severity};
+use crate::yaml::{Node, Value};
+
+pub const ID: &str = "duplicate-merge-key";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Warning,
+    summary: "duplicate list keys (env names, ports…) → $setElementOrder ComparisonError",
+    doc: include_str!("../../rules/duplicate-merge-key.md"),
+};
+
+/// The merge key of a list, by the key that holds it and where (`ports` differ between a
+/// container and a Service).
+fn merge_key(
+    list_key: &str,
+    parent_path: &[String],
+    kind: &str,
+) -> Option<&'static [&'static str]> {
+    Some(match list_key {
+        "containers" | "initContainers" | "ephemeralContainers" => &["name"],
+        "env" | "volumes" | "imagePullSecrets" => &["name"],
+        "volumeMounts" => &["mountPath"],
+        "hostAliases" => &["ip"],
+        "ports" if parent_path.iter().any(|k| k.ends_with("ontainers")) => {
+            &["containerPort", "protocol"]
+        }
+        "ports" if kind == "Service" && parent_path == ["spec"] => &["port", "protocol"],
+        _ => return None,
+    })
+}
+
+fn key_of(item: &Node, fields: &[&str]) -> Option<String> {
+    let mut parts = Vec::new();
+    for f in fields {
+        match item.get(f).and_then(Node::scalar_text) {
+            Some(v) => parts.push(v),
+            // `protocol` defaults to TCP; a missing name is not a key.
+            None if *f == "protocol" => parts.push("TCP".into()),
+            None => return None,
+        }
+    }
+    Some(parts.join("/"))
+}
+
+pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    for mo in &model.objects {
+        let o = &mo.object;
+        let typed_lists =
+            in_argo_scheme(o.group()) || (o.group() == "argoproj.io" && o.kind == "Rollout");
+        let mut stack: Vec<(&Node, Vec<String>)> = vec![(&o.root, Vec::new())];
+        while let Some((node, path)) = stack.pop() {
+            if path.len() > 64 {
+                continue;
+            }
+            match &node.value {
+                Value::Map(entries) => {
+                    for (i, e) in entries.iter().enumerate() {
+                        let key = e.key.key_str();
+                        if let Some(first) = entries[..i].iter().find(|p| p.key.key_str() == key) {
+                            out.push(map_duplicate(model, mo, e, first, &path));
+                        }
+                        let mut p = path.clone();
+                        p.push(key.into_owned());
+                        stack.push((&e.value, p));
+                    }
+                }
+                Value::Seq(items) => {
+                    if typed_lists
+                        && let Some((list_key, parent)) = path.split_last()
+                        && let Some(fields) = merge_key(list_key, parent, &o.kind)
+                    {
+                        list_duplicates(model, mo, items, fields, &path, out);
+                    }
+                    for (i, item) in items.iter().enumerate() {
+                        let mut p = path.clone();
+                        p.push(i.to_string());
+                        stack.push((item, p));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn severity(model: &Model, mo: &ModelObject) -> Severity {
+    if model.app_of(mo).argo.is_some() {
+        Severity::Error
+    } else {
+        Severity::Warning
+    }
+}
+
+fn list_duplicates(
+    model: &Model,
+    mo: &ModelObject,
+    items: &[Node],
+    fields: &[&str],
+    path: &[String],
+    out: &mut Vec<Finding>,
+) {
+    for (i, item) in items.iter().enumerate() {
+        let Some(k) = key_of(item, fields) else {
+            continue;
+        };
+        let Some(first) = items[..i]
+            .iter()
+            .find(|p| key_of(p, fields).as_deref() == Some(&k))
+        else {
+            continue;
+        };
+        let exact = first.to_json() == item.to_json();
+        let at = item
+            .entry(fields[0])
+            .map(|e| e.key.span.cover(e.value.span))
+            .unwrap_or(item.span);
+        let list = path.last().map(String::as_str).unwrap_or("list");
+        let mut f = Finding::new(
+            ID,
+            severity(model, mo),
+            format!(
+                "{} declares `{list}` entry {}={k} twice{}; Argo CD's strategic-merge diff fails \
+                 ($setElementOrder ComparisonError) and Kubernetes keeps only one",
+                object_id(mo),
+                fields.join("+"),
+                if exact { " (identical)" } else { " with different values" }
+            ),
+            at,
+        )
+        .label("duplicate")
+        .secondary(first.span, "first declared here")
+        .field(format!("{}[{i}]", path.join(".")))
+        .help(format!(
+            "Remove the duplicate `{list}` entry (often produced by merged Helm `env` lists); keep the value that should win."
+        ));
+        if exact && let Some(edit) = delete_seq_item(&model.map, item) {
+            f = f.with_fix(Fix {
+                title: "remove the identical duplicate".into(),
+                safe: true,
+                edits: vec![edit],
+            });
+        }
+        out.push(about(f, model.app_of(mo), mo));
+    }
+}
+
+fn map_duplicate(
+    model: &Model,
+    mo: &ModelObject,
+    e: &crate::yaml::Entry,
+    first: &crate::yaml::Entry,
+    path: &[String],
+) -> Finding {
+    let key = e.key.key_str().into_owned();
+    let f = Finding::new(
+        ID,
+        severity(model, mo),
+        format!(
+            "{} declares the key `{key}` twice in one map{}; Kubernetes keeps the last, strict \
+             decoding (kubectl, server-side apply, Flux) rejects the object",
+            object_id(mo),
+            if path.is_empty() {
+                String::new()
+            } else {
+                format!(" at {}", path.join("."))
+            }
+        ),
+        e.key.span.cover(e.value.span),
+    )
+    .label("duplicate key")
+    .secondary(first.key.span, "first declared here")
+    .help(format!("Keep one `{key}` entry."));
+    about(f, model.app_of(mo), mo)
+}

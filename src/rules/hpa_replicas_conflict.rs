@@ -1,0 +1,277 @@
+//! Catalog §1: Git declares `spec.replicas` on a workload an autoscaler owns.
+
+use super::RuleMeta;
+use super::util::{about, entry_at, object_id};
+use crate::gitops::ignore::IgnoreEntry;
+use crate::gitops::{App, Model, ModelObject};
+use crate::report::{Edit, Finding, Fix, Severity};
+use crate::yaml::Node;
+
+pub const ID: &str = "hpa-replicas-conflict";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Error,
+    summary: "Git declares spec.replicas on a workload an autoscaler owns",
+    doc: include_str!("../../rules/hpa-replicas-conflict.md"),
+};
+
+#[derive(Clone, Copy, PartialEq)]
+enum ScalerKind {
+    Hpa,
+    Keda,
+    RolloutWorkloadRef,
+}
+
+struct Scaler<'a> {
+    kind: ScalerKind,
+    obj: &'a ModelObject,
+    target_group: String,
+    target_kind: String,
+    target_name: String,
+    /// The node naming the target (secondary label).
+    target_span: crate::source::Span,
+    min_replicas: Option<i64>,
+    max_replicas: Option<i64>,
+}
+
+fn group_of(api_version: &str) -> String {
+    api_version
+        .split_once('/')
+        .map(|(g, _)| g.to_string())
+        .unwrap_or_default()
+}
+
+fn scaler_of(mo: &ModelObject) -> Option<Scaler<'_>> {
+    let o = &mo.object;
+    let (kind, reference) = match (o.group(), o.kind.as_str()) {
+        ("autoscaling", "HorizontalPodAutoscaler") => (
+            ScalerKind::Hpa,
+            o.root.get_path(&["spec", "scaleTargetRef"])?,
+        ),
+        ("keda.sh", "ScaledObject") => {
+            if o.annotation("autoscaling.keda.sh/paused") == Some("true") {
+                return None;
+            }
+            (
+                ScalerKind::Keda,
+                o.root.get_path(&["spec", "scaleTargetRef"])?,
+            )
+        }
+        ("argoproj.io", "Rollout") => {
+            let r = o.root.get_path(&["spec", "workloadRef"])?;
+            // Only a Rollout that scales the referenced workload down takes it over.
+            match r.get_str("scaleDown") {
+                Some("onsuccess") | Some("progressively") => {}
+                _ => return None,
+            }
+            (ScalerKind::RolloutWorkloadRef, r)
+        }
+        _ => return None,
+    };
+    let name_node = reference.get("name")?;
+    let default_api = if kind == ScalerKind::Keda {
+        "apps/v1"
+    } else {
+        ""
+    };
+    let default_kind = if kind == ScalerKind::Keda {
+        "Deployment"
+    } else {
+        ""
+    };
+    Some(Scaler {
+        kind,
+        obj: mo,
+        target_group: group_of(reference.get_str("apiVersion").unwrap_or(default_api)),
+        target_kind: reference
+            .get_str("kind")
+            .unwrap_or(default_kind)
+            .to_string(),
+        target_name: name_node.scalar_text()?,
+        target_span: name_node.span,
+        min_replicas: o
+            .root
+            .get_path(&["spec", "minReplicas"])
+            .and_then(Node::as_i64)
+            .or(o
+                .root
+                .get_path(&["spec", "minReplicaCount"])
+                .and_then(Node::as_i64)),
+        max_replicas: o
+            .root
+            .get_path(&["spec", "maxReplicas"])
+            .and_then(Node::as_i64)
+            .or(o
+                .root
+                .get_path(&["spec", "maxReplicaCount"])
+                .and_then(Node::as_i64)),
+    })
+}
+
+fn scaler_label(s: &Scaler) -> String {
+    let what = match s.kind {
+        ScalerKind::Hpa => "HorizontalPodAutoscaler",
+        ScalerKind::Keda => "KEDA ScaledObject",
+        ScalerKind::RolloutWorkloadRef => "Rollout (workloadRef)",
+    };
+    format!("{what} {}/{}", s.obj.namespace, s.obj.object.name)
+}
+
+/// An ignore entry that covers `/spec/replicas` of this object (A1.1 matching), and for a
+/// plain HPA also `managedFieldsManagers: [kube-controller-manager]`.
+fn covering_ignore<'a>(
+    ignores: impl Iterator<Item = &'a IgnoreEntry>,
+    mo: &ModelObject,
+    scaler: ScalerKind,
+) -> Option<&'a IgnoreEntry> {
+    let target = ["spec".to_string(), "replicas".to_string()];
+    ignores.into_iter().find(|e| {
+        e.matches(&mo.object, &mo.namespace)
+            && (e
+                .paths()
+                .iter()
+                .any(|(p, _)| !p.is_empty() && target.starts_with(p))
+                || (scaler == ScalerKind::Hpa
+                    && e.managers
+                        .iter()
+                        .any(|m| m.text == "kube-controller-manager")))
+    })
+}
+
+pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    let scalers: Vec<Scaler> = model.objects.iter().filter_map(scaler_of).collect();
+    if scalers.is_empty() {
+        return;
+    }
+    for mo in &model.objects {
+        let Some(entry) = entry_at(&mo.object.root, &["spec", "replicas"]) else {
+            continue;
+        };
+        let Some(scaler) = scalers.iter().find(|s| {
+            s.target_name == mo.object.name
+                && s.target_kind == mo.object.kind
+                && s.target_group == mo.object.group()
+                && s.obj.namespace == mo.namespace
+        }) else {
+            continue;
+        };
+        let app = model.app_of(mo);
+        let replicas = entry.value.as_i64();
+        let mut severity = if app.enforces() {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
+        let mut note = None;
+        if let Some(flux) = &app.flux
+            && flux
+                .ignores
+                .iter()
+                .any(|i| i.covers(&["spec", "replicas"]) && i.matches(&mo.object, &mo.namespace))
+        {
+            continue; // Flux strips or adopts the live value of ignored paths
+        }
+        if let Some(argo) = &app.argo {
+            let ignores = argo.ignores.iter().chain(model.argo.ignores.iter());
+            if let Some(ignore) = covering_ignore(ignores, mo, scaler.kind) {
+                if argo.sync.has_option("RespectIgnoreDifferences=true") {
+                    continue; // protected: ignored for status and kept live on sync
+                }
+                note = Some(ignore.span);
+            }
+        }
+        // Catalog false positives: a pinned size, or a deliberate pause at zero.
+        if scaler.kind == ScalerKind::Hpa
+            && replicas.is_some()
+            && scaler.min_replicas == replicas
+            && scaler.max_replicas == replicas
+        {
+            severity = Severity::Info;
+        }
+        if replicas == Some(0) && scaler.min_replicas.is_some_and(|m| m > 0) {
+            severity = Severity::Info;
+        }
+        out.push(finding(app, mo, entry, scaler, severity, note));
+    }
+}
+
+fn finding(
+    app: &App,
+    mo: &ModelObject,
+    entry: &crate::yaml::Entry,
+    scaler: &Scaler,
+    severity: Severity,
+    ignore_without_respect: Option<crate::source::Span>,
+) -> Finding {
+    let value = entry
+        .value
+        .scalar_text()
+        .unwrap_or_else(|| "<value>".into());
+    // Rendered values may come from another file than their key (a patch, a values file):
+    // the line to edit is where the value was written.
+    let primary = if entry.key.span.file == entry.value.span.file {
+        entry.key.span.cover(entry.value.span)
+    } else {
+        entry.value.span
+    };
+    let who = scaler_label(scaler);
+    let loop_kind = match &app.argo {
+        Some(a) if a.sync.self_heal => {
+            "Argo CD self-heal re-applies it within seconds of every scale"
+        }
+        Some(a) if a.sync.automated => "every automated sync resets the scale",
+        Some(_) => "the app stays OutOfSync and every manual sync resets the scale",
+        None => "every apply resets the scale",
+    };
+    let mut f = Finding::new(
+        ID,
+        severity,
+        format!(
+            "{} declares spec.replicas: {value}, but {who} owns the replica count; {loop_kind}",
+            object_id(mo)
+        ),
+        primary,
+    )
+    .label(format!("replicas: {value} declared here"))
+    .secondary(scaler.target_span, format!("scaled by {who}"))
+    .field("spec.replicas")
+    .help(format!(
+        "The autoscaler must be the only writer of spec.replicas on {}. Stop rendering it \
+         (Helm: wrap it in `{{{{- if not .Values.autoscaling.enabled }}}}`; Kustomize: drop the \
+         `replicas:` entry or patch). Do it in two steps to avoid a one-time scale-down to 1: \
+         (1) add an ignore scoped to this object — ignoreDifferences: [{{group: {}, kind: {}, \
+         name: {}, jsonPointers: [/spec/replicas]}}] with syncOptions: \
+         [RespectIgnoreDifferences=true]; (2) then remove replicas from Git.",
+        object_id(mo),
+        if mo.object.group().is_empty() {
+            "\"\""
+        } else {
+            mo.object.group()
+        },
+        mo.object.kind,
+        mo.object.name
+    ));
+    if let Some(related) = &entry.value.related {
+        for r in related.iter() {
+            f = f.secondary(r.span, r.label.clone());
+        }
+    }
+    if let Some(span) = ignore_without_respect {
+        f = f.secondary(
+            span,
+            "ignored for status only: without RespectIgnoreDifferences=true every sync resets it",
+        );
+    }
+    if entry.key.span.file == entry.value.span.file {
+        f = f.with_fix(Fix {
+            title: "remove `replicas` (after the scoped ignore is in effect)".into(),
+            safe: false,
+            edits: vec![Edit {
+                span: primary,
+                replacement: String::new(),
+            }],
+        });
+    }
+    about(f, app, mo)
+}

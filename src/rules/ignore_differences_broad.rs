@@ -1,0 +1,146 @@
+//! Catalog §11: ignore entries that cover a whole object, all of `/spec`, or every kind.
+
+use super::RuleMeta;
+use crate::gitops::ignore::{IgnoreEntry, IgnoreOrigin};
+use crate::gitops::{App, Model};
+use crate::report::{Finding, Severity};
+use crate::source::Span;
+
+pub const ID: &str = "ignore-differences-broad";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Warning,
+    summary: "ignore covers a whole object, /spec, a whole template, or every kind",
+    doc: include_str!("../../rules/ignore-differences-broad.md"),
+};
+
+const BROAD_POINTERS: &[&str] = &[
+    "/spec",
+    "/metadata",
+    "/data",
+    "/stringData",
+    "/rules",
+    "/webhooks",
+    "/spec/template",
+    "/spec/template/spec",
+];
+const BROAD_JQ: &[&str] = &[
+    ".",
+    ".spec",
+    ".metadata",
+    ".data",
+    ".stringData",
+    ".rules",
+    ".webhooks",
+    ".spec.template",
+    ".spec.template.spec",
+    ".spec.template.spec.containers",
+    ".spec.template.spec.containers[]",
+];
+
+const HELP: &str = "Scope the entry to group/kind/name/namespace and the exact leaf; for list items use a name-keyed jq, e.g. `.spec.template.spec.containers[] | select(.name == \"app\") | .image`.";
+
+pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    for (app, argo) in model.argo_apps() {
+        for e in &argo.ignores {
+            check_entry(model, Some(app), e, out);
+        }
+    }
+    for e in &model.argo.ignores {
+        check_entry(model, None, e, out);
+    }
+}
+
+fn emit(out: &mut Vec<Finding>, app: Option<&App>, span: Span, msg: String, label: &str) {
+    let mut f = Finding::new(ID, Severity::Warning, msg, span)
+        .label(label)
+        .help(HELP);
+    if let Some(app) = app {
+        f = f.app(app.name.clone());
+    }
+    out.push(f);
+}
+
+fn check_entry(model: &Model, app: Option<&App>, e: &IgnoreEntry, out: &mut Vec<Finding>) {
+    for p in &e.json_pointers {
+        let t = p.text.trim_end_matches('/');
+        if BROAD_POINTERS.contains(&t) {
+            emit(
+                out,
+                app,
+                p.span,
+                format!(
+                    "ignoring `{}` hides every change below it, including real drift",
+                    p.text
+                ),
+                "whole-subtree ignore",
+            );
+        }
+    }
+    for p in &e.jq_paths {
+        if BROAD_JQ.contains(&p.text.trim()) {
+            emit(
+                out,
+                app,
+                p.span,
+                format!(
+                    "ignoring `{}` hides every change below it, including real drift",
+                    p.text
+                ),
+                "whole-subtree ignore",
+            );
+        }
+    }
+    let wildcard_kind = e.kind.as_deref().is_some_and(|k| k.contains('*'));
+    let wildcard_group = e.group.as_deref() == Some("*");
+    let only_status = !e.json_pointers.is_empty()
+        && e.json_pointers.iter().all(|p| p.text == "/status")
+        && e.jq_paths.is_empty()
+        && e.managers.is_empty();
+    if wildcard_kind && e.name.is_none() && !only_status {
+        let what = if matches!(e.origin, IgnoreOrigin::System { .. }) {
+            "system-wide ignore for every kind"
+        } else if wildcard_group {
+            "ignore for every group and kind"
+        } else {
+            "ignore for a wildcard kind"
+        };
+        let managers = if e.managers.is_empty() {
+            String::new()
+        } else {
+            " (managedFieldsManagers on every kind hides every field that manager touches)".into()
+        };
+        emit(
+            out,
+            app,
+            e.span,
+            format!("{what} without a name{managers}"),
+            "applies to every object",
+        );
+    }
+    // An unnamed entry matching several rendered objects for a workload-specific path.
+    if let Some(app) = app
+        && e.name.is_none()
+        && !wildcard_kind
+    {
+        let matched = model
+            .objects_of(app)
+            .filter(|mo| e.matches(&mo.object, &mo.namespace))
+            .count();
+        let specific = e.paths().iter().any(|(p, _)| {
+            p.first().map(String::as_str) == Some("spec") && p.len() >= 2 && p[1] != "replicas"
+        });
+        if matched >= 3 && specific {
+            emit(
+                out,
+                Some(app),
+                e.span,
+                format!(
+                    "entry without `name` matches {matched} objects of this app for a workload-specific path"
+                ),
+                "unscoped entry",
+            );
+        }
+    }
+}

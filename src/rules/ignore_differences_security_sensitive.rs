@@ -1,0 +1,248 @@
+//! Catalog §12: ignore entries that hide privilege, identity, code, RBAC, webhook or secret
+//! fields, or human edits (managedFieldsManagers naming people's tools).
+
+use super::RuleMeta;
+use crate::gitops::ignore::{IgnoreEntry, glob_match, jq_simple_path, pointer_segments};
+use crate::gitops::{App, Model};
+use crate::report::{Finding, Severity};
+
+pub const ID: &str = "ignore-differences-security-sensitive";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Error,
+    summary: "ignore hides privilege, image, RBAC, webhook or secret fields, or human edits",
+    doc: include_str!("../../rules/ignore-differences-security-sensitive.md"),
+};
+
+const HUMAN_MANAGERS: &[&str] = &[
+    "kubectl",
+    "kubectl-edit",
+    "kubectl-patch",
+    "kubectl-client-side-apply",
+    "kubectl-replace",
+    "kubectl-set",
+    "kubectl-label",
+    "kubectl-annotate",
+    "k9s",
+    "Mozilla",
+    "helm",
+    "*",
+];
+
+/// Pod spec locations per workload kind.
+fn pod_spec_bases(kind: &str) -> &'static [&'static [&'static str]] {
+    match kind {
+        "Pod" => &[&["spec"]],
+        "Deployment"
+        | "StatefulSet"
+        | "DaemonSet"
+        | "ReplicaSet"
+        | "Job"
+        | "Rollout"
+        | "ReplicationController" => &[&["spec", "template", "spec"]],
+        "CronJob" => &[&["spec", "jobTemplate", "spec", "template", "spec"]],
+        _ => &[],
+    }
+}
+
+const POD_SENSITIVE: &[&[&str]] = &[
+    &["securityContext"],
+    &["hostNetwork"],
+    &["hostPID"],
+    &["hostIPC"],
+    &["volumes"],
+    &["serviceAccountName"],
+    &["serviceAccount"],
+    &["automountServiceAccountToken"],
+    &["initContainers"],
+    &["ephemeralContainers"],
+    &["containers", "*", "securityContext"],
+    &["containers", "*", "image"],
+    &["containers", "*", "command"],
+    &["containers", "*", "args"],
+    &["containers", "*", "env"],
+    &["containers", "*", "envFrom"],
+    &["containers", "*", "volumeMounts"],
+];
+
+/// Sensitive paths of a kind, as (path, what it controls).
+fn sensitive_paths(kind: &str) -> Vec<(Vec<String>, &'static str)> {
+    let mut out = Vec::new();
+    let own = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    for base in pod_spec_bases(kind) {
+        for s in POD_SENSITIVE {
+            let mut p = own(base);
+            p.extend(own(s));
+            out.push((p, "pod privileges, identity or code"));
+        }
+    }
+    let extra: &[(&[&str], &str)] = match kind {
+        "Role" | "ClusterRole" => &[(&["rules"], "RBAC permissions")],
+        "RoleBinding" | "ClusterRoleBinding" => &[
+            (&["subjects"], "RBAC subjects"),
+            (&["roleRef"], "RBAC role"),
+        ],
+        "NetworkPolicy" => &[(&["spec"], "network access")],
+        "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration" => &[
+            (&["webhooks", "*", "rules"], "admission scope"),
+            (
+                &["webhooks", "*", "clientConfig", "url"],
+                "admission endpoint",
+            ),
+            (
+                &["webhooks", "*", "clientConfig", "service"],
+                "admission endpoint",
+            ),
+            (&["webhooks", "*", "failurePolicy"], "fail-open behaviour"),
+            (&["webhooks", "*", "namespaceSelector"], "admission scope"),
+            (&["webhooks", "*", "objectSelector"], "admission scope"),
+        ],
+        "ValidatingAdmissionPolicy" | "ValidatingAdmissionPolicyBinding" => {
+            &[(&["spec"], "admission policy")]
+        }
+        "Secret" => &[
+            (&["data"], "secret values"),
+            (&["stringData"], "secret values"),
+        ],
+        "Namespace" => &[(
+            &["metadata", "labels", "pod-security.kubernetes.io/*"],
+            "pod security level",
+        )],
+        "Service" => &[(&["spec", "externalIPs"], "traffic interception")],
+        "ClusterPolicy" | "Policy" | "ConstraintTemplate" => &[(&["spec"], "policy")],
+        _ => &[],
+    };
+    for (p, why) in extra {
+        out.push((own(p), *why));
+    }
+    out
+}
+
+const KNOWN_KINDS: &[&str] = &[
+    "Pod",
+    "Deployment",
+    "StatefulSet",
+    "DaemonSet",
+    "ReplicaSet",
+    "Job",
+    "CronJob",
+    "Rollout",
+    "Role",
+    "ClusterRole",
+    "RoleBinding",
+    "ClusterRoleBinding",
+    "NetworkPolicy",
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+    "ValidatingAdmissionPolicy",
+    "Secret",
+    "Namespace",
+    "Service",
+];
+
+fn seg_match(a: &str, b: &str) -> bool {
+    a == "*" || b == "*" || glob_match(a, b) || glob_match(b, a)
+}
+
+/// Does ignoring `ignored` hide `sensitive` (one covers the other)?
+fn overlaps(ignored: &[String], sensitive: &[String]) -> bool {
+    let n = ignored.len().min(sensitive.len());
+    !ignored.is_empty() && (0..n).all(|i| seg_match(&ignored[i], &sensitive[i]))
+}
+
+pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    for (app, argo) in model.argo_apps() {
+        for e in &argo.ignores {
+            check_entry(Some(app), e, out);
+        }
+    }
+    for e in &model.argo.ignores {
+        check_entry(None, e, out);
+    }
+}
+
+fn check_entry(app: Option<&App>, e: &IgnoreEntry, out: &mut Vec<Finding>) {
+    let kind_pattern = e.kind.clone().unwrap_or_default();
+    let kinds: Vec<&str> = KNOWN_KINDS
+        .iter()
+        .copied()
+        .filter(|k| glob_match(&kind_pattern, k))
+        .collect();
+    let exprs = e
+        .json_pointers
+        .iter()
+        .map(|p| (p, pointer_segments(&p.text), false))
+        .chain(e.jq_paths.iter().map(|p| {
+            let named = p.text.contains("select(.name");
+            (p, jq_simple_path(&p.text), named)
+        }));
+    for (expr, path, name_selected) in exprs {
+        let Some(path) = path else { continue };
+        if path.last().is_some_and(|s| s == "caBundle") {
+            continue; // injected CA bundles are rule 7's business, not a privilege
+        }
+        let hit = kinds.iter().find_map(|k| {
+            sensitive_paths(k)
+                .into_iter()
+                .find(|(s, _)| overlaps(&path, s))
+                .map(|(_, why)| (*k, why))
+        });
+        let Some((kind, why)) = hit else { continue };
+        // A container selected by name (an injected sidecar) is the catalog's false positive.
+        let severity = if name_selected {
+            Severity::Info
+        } else {
+            Severity::Error
+        };
+        let mut f = Finding::new(
+            ID,
+            severity,
+            format!(
+                "ignoring `{}` on {kind} hides {why}: a change there would never show as drift",
+                expr.text
+            ),
+            expr.span,
+        )
+        .label(format!("hides {why}"))
+        .help("Do not hide fields that control privileges, identity or code. If a platform webhook sets it, put that policy in Git or accept its value through server-side diff; otherwise fix the writer.");
+        if let Some(app) = app {
+            f = f.app(app.name.clone());
+        }
+        out.push(f);
+    }
+    for m in &e.managers {
+        if HUMAN_MANAGERS.contains(&m.text.as_str()) {
+            let mut f = Finding::new(
+                ID,
+                Severity::Error,
+                format!(
+                    "managedFieldsManagers `{}` hides every change a person or generic tool makes by hand",
+                    m.text
+                ),
+                m.span,
+            )
+            .label("hides manual edits")
+            .help("List only the controller that legitimately owns the field (e.g. kube-controller-manager for HPA-scaled replicas).");
+            if let Some(app) = app {
+                f = f.app(app.name.clone());
+            }
+            out.push(f);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    fn p(s: &str) -> Vec<String> {
+        s.split('/').map(String::from).collect()
+    }
+    #[test]
+    fn coverage_both_ways() {
+        let s = p("spec/template/spec/containers/*/image");
+        assert!(overlaps(&p("spec/template/spec"), &s));
+        assert!(overlaps(&p("spec/template/spec/containers/0/image"), &s));
+        assert!(!overlaps(&p("spec/replicas"), &s));
+    }
+}

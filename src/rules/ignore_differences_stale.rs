@@ -1,0 +1,70 @@
+//! Catalog §30: ignore entries that match no rendered object, or whose path no matched
+//! object declares (and no known writer touches).
+
+use super::RuleMeta;
+use crate::gitops::Model;
+use crate::gitops::ignore::{IgnoreOrigin, declares};
+use crate::report::{Finding, Severity};
+
+pub const ID: &str = "ignore-differences-stale";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Info,
+    summary: "ignore entry matches nothing the app renders",
+    doc: include_str!("../../rules/ignore-differences-stale.md"),
+};
+
+/// Paths other writers fill in even when Git does not declare them (catalog A3.5).
+fn written_by_others(path: &[String]) -> bool {
+    matches!(
+        path.last().map(String::as_str),
+        Some("caBundle" | "replicas" | "failurePolicy" | "status" | "clusterIP" | "rules")
+    ) || path.first().map(String::as_str) == Some("status")
+        || path
+            .iter()
+            .any(|p| p == "annotations" || p == "labels" || p == "finalizers")
+}
+
+pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    for (app, argo) in model.argo_apps() {
+        // An app whose render is incomplete may render what the entry matches.
+        if !app.issues.is_empty() || app.objects.is_empty() {
+            continue;
+        }
+        for e in &argo.ignores {
+            if e.origin != IgnoreOrigin::App {
+                continue;
+            }
+            let matched: Vec<_> = model
+                .objects_of(app)
+                .filter(|mo| e.matches(&mo.object, &mo.namespace))
+                .collect();
+            if matched.is_empty() {
+                out.push(
+                    Finding::new(
+                        ID,
+                        Severity::Info,
+                        format!(
+                            "ignoreDifferences entry for {} matches no object this app renders",
+                            e.kind.as_deref().unwrap_or("?")
+                        ),
+                        e.span,
+                    )
+                    .label("matches nothing")
+                    .app(app.name.clone())
+                    .help("Remove the unused entry, or fix its group/kind/name/namespace."),
+                );
+                continue;
+            }
+            for (path, span) in e.paths() {
+                if path.is_empty() || written_by_others(&path) {
+                    continue;
+                }
+                if !matched.iter().any(|mo| declares(&mo.object.root, &path)) {
+                    out.push(Finding::new(ID, Severity::Info, format!("no matched object declares `/{}` and no known controller writes it", path.join("/")), span).label("nothing to ignore here").app(app.name.clone()).help("Remove the path if nothing writes it any more."));
+                }
+            }
+        }
+    }
+}

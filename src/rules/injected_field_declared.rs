@@ -1,0 +1,186 @@
+//! Catalog §7: Git declares a field that cert-manager's cainjector or a self-patching
+//! webhook writes at runtime (`caBundle`, istiod's `failurePolicy`).
+
+use super::RuleMeta;
+use super::fixes::delete_entry;
+use super::util::{about, object_id};
+use crate::gitops::{Model, ModelObject};
+use crate::ownership::kb::{
+    ca_bundle_path, ca_injection, declared, is_placeholder_ca, istiod_flips_failure_policy,
+    self_signing_operator, webhook_patchers,
+};
+use crate::ownership::path::{Hit, Pattern};
+use crate::ownership::{covering_ignore, edit_span};
+use crate::report::{Finding, Fix, Severity};
+use crate::source::Span;
+
+pub const ID: &str = "injected-field-declared";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Error,
+    summary: "caBundle/failurePolicy written by cainjector or self-patching webhooks is declared in Git",
+    doc: include_str!("../../rules/injected-field-declared.md"),
+};
+
+/// Who writes the field, with the evidence in the repo.
+struct Writer {
+    who: String,
+    evidence: Span,
+    evidence_label: String,
+}
+
+pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    for mo in &model.objects {
+        let o = &mo.object;
+        let Some(pattern) = ca_bundle_path(o.group(), &o.kind) else {
+            continue;
+        };
+        let patchers = webhook_patchers(model, mo.app);
+        // caBundle: cainjector by annotation; a patch Job for placeholders.
+        for hit in declared(&o.root, &pattern) {
+            let writer = if let Some((ann, span)) = ca_injection(mo) {
+                Writer {
+                    who: "cert-manager's cainjector".into(),
+                    evidence: span,
+                    evidence_label: format!("`{ann}` asks cainjector to write the CA bundle"),
+                }
+            } else if is_placeholder_ca(&hit.entry.value)
+                && let Some(p) = patchers.first()
+            {
+                Writer {
+                    who: format!("the webhook patch Job {}", p.name),
+                    evidence: p.span,
+                    evidence_label: "patches the CA bundle at runtime (kube-webhook-certgen)"
+                        .into(),
+                }
+            } else if is_placeholder_ca(&hit.entry.value)
+                && let Some(who) = self_signing_operator(mo)
+            {
+                Writer {
+                    who: who.to_string(),
+                    evidence: o
+                        .metadata()
+                        .and_then(|m| m.entry("name"))
+                        .map(|e| e.key.span.cover(e.value.span))
+                        .unwrap_or(o.span()),
+                    evidence_label: format!("{who} writes this object's CA bundle at runtime"),
+                }
+            } else {
+                continue; // a pinned static CA bundle: nobody else writes it
+            };
+            if let Some(f) = finding(model, mo, &hit, &writer, true) {
+                out.push(f);
+            }
+        }
+        // failurePolicy: istiod flips its validator to Fail; patch Jobs set their policy.
+        let fp = Pattern::parse_dotted("webhooks[*].failurePolicy");
+        for hit in fp.map(|p| declared(&o.root, &p)).unwrap_or_default() {
+            let declared_value = hit.entry.value.scalar_text().unwrap_or_default();
+            let writer = if istiod_flips_failure_policy(mo) && declared_value == "Ignore" {
+                Writer {
+                    who: "istiod".into(),
+                    evidence: o
+                        .metadata()
+                        .and_then(|m| m.entry("name"))
+                        .map(|e| e.key.span.cover(e.value.span))
+                        .unwrap_or(o.span()),
+                    evidence_label:
+                        "istiod sets failurePolicy: Fail on this webhook once it is ready".into(),
+                }
+            } else if let Some(p) = patchers.iter().find(|p| {
+                p.failure_policy
+                    .as_deref()
+                    .is_some_and(|v| v != declared_value)
+            }) {
+                Writer {
+                    who: format!("the webhook patch Job {}", p.name),
+                    evidence: p.span,
+                    evidence_label: format!(
+                        "sets failurePolicy: {}",
+                        p.failure_policy.as_deref().unwrap_or("?")
+                    ),
+                }
+            } else {
+                continue;
+            };
+            if let Some(f) = finding(model, mo, &hit, &writer, false) {
+                out.push(f);
+            }
+        }
+    }
+}
+
+fn finding(
+    model: &Model,
+    mo: &ModelObject,
+    hit: &Hit,
+    writer: &Writer,
+    ca_bundle: bool,
+) -> Option<Finding> {
+    let ignore = covering_ignore(model, mo, &hit.path);
+    if ignore.is_some_and(|(_, respected)| respected) {
+        return None;
+    }
+    let key = hit.entry.key.key_str().into_owned();
+    let value = hit.entry.value.scalar_text().unwrap_or_default();
+    let shown = if value.is_empty() {
+        "\"\"".to_string()
+    } else if value.len() > 16 {
+        format!("{}…", &value.chars().take(12).collect::<String>())
+    } else {
+        value.clone()
+    };
+    let mut f = Finding::new(
+        ID,
+        Severity::Error,
+        format!(
+            "{} declares {} ({key}: {shown}), which {} writes at runtime: every sync puts Git's \
+             value back{}",
+            object_id(mo),
+            hit.dotted(),
+            writer.who,
+            if ca_bundle {
+                " and breaks TLS to the webhook until the injector runs again"
+            } else {
+                ", and the app is OutOfSync once the writer flips it"
+            }
+        ),
+        edit_span(hit.entry),
+    )
+    .label(format!("{key} declared here"))
+    .secondary(writer.evidence, writer.evidence_label.clone())
+    .field(hit.dotted())
+    .help(if ca_bundle {
+        "Do not render caBundle (leave it absent; keep the injection annotation). Add a \
+         system-level rule once: resource.customizations.ignoreDifferences.\
+         admissionregistration.k8s.io_MutatingWebhookConfiguration: {jqPathExpressions: \
+         ['.webhooks[]?.clientConfig.caBundle']} (same for Validating…, \
+         apiregistration.k8s.io_APIService /spec/caBundle, \
+         apiextensions.k8s.io_CustomResourceDefinition \
+         /spec/conversion/webhook/clientConfig/caBundle) and RespectIgnoreDifferences=true on \
+         apps that must still declare it. Flux: kustomize.toolkit.fluxcd.io/ssa: IfNotPresent."
+    } else {
+        "Render the value the writer sets (Istio: failurePolicy: Fail, chart value \
+         base.validationFailurePolicy) or ignore `.webhooks[]?.failurePolicy` for this object \
+         with RespectIgnoreDifferences=true."
+    });
+    if let Some((span, _)) = ignore {
+        f = f.secondary(
+            span,
+            "ignored for status only: without RespectIgnoreDifferences=true the next sync writes Git's value back",
+        );
+    }
+    // Deleting a placeholder caBundle is safe: the injector owns the field.
+    if ca_bundle
+        && is_placeholder_ca(&hit.entry.value)
+        && let Some(edit) = delete_entry(&model.map, hit.entry)
+    {
+        f = f.with_fix(Fix {
+            title: "remove the placeholder caBundle (the injector fills it)".into(),
+            safe: true,
+            edits: vec![edit],
+        });
+    }
+    Some(about(f, model.app_of(mo), mo))
+}

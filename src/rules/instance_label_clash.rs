@@ -1,0 +1,107 @@
+//! Catalog §17: Argo CD's tracking label overwritten, copied, too long or ambiguous.
+
+use super::RuleMeta;
+use super::util::{about, object_id};
+use crate::gitops::Model;
+use crate::report::{Finding, Severity};
+
+pub const ID: &str = "instance-label-clash";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Warning,
+    summary: "Argo CD tracking label overwritten, copied, too long or ambiguous",
+    doc: include_str!("../../rules/instance-label-clash.md"),
+};
+
+const DEFAULT_KEY: &str = "app.kubernetes.io/instance";
+
+/// Does any rendered object select objects by `key=value` through metadata labels
+/// (ServiceMonitor/PodMonitor selectors, Prometheus selectors)?
+fn selected_by(model: &Model, key: &str, value: &str) -> Option<String> {
+    model.objects.iter().find_map(|mo| {
+        let o = &mo.object;
+        if !o.group().ends_with("monitoring.coreos.com") {
+            return None;
+        }
+        let spec = o.root.get("spec")?;
+        for sel in ["selector", "serviceMonitorSelector", "podMonitorSelector"] {
+            if spec
+                .get(sel)
+                .and_then(|s| s.get("matchLabels"))
+                .and_then(|m| m.get_str(key))
+                == Some(value)
+            {
+                return Some(object_id(mo));
+            }
+        }
+        None
+    })
+}
+
+pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    // Argo CD ≥ 3.0 tracks by annotation unless argocd-cm says otherwise (catalog A1.10).
+    let method = model
+        .argo
+        .tracking_method
+        .as_deref()
+        .unwrap_or("annotation");
+    let key = model
+        .argo
+        .instance_label_key
+        .as_deref()
+        .unwrap_or(DEFAULT_KEY);
+    let label_tracking = method == "label" || method == "annotation+label";
+    for (app, _) in model.argo_apps() {
+        if method == "label" && app.name.len() > 63 {
+            let span = app.span.unwrap_or_default();
+            out.push(Finding::new(ID, Severity::Error, format!("app name `{}` is {} characters: label tracking writes it into the `{key}` label, which allows at most 63, so every sync fails", app.name, app.name.len()), span).label("too long for a label value").app(app.name.clone()).help("Shorten the Application name or switch to annotation tracking (application.resourceTrackingMethod: annotation)."));
+        }
+        for mo in model.objects_of(app) {
+            if label_tracking {
+                let Some(entry) = mo
+                    .object
+                    .metadata()
+                    .and_then(|m| m.get("labels"))
+                    .and_then(|l| l.entry(key))
+                else {
+                    continue;
+                };
+                let value = entry.value.scalar_text().unwrap_or_default();
+                if value == app.name {
+                    continue;
+                }
+                let (severity, extra) = match selected_by(model, key, &value) {
+                    Some(selector) => (
+                        Severity::Error,
+                        format!("; {selector} selects by `{key}: {value}` and stops matching"),
+                    ),
+                    None => (Severity::Warning, String::new()),
+                };
+                out.push(about(
+                    Finding::new(ID, severity, format!("{} sets `{key}: {value}`, but Argo CD tracks it with that label and overwrites it with `{}`{extra}", object_id(mo), app.name), entry.key.span.cover(entry.value.span))
+                        .label("overwritten by Argo CD's tracking label")
+                        .help("Keep Helm releaseName equal to the app name, do not put the tracking key in kustomize commonLabels, or use annotation tracking / application.instanceLabelKey: argocd.argoproj.io/instance."),
+                    app,
+                    mo,
+                ));
+            } else if let Some(ann) = mo
+                .object
+                .metadata()
+                .and_then(|m| m.get("annotations"))
+                .and_then(|a| a.entry("argocd.argoproj.io/tracking-id"))
+            {
+                let value = ann.value.as_str().unwrap_or_default();
+                if !value.starts_with(&format!("{}:", app.name)) {
+                    out.push(about(
+                        Finding::new(ID, Severity::Info, format!("{} carries a committed tracking-id `{value}` that names another app (a copied manifest?)", object_id(mo)), ann.key.span.cover(ann.value.span))
+                            .label("copied tracking annotation")
+                            .help("Remove the tracking-id annotation; Argo CD sets it."),
+                        app,
+                        mo,
+                    ));
+                }
+            }
+        }
+    }
+}

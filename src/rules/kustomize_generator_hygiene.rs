@@ -1,0 +1,172 @@
+//! Catalog §29: kustomize generators that hide config drift (`disableNameSuffixHash`) or,
+//! hashed, leave old objects behind in apps that do not prune (permanent OutOfSync).
+//! Kustomization files are render inputs, not objects: they are read from the source map.
+
+use super::RuleMeta;
+use crate::gitops::{App, Model};
+use crate::report::{Finding, Severity};
+use crate::source::{Origin, Span, normalize_relative};
+use crate::yaml::{Limits, Node, parse_str};
+
+pub const ID: &str = "kustomize-generator-hygiene";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Info,
+    summary: "disableNameSuffixHash hides config drift; hashed generators without prune stay OutOfSync",
+    doc: include_str!("../../rules/kustomize-generator-hygiene.md"),
+};
+
+const GENERATORS: &[&str] = &["configMapGenerator", "secretGenerator"];
+
+fn is_kustomization(path: &str) -> bool {
+    matches!(
+        path.rsplit('/').next(),
+        Some("kustomization.yaml" | "kustomization.yml" | "Kustomization")
+    )
+}
+
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
+/// Apps that build this kustomization directory, with whether they prune and the span
+/// that says so.
+fn owners<'a>(model: &'a Model, dir: &str) -> Vec<(&'a App, bool, Option<Span>)> {
+    let mut out = Vec::new();
+    for app in &model.apps {
+        if let Some(argo) = &app.argo
+            && argo.sync.automated
+            && argo.sources.iter().any(|s| {
+                s.chart.is_none()
+                    && s.path.as_deref().and_then(normalize_relative).as_deref() == Some(dir)
+            })
+        {
+            out.push((app, argo.sync.prune, argo.sync.span));
+        }
+        if let Some(flux) = &app.flux
+            && flux.kind == crate::gitops::flux::FluxKind::Kustomization
+            && flux
+                .decl
+                .root
+                .get_path(&["spec", "path"])
+                .and_then(Node::scalar_text)
+                .as_deref()
+                .and_then(normalize_relative)
+                .as_deref()
+                == Some(dir)
+        {
+            let span = flux
+                .decl
+                .root
+                .get_path(&["spec", "prune"])
+                .map(|n| n.span)
+                .or(app.span);
+            out.push((app, flux.prune, span));
+        }
+    }
+    out
+}
+
+/// Do the workloads roll on config changes anyway (Reloader, checksum annotations)?
+fn reloads(model: &Model, dir: &str) -> bool {
+    model.map.ids().into_iter().any(|id| {
+        let f = model.map.get(id);
+        f.origin == Origin::Repo
+            && (dir.is_empty() || f.path.starts_with(&format!("{dir}/")))
+            && (f.text.contains("reloader.stakater.com") || f.text.contains("checksum/"))
+    })
+}
+
+pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    for id in model.map.ids() {
+        let file = model.map.get(id);
+        if file.origin != Origin::Repo || !is_kustomization(&file.path) {
+            continue;
+        }
+        let parsed = parse_str(&file.text, id, &Limits::default());
+        let Some(root) = parsed.docs.into_iter().next().map(|d| d.root) else {
+            continue;
+        };
+        check_file(model, dir_of(&file.path), &root, out);
+    }
+}
+
+fn hash_disabled(options: Option<&Node>) -> Option<&crate::yaml::Entry> {
+    options?
+        .entry("disableNameSuffixHash")
+        .filter(|e| e.value.as_bool() == Some(true))
+}
+
+fn check_file(model: &Model, dir: &str, root: &Node, out: &mut Vec<Finding>) {
+    let global = root.get("generatorOptions");
+    let global_off = hash_disabled(global);
+    let ignore_extraneous = global
+        .and_then(|g| g.get("annotations"))
+        .and_then(|a| a.get_str("argocd.argoproj.io/compare-options"))
+        .is_some_and(|v| v.contains("IgnoreExtraneous"));
+    for gen_key in GENERATORS {
+        let Some(entry) = root.entry(gen_key) else {
+            continue;
+        };
+        for item in entry.value.as_seq().unwrap_or_default() {
+            let name = item
+                .get("name")
+                .and_then(Node::scalar_text)
+                .unwrap_or_default();
+            let off = hash_disabled(item.get("options")).or(global_off);
+            if let Some(off) = off {
+                // (a) stable name: changed config never rolls the pods.
+                if !reloads(model, dir) {
+                    out.push(
+                        Finding::new(
+                            ID,
+                            Severity::Info,
+                            format!(
+                                "{gen_key} `{name}` keeps a stable name (disableNameSuffixHash): \
+                                 config changes do not roll the pods that use it, so running \
+                                 pods and Git diverge silently"
+                            ),
+                            off.key.span.cover(off.value.span),
+                        )
+                        .label("hash suffix disabled")
+                        .help("Keep hash suffixes, or roll workloads on change (a checksum annotation, Reloader)."),
+                    );
+                }
+                continue;
+            }
+            // (b) hashed names + no prune: every change leaves the old object behind.
+            if ignore_extraneous {
+                continue;
+            }
+            for (app, prune, span) in owners(model, dir) {
+                if prune {
+                    continue;
+                }
+                let at = item.get("name").map(|n| n.span).unwrap_or(item.span);
+                let mut f = Finding::new(
+                    ID,
+                    Severity::Warning,
+                    format!(
+                        "{gen_key} `{name}` gets a new hashed name on every change, and app {} \
+                         does not prune: the old object stays and the app is OutOfSync \
+                         (\"requires pruning\") after every config change",
+                        app.name
+                    ),
+                    at,
+                )
+                .label("hashed generator")
+                .help(
+                    "Enable prune (syncPolicy.automated.prune: true; Flux spec.prune: true), or \
+                     attach argocd.argoproj.io/compare-options: IgnoreExtraneous through \
+                     generatorOptions.annotations (with Prune=false if old objects must stay).",
+                )
+                .app(app.name.clone());
+                if let Some(span) = span {
+                    f = f.secondary(span, format!("app {} syncs without prune", app.name));
+                }
+                out.push(f);
+            }
+        }
+    }
+}

@@ -1,0 +1,33 @@
+//! Catalog §25: inputs the linter will not fetch or run offline (remote bases, plugins,
+//! charts that are not vendored). The app is reported; everything else is still linted.
+
+use super::RuleMeta;
+use crate::gitops::Model;
+use crate::render::IssueKind;
+use crate::report::{Finding, Severity};
+
+pub const ID: &str = "offline-unrenderable-input";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Warning,
+    summary: "an input cannot be rendered offline (remote base, plugin, chart not vendored)",
+    doc: include_str!("../../rules/offline-unrenderable-input.md"),
+};
+
+pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    for app in &model.apps {
+        for issue in app
+            .issues
+            .iter()
+            .filter(|i| i.kind == IssueKind::Unrenderable)
+        {
+            out.push(
+                Finding::new(ID, Severity::Warning, format!("app `{}` is only partly linted: {}", app.name, issue.message), issue.span)
+                    .label("not fetched or run offline")
+                    .app(app.name.clone())
+                    .help("Vendor the input into the repo (or pin it and lint it where it lives); gitops-lint never fetches remote content or runs plugins."),
+            );
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! Catalog §31: an app whose render fails as it would in Argo CD or Flux.
+
+use super::RuleMeta;
+use crate::gitops::Model;
+use crate::render::IssueKind;
+use crate::report::{Finding, Severity};
+
+pub const ID: &str = "render-failed";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Error,
+    summary: "an app does not render (template error, missing path or value file, kustomize build error)",
+    doc: include_str!("../../rules/render-failed.md"),
+};
+
+pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    for app in &model.apps {
+        for issue in app.issues.iter().filter(|i| i.kind == IssueKind::Failed) {
+            out.push(
+                Finding::new(ID, Severity::Error, format!("app `{}` does not render: {}", app.name, issue.message), issue.span)
+                    .label("render fails here")
+                    .app(app.name.clone())
+                    .help("Fix the template, values or kustomization so that `helm template` / `kustomize build` succeeds; until then Argo CD reports ComparisonError and Flux keeps the last applied revision."),
+            );
+        }
+    }
+}

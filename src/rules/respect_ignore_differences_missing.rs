@@ -1,0 +1,85 @@
+//! Catalog §3: an ignored path is still declared in Git and synced as-is, because the app
+//! lacks `RespectIgnoreDifferences=true`.
+
+use super::RuleMeta;
+use crate::gitops::Model;
+use crate::gitops::ignore::declares;
+use crate::report::{Finding, Severity};
+
+pub const ID: &str = "respect-ignore-differences-missing";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Warning,
+    summary: "ignored path is still declared in Git and re-applied on every sync",
+    doc: include_str!("../../rules/respect-ignore-differences-missing.md"),
+};
+
+/// Paths a controller rewrites after apply (catalog A3.5): ignoring them without Respect
+/// means a reset on every sync, so the finding is an error.
+fn controller_owned(kind: &str, path: &[String]) -> bool {
+    let p: Vec<&str> = path.iter().map(String::as_str).collect();
+    match kind {
+        "Deployment" | "StatefulSet" | "ReplicaSet" | "Rollout" => p == ["spec", "replicas"],
+        "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration" => {
+            p.last() == Some(&"caBundle") || p.last() == Some(&"failurePolicy")
+        }
+        "APIService" => p == ["spec", "caBundle"],
+        "CustomResourceDefinition" => p.last() == Some(&"caBundle"),
+        "ClusterRole" => p == ["rules"],
+        _ => false,
+    }
+}
+
+pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    for (app, argo) in model.argo_apps() {
+        if !argo.sync.automated || argo.sync.has_option("RespectIgnoreDifferences=true") {
+            continue;
+        }
+        for entry in argo.ignores.iter().chain(model.argo.ignores.iter()) {
+            for (path, span) in entry.paths() {
+                if path.is_empty() {
+                    continue;
+                }
+                let declared: Vec<_> = model
+                    .objects_of(app)
+                    .filter(|mo| entry.matches(&mo.object, &mo.namespace))
+                    .filter(|mo| declares(&mo.object.root, &path))
+                    .collect();
+                let Some(first) = declared.first() else {
+                    continue;
+                };
+                let owned = declared
+                    .iter()
+                    .any(|mo| controller_owned(&mo.object.kind, &path));
+                let shown = format!("/{}", path.join("/"));
+                let mut f = Finding::new(
+                    ID,
+                    if owned { Severity::Error } else { Severity::Warning },
+                    format!(
+                        "`{shown}` is ignored for sync status only: {} still declares it and every sync re-applies Git's value (the app has no RespectIgnoreDifferences=true)",
+                        super::util::object_id(first)
+                    ),
+                    span,
+                )
+                .label("ignored for status, not for sync")
+                .app(app.name.clone())
+                .object(super::util::object_id(first))
+                .field(path.join("."))
+                .help(format!(
+                    "Either stop declaring `{shown}` in Git (preferred), or add `RespectIgnoreDifferences=true` to spec.syncPolicy.syncOptions so syncs keep the live value. It only applies to resources that already exist, and list-element jq ignores are unreliable with it (argo-cd#11876)."
+                ));
+                if let Some(decl) = declared
+                    .iter()
+                    .find_map(|mo| crate::gitops::ignore::declares_span(&mo.object.root, &path))
+                {
+                    f = f.secondary(decl, "still declared here");
+                }
+                if let Some(sp) = argo.sync.span {
+                    f = f.secondary(sp, "syncPolicy without RespectIgnoreDifferences=true");
+                }
+                out.push(f);
+            }
+        }
+    }
+}

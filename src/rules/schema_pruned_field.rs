@@ -1,0 +1,119 @@
+//! Catalog §18: a custom resource declares a field its CRD's structural schema (found in
+//! the repo) does not know. The API server prunes it: Argo's client-side sync succeeds and
+//! the app stays OutOfSync forever; kubectl, server-side apply, Flux and Helm fail.
+
+use super::RuleMeta;
+use super::util::{about, object_id};
+use crate::gitops::Model;
+use crate::ownership::crd::{crd_schemas, unknown_fields};
+use crate::report::{Finding, Severity};
+
+pub const ID: &str = "schema-pruned-field";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Error,
+    summary: "field unknown to the schema: apply fails or Argo's client-side sync drops it (permanent OutOfSync)",
+    doc: include_str!("../../rules/schema-pruned-field.md"),
+};
+
+/// Keys inside ignore entries are `ignore-differences-invalid`'s (reported once there).
+fn owned_by_other_rule(group: &str, kind: &str, path: &[String]) -> bool {
+    let under = |prefix: &[&str]| {
+        path.len() > prefix.len() + 1 && path.iter().zip(prefix).all(|(a, b)| a == b)
+    };
+    match (group, kind) {
+        ("argoproj.io", "Application") => under(&["spec", "ignoreDifferences"]),
+        ("argoproj.io", "ApplicationSet") => {
+            under(&["spec", "ignoreApplicationDifferences"])
+                || under(&["spec", "template", "spec", "ignoreDifferences"])
+        }
+        ("kustomize.toolkit.fluxcd.io", "Kustomization") => under(&["spec", "ignore"]),
+        ("helm.toolkit.fluxcd.io", "HelmRelease") => under(&["spec", "driftDetection", "ignore"]),
+        _ => false,
+    }
+}
+
+pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    builtin(model, out);
+    let schemas = crd_schemas(model);
+    if schemas.is_empty() {
+        return;
+    }
+    for mo in &model.objects {
+        let o = &mo.object;
+        let version = o.api_version.rsplit('/').next().unwrap_or("");
+        let Some(crd) = schemas
+            .iter()
+            .find(|s| s.group == o.group() && s.kind == o.kind && s.version == version)
+        else {
+            continue;
+        };
+        let skip = |p: &[String]| owned_by_other_rule(o.group(), &o.kind, p);
+        for unknown in unknown_fields(&o.root, crd.schema, &skip) {
+            let key = unknown.key.key.key_str().into_owned();
+            let field = unknown.path.join(".");
+            let f = Finding::new(
+                ID,
+                Severity::Error,
+                format!(
+                    "{} declares {field}, which is not part of {}/{} {} (CRD {}): the API server \
+                     prunes it, so Argo CD's sync succeeds and the app stays OutOfSync, while \
+                     kubectl, server-side apply, Flux and Helm reject the object",
+                    object_id(mo),
+                    crd.group,
+                    crd.version,
+                    crd.kind,
+                    crd.crd_name
+                ),
+                unknown.key.key.span,
+            )
+            .label(format!("`{key}` is not in the schema"))
+            .secondary(crd.span, format!("schema of {} {}", crd.kind, crd.version))
+            .field(field)
+            .help(
+                "Fix the field name or its indentation, or upgrade the CRD if the field is newer \
+                 than the schema in this repo.",
+            );
+            out.push(about(f, model.app_of(mo), mo));
+        }
+    }
+}
+
+/// Built-in kinds against the Kubernetes schema bundled with the tool.
+fn builtin(model: &Model, out: &mut Vec<Finding>) {
+    use crate::ownership::k8s_schema::{KUBERNETES_VERSION, knows, unknown_fields};
+    for mo in &model.objects {
+        let o = &mo.object;
+        if !knows(o) {
+            continue;
+        }
+        for unknown in unknown_fields(o) {
+            let key = unknown.key.key.key_str().into_owned();
+            let field = unknown.path.join(".");
+            let f = Finding::new(
+                ID,
+                Severity::Error,
+                format!(
+                    "{} declares {field}, which is not a field of {} {} (Kubernetes \
+                     {KUBERNETES_VERSION}): the API server drops it, so Argo CD's sync \
+                     succeeds and the app stays OutOfSync (Argo's normalization of the whole \
+                     object is off too), while kubectl, server-side apply, Flux and Helm \
+                     reject the object",
+                    object_id(mo),
+                    o.api_version,
+                    o.kind
+                ),
+                unknown.key.key.span,
+            )
+            .label(format!("`{key}` is not a {} field here", o.kind))
+            .field(field)
+            .help(
+                "Fix the field name or its indentation. If the field is newer than Kubernetes \
+                 v1.33, turn this rule down for the object with a reason until the tool's \
+                 schema catches up.",
+            );
+            out.push(about(f, model.app_of(mo), mo));
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! Catalog §10: an enforcing owner (Argo self-heal, Flux) declares a field a legitimate
+//! controller owns: aggregated ClusterRole `rules`, Secrets cert-manager writes, finalizers
+//! on custom resources, multi-metric HPAs (the controller reorders them).
+
+use super::RuleMeta;
+use super::fixes::delete_entry;
+use super::util::{about, entry_at, object_id};
+use crate::gitops::{App, Model, ModelObject};
+use crate::ownership::covering_ignore;
+use crate::ownership::kb::{cert_manager_secret, is_builtin_group};
+use crate::report::{Finding, Fix, Severity};
+use crate::source::Span;
+use crate::yaml::{Entry, Node};
+
+pub const ID: &str = "selfheal-external-owner";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Warning,
+    summary: "self-heal/drift-correction on fields a legitimate controller owns",
+    doc: include_str!("../../rules/selfheal-external-owner.md"),
+};
+
+/// Does the owner correct drift continuously (Argo self-heal, Flux, standalone)?
+fn heals(app: &App) -> bool {
+    match &app.argo {
+        Some(a) => a.sync.self_heal,
+        None => app.enforces(),
+    }
+}
+
+/// Does the repo's argocd-cm set `resource.compareoptions: ignoreAggregatedRoles: true`?
+fn ignores_aggregated_roles(model: &Model) -> bool {
+    let Some(text) = model
+        .argo
+        .decl
+        .as_ref()
+        .and_then(|cm| cm.root.get_path(&["data", "resource.compareoptions"]))
+        .and_then(Node::as_str)
+    else {
+        return false;
+    };
+    text.lines().any(|l| {
+        let l = l.trim();
+        l.strip_prefix("ignoreAggregatedRoles:")
+            .is_some_and(|v| v.trim().trim_matches(['"', '\'']) == "true")
+    })
+}
+
+pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    let aggregated_ok = ignores_aggregated_roles(model);
+    for mo in &model.objects {
+        let o = &mo.object;
+        let app = model.app_of(mo);
+        let heal = heals(app);
+        // Aggregated ClusterRole: the aggregation controller owns `rules`.
+        if o.group() == "rbac.authorization.k8s.io"
+            && o.kind == "ClusterRole"
+            && o.root.get("aggregationRule").is_some()
+            && !aggregated_ok
+            && let Some(entry) = o.root.entry("rules")
+        {
+            let agg = o
+                .root
+                .entry("aggregationRule")
+                .map(|e| e.key.span)
+                .unwrap_or(o.span());
+            let severity = if heal {
+                Severity::Error
+            } else {
+                Severity::Info
+            };
+            let mut f = report(
+                model,
+                mo,
+                entry,
+                &["rules".into()],
+                severity,
+                "the clusterrole-aggregation controller",
+                (
+                    agg,
+                    "aggregationRule: the controller fills rules from matching roles".into(),
+                ),
+            );
+            if let Some(edit) = delete_entry(&model.map, entry) {
+                f = f.map(|f| {
+                    f.with_fix(Fix {
+                        title: "remove `rules` (the aggregation controller owns them)".into(),
+                        safe: true,
+                        edits: vec![edit],
+                    })
+                });
+            }
+            out.extend(f);
+            continue;
+        }
+        let severity = if heal {
+            Severity::Warning
+        } else {
+            Severity::Info
+        };
+        // Secrets cert-manager writes (Certificate.spec.secretName, ingress-shim).
+        if o.group().is_empty()
+            && o.kind == "Secret"
+            && let Some((who, span)) = cert_manager_secret(model, &mo.namespace, &o.name)
+        {
+            for key in ["data", "stringData"] {
+                if let Some(entry) = o.root.entry(key) {
+                    out.extend(report(
+                        model,
+                        mo,
+                        entry,
+                        &[key.into()],
+                        severity,
+                        "cert-manager",
+                        (span, format!("{who} issues this Secret")),
+                    ));
+                }
+            }
+        }
+        // Finalizers on custom resources: controllers append theirs; lists align by index.
+        // Argo CD and Flux objects declare their own deletion finalizers by design.
+        let gitops_kind = o.group() == "argoproj.io" || o.group().ends_with(".fluxcd.io");
+        if !is_builtin_group(o.group())
+            && !gitops_kind
+            && let Some(entry) = entry_at(&o.root, &["metadata", "finalizers"])
+            && !entry.value.is_empty_value()
+        {
+            out.extend(report(
+                model,
+                mo,
+                entry,
+                &["metadata".into(), "finalizers".into()],
+                severity,
+                "the resource's controller",
+                (
+                    entry.key.span,
+                    "controllers append their finalizers here".into(),
+                ),
+            ));
+        }
+        // HPA with several metrics: the controller reorders them (info).
+        if o.group() == "autoscaling"
+            && o.kind == "HorizontalPodAutoscaler"
+            && let Some(entry) = entry_at(&o.root, &["spec", "metrics"])
+            && entry.value.as_seq().is_some_and(|m| m.len() > 1)
+        {
+            out.extend(report(
+                model,
+                mo,
+                entry,
+                &["spec".into(), "metrics".into()],
+                Severity::Info,
+                "the HPA controller",
+                (
+                    entry.key.span,
+                    "the controller may store the metrics in another order".into(),
+                ),
+            ));
+        }
+    }
+}
+
+fn report(
+    model: &Model,
+    mo: &ModelObject,
+    entry: &Entry,
+    path: &[String],
+    severity: Severity,
+    owner: &str,
+    evidence: (Span, String),
+) -> Option<Finding> {
+    let ignore = covering_ignore(model, mo, path);
+    if ignore.is_some_and(|(_, respected)| respected) {
+        return None;
+    }
+    let app = model.app_of(mo);
+    let field = path.join(".");
+    let f = Finding::new(
+        ID,
+        severity,
+        format!(
+            "{} declares {field}, which {owner} writes; {}",
+            object_id(mo),
+            if heals(app) {
+                "self-heal puts Git's value back and the controller rewrites it, in a loop"
+            } else {
+                "every sync resets it (self-heal is off, so this is noise, not a loop)"
+            }
+        ),
+        crate::ownership::edit_span(entry),
+    )
+    .label(format!("{field} declared here"))
+    .secondary(evidence.0, evidence.1)
+    .field(field.clone())
+    .help(format!(
+        "Decide who owns {field}. If {owner} owns it: stop declaring it, or scope self-heal with \
+         a narrow ignoreDifferences entry + RespectIgnoreDifferences=true (Flux: \
+         kustomize.toolkit.fluxcd.io/ssa: Merge or IfNotPresent, or an ignore rule). For \
+         aggregated ClusterRoles remove `rules` or set resource.compareoptions: \
+         ignoreAggregatedRoles: true in argocd-cm."
+    ));
+    Some(about(f, app, mo))
+}

@@ -1,0 +1,14 @@
+//! An inline `# gitops-lint: ignore[rule]` without a reason (reported by the suppression
+//! pass; this file holds the rule's identity and document).
+
+use super::RuleMeta;
+use crate::report::Severity;
+
+pub const ID: &str = "suppression-without-reason";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Warning,
+    summary: "an inline gitops-lint suppression gives no reason",
+    doc: include_str!("../../rules/suppression-without-reason.md"),
+};

@@ -1,0 +1,29 @@
+//! Small helpers the rules share: spans of whole entries, object identity for findings.
+
+use crate::gitops::{App, ModelObject};
+use crate::report::Finding;
+use crate::source::Span;
+use crate::yaml::{Entry, Node};
+
+/// The span of a `key: value` entry, from the key to the end of the value (the line(s) a
+/// person edits or deletes).
+pub fn entry_span(entry: &Entry) -> Span {
+    entry.key.span.cover(entry.value.full_span())
+}
+
+/// The entry at a key path, e.g. `["spec", "replicas"]`.
+pub fn entry_at<'a>(root: &'a Node, path: &[&str]) -> Option<&'a Entry> {
+    let (last, parents) = path.split_last()?;
+    root.get_path(parents)?.entry(last)
+}
+
+/// Attach app and object identity to a finding about `obj`.
+pub fn about(f: Finding, app: &App, obj: &ModelObject) -> Finding {
+    let id = format!("{}/{}/{}", obj.object.kind, obj.namespace, obj.object.name);
+    f.app(app.name.clone()).object(id)
+}
+
+/// `Kind/namespace/name` for messages.
+pub fn object_id(obj: &ModelObject) -> String {
+    format!("{}/{}/{}", obj.object.kind, obj.namespace, obj.object.name)
+}

@@ -1,0 +1,14 @@
+//! Catalog §32: a YAML file that does not parse (reported by the lint pipeline, which owns
+//! parsing; this file holds the rule's identity and document).
+
+use super::RuleMeta;
+use crate::report::Severity;
+
+pub const ID: &str = "yaml-syntax";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Error,
+    summary: "a YAML file does not parse (or exceeds a parser limit)",
+    doc: include_str!("../../rules/yaml-syntax.md"),
+};

@@ -1,0 +1,4 @@
+# Terraform still manages one object Argo CD deploys.
+resource "kubernetes_manifest" "web" {
+  manifest = yamldecode(file("${path.module}/../apps/web/deployment.yaml"))
+}

@@ -1,0 +1,121 @@
+//! Which app renders which objects, for Flux and ApplicationSet repos, and the findings
+//! that depend on the model (substitution, Flux ignore rules, generated apps).
+
+use gitops_lint::lint::{LintOptions, lint};
+use std::path::Path;
+
+fn run(rel: &str) -> gitops_lint::lint::LintResult {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    match lint(&LintOptions { root, config: None }) {
+        Ok(r) => r,
+        Err(e) => panic!("{rel}: {e}"),
+    }
+}
+
+fn apps(r: &gitops_lint::lint::LintResult) -> Vec<String> {
+    r.model
+        .apps
+        .iter()
+        .map(|a| {
+            format!(
+                "{} {} {} [{}]",
+                a.name,
+                a.kind.as_str(),
+                a.objects.len(),
+                a.sources.join(", ")
+            )
+        })
+        .collect()
+}
+
+fn findings(r: &gitops_lint::lint::LintResult) -> Vec<String> {
+    r.findings
+        .iter()
+        .map(|f| {
+            let lc = r.map.line_col(f.primary.span);
+            format!(
+                "{} {}:{} {}",
+                f.rule,
+                r.map.path(f.primary.span.file),
+                lc.line,
+                f.app.as_deref().unwrap_or("-")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn flux_kustomizations_render_their_paths_with_substitution_and_ignores() {
+    let r = run("testdata/apps/flux");
+    assert_eq!(
+        apps(&r),
+        [
+            "podinfo flux-kustomization 2 [directory apps/podinfo (flux)]",
+            "redis flux-kustomization 2 [directory apps/redis (flux)]",
+            "clusters/prod standalone 4 [directory clusters/prod]",
+        ]
+    );
+    // targetNamespace moves podinfo's objects to `web`; `${replicas}` came from the
+    // cluster-vars ConfigMap and is an integer after substitution.
+    let podinfo = r
+        .model
+        .objects
+        .iter()
+        .find(|o| o.object.name == "podinfo" && o.object.kind == "Deployment");
+    assert_eq!(podinfo.map(|o| o.namespace.as_str()), Some("web"));
+    assert_eq!(
+        podinfo
+            .and_then(|o| o.object.root.get_path(&["spec", "replicas"]))
+            .and_then(|n| n.as_i64()),
+        Some(2)
+    );
+    assert_eq!(
+        findings(&r),
+        [
+            "hpa-replicas-conflict apps/podinfo/deployment.yaml:8 podinfo",
+            "flux-substitution-undefined apps/podinfo/deployment.yaml:22 podinfo",
+        ],
+        "redis is protected by its spec.ignore rule"
+    );
+}
+
+#[test]
+fn applicationset_git_directories_times_list() {
+    let r = run("testdata/apps/appset");
+    assert_eq!(
+        apps(&r),
+        [
+            "billing-prod argo-appset 2 [directory apps/billing]",
+            "ledger-prod argo-appset 1 [directory apps/ledger]",
+            "apps/search standalone 1 [directory apps/search]",
+            "argocd standalone 1 [directory argocd]",
+        ]
+    );
+    assert_eq!(
+        findings(&r),
+        ["hpa-replicas-conflict apps/billing/deployment.yaml:6 billing-prod"]
+    );
+    let billing = r
+        .model
+        .objects
+        .iter()
+        .find(|o| o.object.name == "billing" && o.object.kind == "Deployment");
+    assert_eq!(billing.map(|o| o.namespace.as_str()), Some("finance"));
+}
+
+#[test]
+fn stale_ignore_entries_are_info() {
+    let r = run("testdata/apps/stale");
+    assert_eq!(
+        findings(&r),
+        [
+            "ignore-differences-stale argocd/cart.yaml:17 cart",
+            "ignore-differences-stale argocd/cart.yaml:25 cart",
+        ]
+    );
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.severity == gitops_lint::report::Severity::Info)
+    );
+}

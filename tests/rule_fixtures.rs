@@ -1,0 +1,88 @@
+//! Every rule has fixture repos under testdata/rules/<rule>/{bad,clean}; each holds an
+//! `expected.txt` listing the findings at warning or above as `rule severity file:line`.
+//! The whole list must match: a finding that appears or disappears fails the test.
+
+use gitops_lint::lint::{LintOptions, lint};
+use gitops_lint::report::Severity;
+use std::path::{Path, PathBuf};
+
+fn findings_of(dir: &Path) -> Vec<String> {
+    let result = match lint(&LintOptions {
+        root: dir.to_path_buf(),
+        config: None,
+    }) {
+        Ok(r) => r,
+        Err(e) => panic!("{}: {e}", dir.display()),
+    };
+    let mut lines: Vec<String> = result
+        .findings
+        .iter()
+        .filter(|f| f.severity >= Severity::Warning)
+        .map(|f| {
+            let lc = result.map.line_col(f.primary.span);
+            format!(
+                "{} {} {}:{}",
+                f.rule,
+                f.severity.as_str(),
+                result.map.path(f.primary.span.file),
+                lc.line
+            )
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+fn fixture_dirs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/rules");
+    let mut dirs = Vec::new();
+    for rule in std::fs::read_dir(&root).into_iter().flatten().flatten() {
+        for case in ["bad", "clean"] {
+            let d = rule.path().join(case);
+            if d.is_dir() {
+                dirs.push(d);
+            }
+        }
+    }
+    dirs.sort();
+    dirs
+}
+
+#[test]
+fn every_fixture_reports_exactly_its_expected_findings() {
+    let dirs = fixture_dirs();
+    assert!(dirs.len() >= 32, "fixtures missing: {}", dirs.len());
+    let mut failures = Vec::new();
+    for dir in &dirs {
+        let expected_text = std::fs::read_to_string(dir.join("expected.txt")).unwrap_or_default();
+        let mut expected: Vec<String> = expected_text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(String::from)
+            .collect();
+        expected.sort();
+        let got = findings_of(dir);
+        if got != expected {
+            failures.push(format!(
+                "{}\n  expected:\n    {}\n  got:\n    {}",
+                dir.display(),
+                expected.join("\n    "),
+                got.join("\n    ")
+            ));
+        }
+        // A bad fixture must show its own rule; a clean one nothing at warning or above.
+        let rule = dir
+            .parent()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if dir.ends_with("bad") && !got.iter().any(|l| l.starts_with(&format!("{rule} "))) {
+            failures.push(format!("{}: no {rule} finding", dir.display()));
+        }
+        if dir.ends_with("clean") && !got.is_empty() {
+            failures.push(format!("{}: clean fixture has findings", dir.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
