@@ -70,7 +70,7 @@ fn pick<'a>(
     cands: &'a [Candidate],
     name: &str,
     ns: Option<&str>,
-    referrer: &Resource,
+    referrer: &Referrer,
 ) -> Option<&'a Candidate> {
     let by_name: Vec<&Candidate> = cands
         .iter()
@@ -97,6 +97,13 @@ fn pick<'a>(
     in_ns.into_iter().find(|c| score(c) == best)
 }
 
+/// What name resolution needs to know about the object holding the reference.
+struct Referrer {
+    prefixes: Vec<String>,
+    suffixes: Vec<String>,
+    namespace: String,
+}
+
 fn fix_referrer(r: &mut Resource, backref: &NameBackRef, cands: &[Candidate]) {
     let (g, v, k) = (r.group(), r.version(), r.kind());
     let referral_kind = backref.gvk.kind.clone();
@@ -105,7 +112,11 @@ fn fix_referrer(r: &mut Resource, backref: &NameBackRef, cands: &[Candidate]) {
     } else {
         Some(r.namespace())
     };
-    let snapshot = r.clone();
+    let snapshot = Referrer {
+        prefixes: r.prefixes.clone(),
+        suffixes: r.suffixes.clone(),
+        namespace: r.namespace(),
+    };
     let mut seen: Vec<&Vec<String>> = Vec::new();
     for fs in &backref.referrers {
         if !fs.gvk.selects_gvk(&g, &v, &k) || seen.contains(&&fs.path) {
@@ -152,7 +163,7 @@ fn referral_kind_is_cluster(kind: &str) -> bool {
     is_cluster_scoped(kind)
 }
 
-fn rename(n: &mut Node, cands: &[Candidate], referrer: &Resource, ns: Option<&str>) {
+fn rename(n: &mut Node, cands: &[Candidate], referrer: &Referrer, ns: Option<&str>) {
     let Some(old) = n.as_str().map(str::to_string) else {
         return;
     };
@@ -167,7 +178,7 @@ fn fix_path(
     root: &mut Node,
     fs: &FieldSpec,
     cands: &[Candidate],
-    referrer: &Resource,
+    referrer: &Referrer,
     ns: Option<&str>,
     kind: &str,
 ) {
@@ -196,7 +207,7 @@ fn fix_path(
 }
 
 /// `{kind?, name, namespace?}` references (subjects, webhook services).
-fn fix_object_ref(item: &mut Node, cands: &[Candidate], referrer: &Resource, kind: &str) {
+fn fix_object_ref(item: &mut Node, cands: &[Candidate], referrer: &Referrer, kind: &str) {
     if let Some(k) = item.get("kind").and_then(tree::text)
         && k != kind
     {
@@ -209,7 +220,7 @@ fn fix_object_ref(item: &mut Node, cands: &[Candidate], referrer: &Resource, kin
     let Some(c) = pick(
         cands,
         &name,
-        ns.as_deref().or(Some(&referrer.namespace())),
+        ns.as_deref().or(Some(&referrer.namespace.clone())),
         referrer,
     )
     .or_else(|| pick(cands, &name, None, referrer)) else {
@@ -233,7 +244,7 @@ fn fix_resource_names(
     root: &mut Node,
     kind: &str,
     cands: &[Candidate],
-    referrer: &Resource,
+    referrer: &Referrer,
     ns: Option<&str>,
 ) {
     // kustomize v5.5 renames resourceNames whatever the rule's resources are.

@@ -339,11 +339,12 @@ fn raw_text(n: &Node) -> Option<String> {
 }
 
 pub struct ImageSpec {
-    name: String,
     new_name: String,
     new_tag: String,
     digest: String,
     span: Span,
+    /// kustomize matches `name` as a regular expression (compiled once).
+    pattern: Option<regex::Regex>,
 }
 
 impl ImageSpec {
@@ -359,18 +360,19 @@ impl ImageSpec {
                 .and_then(|e| raw_text(&e.value))
                 .unwrap_or_default()
         };
+        let name = f("name");
+        let pattern = regex::Regex::new(&format!("^{name}(@sha256)?(:[a-zA-Z0-9_.{{}}-]*)?$")).ok();
         ImageSpec {
-            name: f("name"),
             new_name: f("newName"),
             new_tag: f("newTag"),
             digest: f("digest"),
             span: n.span,
+            pattern,
         }
     }
 
     fn matches(&self, value: &str) -> bool {
-        regex::Regex::new(&format!("^{}(@sha256)?(:[a-zA-Z0-9_.{{}}-]*)?$", self.name))
-            .is_ok_and(|re| re.is_match(value))
+        self.pattern.as_ref().is_some_and(|re| re.is_match(value))
     }
 
     fn update(&self, value: &str) -> Option<String> {
