@@ -37,6 +37,14 @@ pub trait RepoFs: Send + Sync {
     /// Entry names of a directory (files and directories), sorted.
     fn list_dir(&self, path: &str) -> Result<Vec<String>, FsError>;
     fn source_map(&self) -> &SourceMap;
+    /// Raw bytes of a file that is not text (kustomize generators accept binary files),
+    /// with the same containment rules. Implementations that cannot do it refuse.
+    fn read_bytes(&self, path: &str) -> Result<Vec<u8>, FsError> {
+        Err(FsError::Unreadable(
+            path.to_string(),
+            "binary files cannot be read from this source".into(),
+        ))
+    }
 }
 
 /// The working tree on disk.
@@ -128,6 +136,22 @@ impl RepoFs for DiskFs {
 
     fn source_map(&self) -> &SourceMap {
         &self.map
+    }
+
+    fn read_bytes(&self, path: &str) -> Result<Vec<u8>, FsError> {
+        let (rel, real) = self.resolve(path)?;
+        if !real.is_file() {
+            return Err(FsError::NotFound(rel));
+        }
+        let meta = std::fs::metadata(&real)
+            .map_err(|e| FsError::Unreadable(rel.clone(), e.to_string()))?;
+        if meta.len() > self.max_file_bytes {
+            return Err(FsError::Unreadable(
+                rel,
+                format!("larger than {} bytes", self.max_file_bytes),
+            ));
+        }
+        std::fs::read(&real).map_err(|e| FsError::Unreadable(rel, e.to_string()))
     }
 }
 

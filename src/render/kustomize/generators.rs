@@ -313,6 +313,7 @@ fn generate(
         // kustomize treats an unknown behavior as unspecified (create).
         Some(_) => Behavior::Create,
     };
+    let mut binary: Vec<(String, String, Span)> = Vec::new();
     let mut data: Vec<(String, String, Span)> = Vec::new();
     let mut push = |key: String, value: String, at: Span| -> Result<(), Fail> {
         if data.iter().any(|(k, _, _)| *k == key) {
@@ -389,9 +390,21 @@ fn generate(
             text: path,
             span: f.span,
         };
-        let file = b.read_file(k, &item)?;
-        let content = b.fs.source_map().get(file).text.to_string();
-        push(key, content, Span::new(file, 0, 0))?;
+        match b.read_file(k, &item) {
+            Ok(file) => {
+                let content = b.fs.source_map().get(file).text.to_string();
+                push(key, content, Span::new(file, 0, 0))?;
+            }
+            // Not text: kustomize puts it under binaryData, base64-encoded.
+            Err(e) if e.message.contains("UTF-8") || e.message.contains("binary file") => {
+                let path = b.resolve(k, &item)?;
+                let bytes =
+                    b.fs.read_bytes(&path)
+                        .map_err(|e| failed(item.span, e.to_string()))?;
+                binary.push((key, base64_lines(&bytes), item.span));
+            }
+            Err(e) => return Err(e),
+        }
     }
     let global_opts = read_options(global);
     let own = read_options(g.get("options"));
@@ -430,6 +443,25 @@ fn generate(
             tree::set(&mut d, k, tree::string(&value, *at));
         }
         tree::set(&mut root, "data", d);
+    }
+    if !binary.is_empty() {
+        let mut d = tree::map(span);
+        for (k, v, at) in &binary {
+            tree::set(&mut d, k, tree::string(v, *at));
+        }
+        let field = if kind == "Secret" {
+            "data"
+        } else {
+            "binaryData"
+        };
+        match root.get_mut(field) {
+            Some(existing) => {
+                for (k, v, at) in &binary {
+                    tree::set(existing, k, tree::string(v, *at));
+                }
+            }
+            None => tree::set(&mut root, field, d),
+        }
     }
     if kind == "Secret" {
         let t = g
