@@ -89,10 +89,6 @@ impl<'a> Builder<'a> {
         }
     }
 
-    pub fn source_span(&self, file: FileId) -> Span {
-        Span::new(file, 0, 0)
-    }
-
     /// Load and check the kustomization in `dir`; `from` is the entry that referred to it.
     pub fn load_kustomization(&self, dir: &str, from: Span) -> Result<Kustomization, Fail> {
         if let Some((odir, node)) = &self.overlay
@@ -322,7 +318,15 @@ impl<'a> Builder<'a> {
             let mut sub_acc = Acc::default();
             self.run(&sub, &mut sub_acc, item.span)?;
             acc.config.merge(&sub_acc.config);
-            acc.vars.extend(sub_acc.vars);
+            for v in sub_acc.vars {
+                if acc.vars.iter().any(|x| x.name == v.name) {
+                    return Err(failed(
+                        item.span,
+                        format!("var '{}' already encountered", v.name),
+                    ));
+                }
+                acc.vars.push(v);
+            }
             for r in sub_acc.resources {
                 self.append(acc, r, item.span)?;
             }
@@ -463,12 +467,65 @@ pub fn parse_docs(fs: &dyn RepoFs, file: FileId) -> Result<Vec<Node>, Fail> {
             ),
         ));
     }
-    Ok(parsed
+    if let Some(w) = parsed
+        .warnings
+        .iter()
+        .find(|w| w.message.contains("duplicate"))
+    {
+        return Err(failed(
+            w.span,
+            format!(
+                "invalid YAML in {}: {}",
+                fs.source_map().path(file),
+                w.message
+            ),
+        ));
+    }
+    let text = fs.source_map().get(file).text.clone();
+    let mut docs: Vec<Node> = parsed
         .docs
         .into_iter()
         .map(|d| d.root)
         .filter(|n| !n.is_null())
-        .collect())
+        .collect();
+    if !text.ends_with('\n') {
+        for d in &mut docs {
+            clip_final_block(d, &text);
+        }
+    }
+    Ok(docs)
+}
+
+/// A clipped block scalar (`|`, `>`) that ends the file without a final newline has no
+/// trailing line break (YAML's clip chomping); the parser adds one, so take it off again.
+fn clip_final_block(node: &mut Node, text: &str) {
+    use crate::yaml::Style;
+    match &mut node.value {
+        Value::Map(entries) => {
+            if let Some(e) = entries.last_mut() {
+                clip_final_block(&mut e.value, text);
+            }
+        }
+        Value::Seq(items) => {
+            if let Some(i) = items.last_mut() {
+                clip_final_block(i, text);
+            }
+        }
+        Value::String(s) if matches!(node.style, Style::Literal | Style::Folded) => {
+            let header = text
+                .get(node.span.start as usize..)
+                .and_then(|t| t.lines().next())
+                .unwrap_or("");
+            let keep = header.split('#').next().unwrap_or("").contains('+');
+            let at_end = text[(node.span.end as usize).min(text.len())..]
+                .trim()
+                .is_empty();
+            if !keep && at_end && s.ends_with('\n') && !s.ends_with("\n\n") {
+                s.pop();
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Resources in one document (a `List` expands to its items).

@@ -8,7 +8,7 @@ use crate::source::Span;
 use crate::yaml::{Node, Value};
 use std::sync::OnceLock;
 
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Gvk {
     pub group: String,
     pub version: String,
@@ -29,7 +29,7 @@ impl Gvk {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct FieldSpec {
     pub gvk: Gvk,
     pub path: Vec<String>,
@@ -176,11 +176,18 @@ pub struct TransformerConfig {
 }
 
 fn add_unique(to: &mut Vec<FieldSpec>, from: &[FieldSpec]) {
+    if from.is_empty() || std::ptr::eq(to.as_slice(), from) {
+        return;
+    }
+    let seen: std::collections::HashSet<FieldSpec> = to.iter().cloned().collect();
     for fs in from {
-        if !to.contains(fs) {
+        if !seen.contains(fs) {
             to.push(fs.clone());
         }
     }
+    // Keep first occurrences only (from may repeat itself).
+    let mut once = std::collections::HashSet::new();
+    to.retain(|fs| once.insert(fs.clone()));
 }
 
 impl TransformerConfig {
@@ -344,6 +351,7 @@ spec/tls/hosts k=Ingress
 spec/tls/secretName k=Ingress
 data k=ConfigMap
 spec/volumeClaimTemplates/spec/nfs/server k=StatefulSet
+spec/nfs/server k=PersistentVolume
 ";
 
 /// Workload kinds whose pod spec sits at the same path prefix.

@@ -77,6 +77,10 @@ fn generate_from_config(
             format!("generator '{}' ({kind}) {why}", item.text),
         ));
     }
+    if kind == "IAMPolicyGenerator" {
+        let r = iam_policy(doc, item)?;
+        return b.append(acc, r, item.span);
+    }
     let gen_kind = match kind.as_str() {
         "ConfigMapGenerator" => "ConfigMap",
         "SecretGenerator" => "Secret",
@@ -109,12 +113,50 @@ fn generate_from_config(
         ..
     }) = &mut r.source
     {
-        if let Ok(path) = b.resolve(k, item) {
+        if !item.text.contains('\n')
+            && let Ok(path) = b.resolve(k, item)
+        {
             *configured_in = path;
         }
         *name = doc.get_path(&["metadata", "name"]).and_then(tree::text);
     }
     add(b, acc, r)
+}
+
+/// The builtin IAMPolicyGenerator: a ServiceAccount bound to a GKE service account.
+fn iam_policy(doc: &Node, item: &Item) -> Result<Resource, Fail> {
+    let span = item.span;
+    let t = |path: &[&str]| doc.get_path(path).and_then(tree::text).unwrap_or_default();
+    if t(&["cloud"]) != "gke" {
+        return Err(failed(
+            span,
+            "IAMPolicyGenerator: only cloud 'gke' is supported",
+        ));
+    }
+    let name = t(&["kubernetesService", "name"]);
+    let namespace = t(&["kubernetesService", "namespace"]);
+    let gsa = format!(
+        "{}@{}.iam.gserviceaccount.com",
+        t(&["serviceAccount", "name"]),
+        t(&["serviceAccount", "projectId"])
+    );
+    let mut meta = tree::map(span);
+    let mut ann = tree::map(span);
+    tree::set(
+        &mut ann,
+        "iam.gke.io/gcp-service-account",
+        tree::string(&gsa, span),
+    );
+    tree::set(&mut meta, "annotations", ann);
+    tree::set(&mut meta, "name", tree::string(&name, span));
+    if !namespace.is_empty() {
+        tree::set(&mut meta, "namespace", tree::string(&namespace, span));
+    }
+    let mut root = tree::map(span);
+    tree::set(&mut root, "apiVersion", tree::string("v1", span));
+    tree::set(&mut root, "kind", tree::string("ServiceAccount", span));
+    tree::set(&mut root, "metadata", meta);
+    Ok(Resource::new(root, span))
 }
 
 /// Why a plugin config cannot be run offline (exec / container / starlark functions).
@@ -153,7 +195,7 @@ fn add(b: &mut Builder, acc: &mut Acc, r: Resource) -> Result<(), Fail> {
         });
         x.kind() == kind
             && (x.effective_namespace() == ns || spaces.any(|s| s == ns))
-            && x.all_names().iter().any(|n| *n == name)
+            && x.all_names().contains(&name)
     });
     match (&r.behavior, pos) {
         (Behavior::Create, Some(_)) => Err(failed(
@@ -271,6 +313,7 @@ fn generate(
         // kustomize treats an unknown behavior as unspecified (create).
         Some(_) => Behavior::Create,
     };
+    let mut binary: Vec<(String, String, Span)> = Vec::new();
     let mut data: Vec<(String, String, Span)> = Vec::new();
     let mut push = |key: String, value: String, at: Span| -> Result<(), Fail> {
         if data.iter().any(|(k, _, _)| *k == key) {
@@ -347,9 +390,21 @@ fn generate(
             text: path,
             span: f.span,
         };
-        let file = b.read_file(k, &item)?;
-        let content = b.fs.source_map().get(file).text.to_string();
-        push(key, content, Span::new(file, 0, 0))?;
+        match b.read_file(k, &item) {
+            Ok(file) => {
+                let content = b.fs.source_map().get(file).text.to_string();
+                push(key, content, Span::new(file, 0, 0))?;
+            }
+            // Not text: kustomize puts it under binaryData, base64-encoded.
+            Err(e) if e.message.contains("UTF-8") || e.message.contains("binary file") => {
+                let path = b.resolve(k, &item)?;
+                let bytes =
+                    b.fs.read_bytes(&path)
+                        .map_err(|e| failed(item.span, e.to_string()))?;
+                binary.push((key, base64_lines(&bytes), item.span));
+            }
+            Err(e) => return Err(e),
+        }
     }
     let global_opts = read_options(global);
     let own = read_options(g.get("options"));
@@ -388,6 +443,25 @@ fn generate(
             tree::set(&mut d, k, tree::string(&value, *at));
         }
         tree::set(&mut root, "data", d);
+    }
+    if !binary.is_empty() {
+        let mut d = tree::map(span);
+        for (k, v, at) in &binary {
+            tree::set(&mut d, k, tree::string(v, *at));
+        }
+        let field = if kind == "Secret" {
+            "data"
+        } else {
+            "binaryData"
+        };
+        match root.get_mut(field) {
+            Some(existing) => {
+                for (k, v, at) in &binary {
+                    tree::set(existing, k, tree::string(v, *at));
+                }
+            }
+            None => tree::set(&mut root, field, d),
+        }
     }
     if kind == "Secret" {
         let t = g

@@ -81,7 +81,7 @@ pub fn build_with_overrides(
     let b = Builder::new(fs, opts);
     let k = match b.load_kustomization(&dir, Span::default()) {
         Ok(k) => k,
-        Err(issue) => return failed_output(issue),
+        Err(issue) => return failed_output(*issue),
     };
     let node = overrides.apply(&k);
     run(fs, &dir, opts, Some((dir.clone(), node)))
@@ -96,10 +96,10 @@ fn normalize_dir(dir: &str) -> String {
     crate::source::normalize_relative(dir).unwrap_or_else(|| dir.to_string())
 }
 
-fn failed_output(issue: Fail) -> RenderOutput {
+fn failed_output(issue: crate::render::RenderIssue) -> RenderOutput {
     RenderOutput {
         objects: Vec::new(),
-        issues: vec![*issue],
+        issues: vec![issue],
     }
 }
 
@@ -117,7 +117,7 @@ fn run(
             objects: resources.into_iter().map(to_object).collect(),
             issues: Vec::new(),
         },
-        Err(issue) => failed_output(issue),
+        Err(issue) => failed_output(*issue),
     }
 }
 
@@ -166,9 +166,31 @@ fn build_top(b: &mut Builder, dir: &str) -> Result<Vec<Resource>, Fail> {
             .and_then(tree::text)
             .is_none_or(|v| v != "true")
     });
+    check_sort_options(&top)?;
     apply_sort(&top, &mut acc.resources);
     build_metadata(&top, &mut acc.resources);
     Ok(acc.resources)
+}
+
+/// `legacySortOptions` only go with `order: legacy`.
+fn check_sort_options(k: &kustomization::Kustomization) -> Result<(), Fail> {
+    let Some(so) = k.get("sortOptions") else {
+        return Ok(());
+    };
+    let order = so.get_str("order");
+    if so.get("legacySortOptions").is_some() && order != Some("legacy") {
+        return Err(build::failed(
+            so.span,
+            "sortOptions.legacySortOptions requires sortOptions.order: legacy",
+        ));
+    }
+    if so.get("fifoSortOptions").is_some() && order != Some("fifo") {
+        return Err(build::failed(
+            so.span,
+            "sortOptions.fifoSortOptions requires sortOptions.order: fifo",
+        ));
+    }
+    Ok(())
 }
 
 fn apply_sort(k: &kustomization::Kustomization, resources: &mut [Resource]) {

@@ -70,7 +70,7 @@ fn pick<'a>(
     cands: &'a [Candidate],
     name: &str,
     ns: Option<&str>,
-    referrer: &Resource,
+    referrer: &Referrer,
 ) -> Option<&'a Candidate> {
     let by_name: Vec<&Candidate> = cands
         .iter()
@@ -87,15 +87,21 @@ fn pick<'a>(
     if in_ns.len() <= 1 {
         return in_ns.first().copied();
     }
-    let scoped: Vec<&Candidate> = in_ns
-        .iter()
-        .copied()
-        .filter(|c| {
-            ends_alike(&c.prefixes, &referrer.prefixes)
-                && ends_alike(&c.suffixes, &referrer.suffixes)
-        })
-        .collect();
-    scoped.first().copied().or(in_ns.first().copied())
+    // Same-named candidates: prefer the one whose prefix and suffix stacks end like the
+    // referrer's (it came through the same overlays).
+    let score = |c: &Candidate| {
+        u8::from(ends_alike(&c.prefixes, &referrer.prefixes))
+            + u8::from(ends_alike(&c.suffixes, &referrer.suffixes))
+    };
+    let best = in_ns.iter().map(|c| score(c)).max().unwrap_or(0);
+    in_ns.into_iter().find(|c| score(c) == best)
+}
+
+/// What name resolution needs to know about the object holding the reference.
+struct Referrer {
+    prefixes: Vec<String>,
+    suffixes: Vec<String>,
+    namespace: String,
 }
 
 fn fix_referrer(r: &mut Resource, backref: &NameBackRef, cands: &[Candidate]) {
@@ -106,7 +112,11 @@ fn fix_referrer(r: &mut Resource, backref: &NameBackRef, cands: &[Candidate]) {
     } else {
         Some(r.namespace())
     };
-    let snapshot = r.clone();
+    let snapshot = Referrer {
+        prefixes: r.prefixes.clone(),
+        suffixes: r.suffixes.clone(),
+        namespace: r.namespace(),
+    };
     let mut seen: Vec<&Vec<String>> = Vec::new();
     for fs in &backref.referrers {
         if !fs.gvk.selects_gvk(&g, &v, &k) || seen.contains(&&fs.path) {
@@ -153,7 +163,7 @@ fn referral_kind_is_cluster(kind: &str) -> bool {
     is_cluster_scoped(kind)
 }
 
-fn rename(n: &mut Node, cands: &[Candidate], referrer: &Resource, ns: Option<&str>) {
+fn rename(n: &mut Node, cands: &[Candidate], referrer: &Referrer, ns: Option<&str>) {
     let Some(old) = n.as_str().map(str::to_string) else {
         return;
     };
@@ -168,7 +178,7 @@ fn fix_path(
     root: &mut Node,
     fs: &FieldSpec,
     cands: &[Candidate],
-    referrer: &Resource,
+    referrer: &Referrer,
     ns: Option<&str>,
     kind: &str,
 ) {
@@ -197,7 +207,7 @@ fn fix_path(
 }
 
 /// `{kind?, name, namespace?}` references (subjects, webhook services).
-fn fix_object_ref(item: &mut Node, cands: &[Candidate], referrer: &Resource, kind: &str) {
+fn fix_object_ref(item: &mut Node, cands: &[Candidate], referrer: &Referrer, kind: &str) {
     if let Some(k) = item.get("kind").and_then(tree::text)
         && k != kind
     {
@@ -210,7 +220,7 @@ fn fix_object_ref(item: &mut Node, cands: &[Candidate], referrer: &Resource, kin
     let Some(c) = pick(
         cands,
         &name,
-        ns.as_deref().or(Some(&referrer.namespace())),
+        ns.as_deref().or(Some(&referrer.namespace.clone())),
         referrer,
     )
     .or_else(|| pick(cands, &name, None, referrer)) else {
@@ -234,7 +244,7 @@ fn fix_resource_names(
     root: &mut Node,
     kind: &str,
     cands: &[Candidate],
-    referrer: &Resource,
+    referrer: &Referrer,
     ns: Option<&str>,
 ) {
     // kustomize v5.5 renames resourceNames whatever the rule's resources are.

@@ -109,8 +109,9 @@ pub fn smp_for(r: &Resource, patch: &Node, infer: bool) -> Smp {
 }
 
 /// Does the patch document look like a JSON 6902 op list?
+/// (kustomize reads only the first document of a multi-document JSON patch.)
 fn is_json6902(docs: &[Node]) -> bool {
-    docs.len() == 1 && docs[0].as_seq().is_some()
+    docs.first().is_some_and(|d| d.as_seq().is_some())
 }
 
 /// `patchesStrategicMerge`: files or inline YAML, each applied to the resource it names.
@@ -128,6 +129,9 @@ pub fn strategic_merge(b: &Builder, k: &Kustomization, acc: &mut Acc) -> Result<
                 },
             )?
         };
+        if docs.is_empty() {
+            return Err(failed(n.span, format!("patch '{text}' is empty")));
+        }
         for doc in docs {
             apply_smp_by_id(acc, &doc, n.span)?;
         }
@@ -173,7 +177,7 @@ fn apply_smp_by_id(acc: &mut Acc, doc: &Node, at: Span) -> Result<(), Fail> {
             r.kind() == kind
                 && r.group() == g
                 && (v.is_empty() || r.version() == v)
-                && r.all_names().iter().any(|n| *n == name)
+                && r.all_names().contains(&name)
                 && {
                     let mut spaces: Vec<String> = r.history.iter().map(|(_, ns)| eff(ns)).collect();
                     spaces.push(r.effective_namespace());

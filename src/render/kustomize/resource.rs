@@ -32,8 +32,11 @@ pub struct Resource {
     /// Where it came from, for `buildMetadata: [originAnnotations]`.
     pub source: Option<SourceInfo>,
     /// Transformers that ran over it: (configured in, kind, (name, namespace) of a config).
-    pub transformations: Vec<(String, String, Option<(String, String)>)>,
+    pub transformations: Vec<Transformation>,
 }
+
+/// (configured in, transformer kind, (name, namespace) of its config).
+pub type Transformation = (String, String, Option<(String, String)>);
 
 #[derive(Clone, Debug)]
 pub enum SourceInfo {
@@ -109,14 +112,6 @@ impl Resource {
         if ns.is_empty() { "default".into() } else { ns }
     }
 
-    /// Original (first) name and namespace.
-    pub fn original(&self) -> (String, String) {
-        self.history
-            .first()
-            .cloned()
-            .unwrap_or_else(|| (self.name(), self.namespace()))
-    }
-
     /// All names this resource had, including the current one.
     pub fn all_names(&self) -> Vec<String> {
         let mut v: Vec<String> = self.history.iter().map(|(n, _)| n.clone()).collect();
@@ -137,16 +132,6 @@ impl Resource {
             match meta.get_mut("name") {
                 Some(n) => tree::replace_scalar(n, Value::String(name.into()), span, "base value"),
                 None => tree::set(meta, "name", tree::string(name, span)),
-            }
-        }
-    }
-
-    pub fn set_namespace(&mut self, ns: &str, span: Span) {
-        self.record_history();
-        if let Some(meta) = tree::entry_or_insert(&mut self.root, "metadata", || tree::map(span)) {
-            match meta.get_mut("namespace") {
-                Some(n) => tree::replace_scalar(n, Value::String(ns.into()), span, "base value"),
-                None => tree::set(meta, "namespace", tree::string(ns, span)),
             }
         }
     }

@@ -3,7 +3,6 @@
 
 use super::resource::Resource;
 use super::tree;
-use crate::source::Span;
 use crate::yaml::Node;
 use regex::Regex;
 
@@ -16,7 +15,6 @@ pub struct Selector {
     pub namespace: Option<String>,
     pub label_selector: Option<String>,
     pub annotation_selector: Option<String>,
-    pub span: Span,
 }
 
 fn field(n: &Node, k: &str) -> Option<String> {
@@ -33,7 +31,6 @@ impl Selector {
             namespace: field(n, "namespace"),
             label_selector: field(n, "labelSelector"),
             annotation_selector: field(n, "annotationSelector"),
-            span: n.span,
         }
     }
 

@@ -166,10 +166,8 @@ impl Smp {
                 _ => {
                     let mut fresh = pe.value.clone();
                     strip_directives(&mut fresh);
-                    if !bval.is_empty_value() && bval.as_map().is_none() && bval.as_seq().is_none()
-                    {
-                        tree::push_related(&mut fresh, bval.span, "base value");
-                    } else if bval.span != fresh.span {
+                    let scalar = bval.as_map().is_none() && bval.as_seq().is_none();
+                    if (scalar && !bval.is_empty_value()) || bval.span != fresh.span {
                         tree::push_related(&mut fresh, bval.span, "base value");
                     }
                     *bval = fresh;

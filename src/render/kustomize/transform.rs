@@ -26,6 +26,7 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
     {
         let specs = acc.config.namespace.clone();
         namespace(acc, &ns, span, &specs, false, SubjectMode::DefaultOnly);
+        check_unique(acc, span)?;
         record(acc, &kf, "NamespaceTransformer", None);
     }
     if let Some((p, span)) = k.string("namePrefix")
@@ -107,6 +108,26 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
     replacements::run_field(b, k, acc)?;
     if !k.seq("replacements").is_empty() {
         record(acc, &kf, "ReplacementTransformer", None);
+    }
+    Ok(())
+}
+
+/// A namespace change must not make two objects the same.
+fn check_unique(acc: &Acc, span: Span) -> Result<(), Fail> {
+    for (i, a) in acc.resources.iter().enumerate() {
+        if let Some(b) = acc.resources[i + 1..]
+            .iter()
+            .find(|b| super::build::same_id(a, b))
+        {
+            return Err(failed(
+                span,
+                format!(
+                    "namespace transformation produces ID conflict: {} and {}",
+                    a.id_string(),
+                    b.id_string()
+                ),
+            ));
+        }
     }
     Ok(())
 }
@@ -318,11 +339,12 @@ fn raw_text(n: &Node) -> Option<String> {
 }
 
 pub struct ImageSpec {
-    name: String,
     new_name: String,
     new_tag: String,
     digest: String,
     span: Span,
+    /// kustomize matches `name` as a regular expression (compiled once).
+    pattern: Option<regex::Regex>,
 }
 
 impl ImageSpec {
@@ -338,18 +360,19 @@ impl ImageSpec {
                 .and_then(|e| raw_text(&e.value))
                 .unwrap_or_default()
         };
+        let name = f("name");
+        let pattern = regex::Regex::new(&format!("^{name}(@sha256)?(:[a-zA-Z0-9_.{{}}-]*)?$")).ok();
         ImageSpec {
-            name: f("name"),
             new_name: f("newName"),
             new_tag: f("newTag"),
             digest: f("digest"),
             span: n.span,
+            pattern,
         }
     }
 
     fn matches(&self, value: &str) -> bool {
-        regex::Regex::new(&format!("^{}(@sha256)?(:[a-zA-Z0-9_.{{}}-]*)?$", self.name))
-            .is_ok_and(|re| re.is_match(value))
+        self.pattern.as_ref().is_some_and(|re| re.is_match(value))
     }
 
     fn update(&self, value: &str) -> Option<String> {
@@ -430,6 +453,10 @@ fn legacy_images(node: &mut Node, img: &ImageSpec) {
         Value::Map(entries) => {
             for e in entries.iter_mut() {
                 let key = e.key.key_str();
+                // kustomize's image filter leaves an empty list where it found `containers:`.
+                if (key == "containers" || key == "initContainers") && e.value.is_null() {
+                    e.value.value = Value::Seq(Vec::new());
+                }
                 if (key == "containers" || key == "initContainers")
                     && let Value::Seq(items) = &mut e.value.value
                 {
@@ -581,6 +608,7 @@ fn configured(
                 _ => SubjectMode::DefaultOnly,
             };
             namespace(acc, &ns, span, &specs, unset_only, mode);
+            check_unique(acc, span)?;
         }
         "LabelTransformer" => {
             let pairs = string_pairs(cfg.get("labels"));

@@ -79,15 +79,6 @@ pub fn remove(node: &mut Node, key: &str) -> Option<Node> {
     None
 }
 
-/// Follow map keys for writing.
-pub fn get_path_mut<'a>(node: &'a mut Node, path: &[&str]) -> Option<&'a mut Node> {
-    let mut cur = node;
-    for k in path {
-        cur = cur.get_mut(k)?;
-    }
-    Some(cur)
-}
-
 /// Replace a scalar's value, pointing it at the place that set it and keeping the old
 /// location as a related "base value" when it came from elsewhere.
 pub fn replace_scalar(node: &mut Node, value: Value, span: Span, label: &str) {
@@ -139,34 +130,5 @@ pub fn set_spans(node: &mut Node, span: Span) {
             }
         }
         _ => {}
-    }
-}
-
-/// A tree from JSON (used for values that come from JSON patches and generators).
-pub fn from_json(v: &serde_json::Value, span: Span) -> Node {
-    use serde_json::Value as J;
-    match v {
-        J::Null => Node::new(Value::Null, span),
-        J::Bool(b) => Node::new(Value::Bool(*b), span),
-        J::Number(n) => match n.as_i64() {
-            Some(i) => Node::new(Value::Int(i), span),
-            None => Node::new(Value::Float(n.as_f64().unwrap_or(0.0)), span),
-        },
-        J::String(s) => Node::string(s.clone(), span),
-        J::Array(a) => Node::new(
-            Value::Seq(a.iter().map(|x| from_json(x, span)).collect()),
-            span,
-        ),
-        J::Object(o) => Node::new(
-            Value::Map(
-                o.iter()
-                    .map(|(k, v)| Entry {
-                        key: Node::string(k.clone(), span),
-                        value: from_json(v, span),
-                    })
-                    .collect(),
-            ),
-            span,
-        ),
     }
 }

@@ -91,7 +91,7 @@ fn value_source<'a>(def: &VarDef, resources: &'a [Resource]) -> Result<&'a Resou
         .iter()
         .filter(|r| {
             r.kind() == def.kind
-                && r.all_names().iter().any(|n| *n == def.obj_name)
+                && r.all_names().contains(&def.obj_name)
                 && (def.api_version.is_empty() || r.api_version() == def.api_version)
                 && (def.namespace.is_empty()
                     || r.history.iter().any(|(_, ns)| *ns == def.namespace)
@@ -149,8 +149,10 @@ fn expand(s: &str, vars: &[(String, Node)], used: &mut Vec<String>) -> Option<Va
                 changed = true;
                 continue;
             }
-            if chars[i + 1] == '(' {
-                if let Some(end) = chars[i + 2..].iter().position(|&c| c == ')') {
+            if chars[i + 1] == '('
+                && let Some(end) = chars[i + 2..].iter().position(|&c| c == ')')
+            {
+                {
                     let name: String = chars[i + 2..i + 2 + end].iter().collect();
                     if let Some((_, v)) = vars.iter().find(|(n, _)| *n == name) {
                         used.push(name);

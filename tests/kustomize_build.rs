@@ -1,0 +1,313 @@
+//! Behaviour of the native kustomize build beyond parity: located issues for malformed
+//! inputs, load restrictions, provenance of patched and transformed values, Argo CD
+//! overrides. Each test builds a small repository in a temporary directory.
+
+use gitops_lint::render::kustomize::{
+    BuildOptions, ImageOverride, KustomizeOverrides, LoadRestrictions, build, build_with_overrides,
+    to_yaml_stream,
+};
+use gitops_lint::render::{IssueKind, RenderOutput};
+use gitops_lint::source::{DiskFs, SourceMap, Span};
+use gitops_lint::yaml::Node;
+use std::path::Path;
+use std::sync::Arc;
+
+struct Repo {
+    _dir: tempfile::TempDir,
+    fs: DiskFs,
+    map: Arc<SourceMap>,
+}
+
+fn repo(files: &[(&str, &str)]) -> Option<Repo> {
+    let dir = tempfile::tempdir().ok()?;
+    let root = std::fs::canonicalize(dir.path()).ok()?;
+    for (path, text) in files {
+        let full = root.join(path);
+        std::fs::create_dir_all(full.parent()?).ok()?;
+        std::fs::write(&full, text).ok()?;
+    }
+    let map = Arc::new(SourceMap::new());
+    let fs = DiskFs::new(root.join("repo"), map.clone(), 1 << 20);
+    Some(Repo { _dir: dir, fs, map })
+}
+
+/// `path:line` of a span.
+fn at(map: &SourceMap, span: Span) -> String {
+    format!("{}:{}", map.path(span.file), map.line_col(span).line)
+}
+
+fn only_issue(out: &RenderOutput) -> &gitops_lint::render::RenderIssue {
+    assert_eq!(out.issues.len(), 1, "issues: {:?}", out.issues);
+    &out.issues[0]
+}
+
+const DEPLOY: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 1
+  template:
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.0
+";
+
+#[test]
+fn missing_file_is_located_on_its_entry() {
+    let Some(r) = repo(&[
+        (
+            "repo/app/kustomization.yaml",
+            "resources:\n- deploy.yaml\n- missing.yaml\n",
+        ),
+        ("repo/app/deploy.yaml", DEPLOY),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "app", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert_eq!(issue.kind, IssueKind::Failed);
+    assert_eq!(at(&r.map, issue.span), "app/kustomization.yaml:3");
+    assert!(issue.message.contains("missing.yaml"), "{}", issue.message);
+}
+
+#[test]
+fn cycle_is_reported() {
+    let Some(r) = repo(&[
+        ("repo/a/kustomization.yaml", "resources:\n- ../b\n"),
+        ("repo/b/kustomization.yaml", "resources:\n- ../a\n"),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "a", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert!(issue.message.contains("cycle"), "{}", issue.message);
+    assert_eq!(at(&r.map, issue.span), "b/kustomization.yaml:2");
+}
+
+#[test]
+fn paths_outside_the_repository_are_refused() {
+    let Some(r) = repo(&[
+        (
+            "repo/app/kustomization.yaml",
+            "resources:\n- ../../outside\n",
+        ),
+        ("outside/kustomization.yaml", "resources: []\n"),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "app", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert_eq!(issue.kind, IssueKind::Failed);
+    assert!(
+        issue.message.contains("outside the repository"),
+        "{}",
+        issue.message
+    );
+    assert_eq!(at(&r.map, issue.span), "app/kustomization.yaml:2");
+}
+
+#[test]
+fn remote_bases_and_unvendored_charts_are_unrenderable() {
+    let Some(r) = repo(&[
+        (
+            "repo/remote/kustomization.yaml",
+            "resources:\n- https://github.com/org/repo//base?ref=v1\n",
+        ),
+        (
+            "repo/chart/kustomization.yaml",
+            "helmCharts:\n- name: redis\n  repo: https://charts.example.com\n",
+        ),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "remote", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert_eq!(issue.kind, IssueKind::Unrenderable);
+    assert!(issue.message.contains("remote"), "{}", issue.message);
+    let out = build(&r.fs, "chart", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert_eq!(issue.kind, IssueKind::Unrenderable);
+    assert!(issue.message.contains("redis"), "{}", issue.message);
+}
+
+#[test]
+fn patch_targeting_nothing_and_invalid_ops_fail() {
+    let Some(r) = repo(&[
+        (
+            "repo/a/kustomization.yaml",
+            "resources:\n- deploy.yaml\npatches:\n- path: p.yaml\n",
+        ),
+        ("repo/a/deploy.yaml", DEPLOY),
+        (
+            "repo/a/p.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nope\nspec:\n  replicas: 2\n",
+        ),
+        (
+            "repo/b/kustomization.yaml",
+            "resources:\n- deploy.yaml\npatches:\n- target:\n    kind: Deployment\n  patch: |-\n    - op: frobnicate\n      path: /spec/replicas\n",
+        ),
+        ("repo/b/deploy.yaml", DEPLOY),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "a", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert!(
+        issue.message.contains("failed to find unique target"),
+        "{}",
+        issue.message
+    );
+    assert_eq!(at(&r.map, issue.span), "a/kustomization.yaml:4");
+    let out = build(&r.fs, "b", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert!(issue.message.contains("frobnicate"), "{}", issue.message);
+}
+
+#[test]
+fn malformed_inputs_do_not_panic() {
+    let Some(r) = repo(&[
+        ("repo/a/kustomization.yaml", "- just\n- a list\n"),
+        (
+            "repo/b/kustomization.yaml",
+            "resources: {a: b}\nnamePrefix: [1]\npatches: 3\n",
+        ),
+        ("repo/c/kustomization.yaml", "resources:\n- bad.yaml\n"),
+        ("repo/c/bad.yaml", "a: [unclosed\n"),
+        ("repo/d/kustomization.yaml", "kind: Banana\n"),
+    ]) else {
+        return;
+    };
+    for dir in ["a", "b", "c", "d", "missing"] {
+        let out = build(&r.fs, dir, &BuildOptions::default());
+        if dir != "b" {
+            assert!(!out.issues.is_empty(), "{dir} should fail");
+        }
+    }
+}
+
+#[test]
+fn load_restrictions_follow_the_option() {
+    let Some(r) = repo(&[
+        (
+            "repo/app/kustomization.yaml",
+            "resources:\n- ../shared/deploy.yaml\n",
+        ),
+        ("repo/shared/deploy.yaml", DEPLOY),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "app", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert!(
+        issue.message.contains("not in or below"),
+        "{}",
+        issue.message
+    );
+    let opts = BuildOptions {
+        load_restrictions: LoadRestrictions::None,
+        ..BuildOptions::default()
+    };
+    let out = build(&r.fs, "app", &opts);
+    assert!(out.issues.is_empty(), "{:?}", out.issues);
+    assert_eq!(out.objects.len(), 1);
+}
+
+fn find<'a>(node: &'a Node, path: &[&str]) -> &'a Node {
+    node.get_path(path).unwrap_or(node)
+}
+
+#[test]
+fn patched_value_points_at_the_patch_and_remembers_the_base() {
+    let Some(r) = repo(&[
+        (
+            "repo/base/kustomization.yaml",
+            "resources:\n- deploy.yaml\n",
+        ),
+        ("repo/base/deploy.yaml", DEPLOY),
+        (
+            "repo/overlays/prod/kustomization.yaml",
+            "resources:\n- ../../base\nnamePrefix: prod-\npatches:\n- path: patch.yaml\nimages:\n- name: nginx\n  newTag: \"2.0\"\n",
+        ),
+        (
+            "repo/overlays/prod/patch.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 5\n",
+        ),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "overlays/prod", &BuildOptions::default());
+    assert!(out.issues.is_empty(), "{:?}", out.issues);
+    let root = &out.objects[0].root;
+    let replicas = find(root, &["spec", "replicas"]);
+    assert_eq!(replicas.as_i64(), Some(5));
+    assert_eq!(at(&r.map, replicas.span), "overlays/prod/patch.yaml:6");
+    let related = replicas.related.as_deref().cloned().unwrap_or_default();
+    assert_eq!(related.len(), 1, "{related:?}");
+    assert_eq!(related[0].label, "base value");
+    assert_eq!(at(&r.map, related[0].span), "base/deploy.yaml:6");
+    // A name set by a transformer points at the kustomization entry.
+    let name = find(root, &["metadata", "name"]);
+    assert_eq!(name.as_str(), Some("prod-web"));
+    assert_eq!(at(&r.map, name.span), "overlays/prod/kustomization.yaml:3");
+    let image = &root
+        .get_path(&["spec", "template", "spec", "containers"])
+        .and_then(Node::as_seq)
+        .unwrap_or(&[])[0];
+    let image = find(image, &["image"]);
+    assert_eq!(image.as_str(), Some("nginx:2.0"));
+    assert_eq!(at(&r.map, image.span), "overlays/prod/kustomization.yaml:7");
+}
+
+#[test]
+fn argo_overrides_edit_a_copy_of_the_kustomization() {
+    let Some(r) = repo(&[
+        ("repo/app/kustomization.yaml", "resources:\n- deploy.yaml\n"),
+        ("repo/app/deploy.yaml", DEPLOY),
+    ]) else {
+        return;
+    };
+    let overrides = KustomizeOverrides {
+        name_prefix: Some("argo-".into()),
+        namespace: Some("team".into()),
+        images: vec![ImageOverride {
+            spec: "nginx=registry.local/nginx:9".into(),
+        }],
+        common_labels: vec![("owner".into(), "team".into())],
+        ..KustomizeOverrides::default()
+    };
+    let out = build_with_overrides(&r.fs, "app", &overrides, &BuildOptions::default());
+    assert!(out.issues.is_empty(), "{:?}", out.issues);
+    let yaml = to_yaml_stream(&out.objects);
+    assert!(yaml.contains("name: argo-web"), "{yaml}");
+    assert!(yaml.contains("namespace: team"), "{yaml}");
+    assert!(yaml.contains("image: registry.local/nginx:9"), "{yaml}");
+    assert!(yaml.contains("owner: team"), "{yaml}");
+    // The file on disk is untouched.
+    let on_disk = std::fs::read_to_string(Path::new(r.fs.root()).join("app/kustomization.yaml"))
+        .unwrap_or_default();
+    assert_eq!(on_disk, "resources:\n- deploy.yaml\n");
+}
+
+#[test]
+fn generated_config_map_gets_kustomize_hash_and_references_follow() {
+    let Some(r) = repo(&[
+        (
+            "repo/app/kustomization.yaml",
+            "resources:\n- deploy.yaml\nconfigMapGenerator:\n- name: cfg\n  literals:\n  - TEST='\n",
+        ),
+        (
+            "repo/app/deploy.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      volumes:\n      - name: c\n        configMap:\n          name: cfg\n",
+        ),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "app", &BuildOptions::default());
+    assert!(out.issues.is_empty(), "{:?}", out.issues);
+    let yaml = to_yaml_stream(&out.objects);
+    // kustomize names this ConfigMap test-m8t7bmb6g2 for name "test"; the hash ignores the name.
+    assert!(yaml.contains("name: cfg-m8t7bmb6g2"), "{yaml}");
+    assert_eq!(yaml.matches("cfg-m8t7bmb6g2").count(), 2, "{yaml}");
+}
