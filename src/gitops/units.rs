@@ -173,7 +173,7 @@ fn first_clock() -> crate::render::helm::render::RenderClock {
 pub fn render_helm_with_other_clock(h: &HelmUnit, fs: &dyn RepoFs, at: Span) -> RenderOutput {
     let first = first_clock();
     let clock = crate::render::helm::render::RenderClock {
-        seed: 0x5eed_2b,
+        seed: 0x005e_ed2b,
         now_unix_nanos: first.now_unix_nanos + 86_401_100_000_000,
         utc_offset_secs: 5 * 3600 + 1800,
     };
