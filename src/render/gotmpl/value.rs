@@ -8,8 +8,10 @@
 //!
 //! Go kinds are kept apart where a chart can observe the difference: `Int` (Go `int`, e.g.
 //! template literals, `len`, `atoi`) vs `Int64` (Go `int64`, e.g. `--set` numbers, `int64`)
-//! only differ in `typeOf`/`%T`; numbers from values files are `Float` (YAML → JSON →
-//! float64, which is why Helm prints `1e+06`).
+//! only differ in `typeOf`/`%T`. Numbers from values files are not `Float`: Helm 3.18 reads
+//! them as `json.Number` (an `Object` that prints as written, compares as a string and
+//! converts for the numeric functions; see `render/helm`); `Float` is float64 from functions
+//! such as `float64` and from JSON decoding.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
