@@ -6,6 +6,7 @@ pub mod argo;
 mod discover;
 pub mod envsubst;
 pub mod flux;
+pub mod gotemplate;
 pub mod ignore;
 mod remotes;
 pub mod twice;
