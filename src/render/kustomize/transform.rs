@@ -767,3 +767,24 @@ pub fn inline_docs(b: &Builder, k: &Kustomization, p: &Node) -> Result<Vec<Node>
     }
     Ok(docs)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::split_image;
+
+    #[test]
+    fn image_split_ignores_registry_ports() {
+        let s = |x: &str| {
+            let (a, b, c) = split_image(x);
+            format!("{a}|{b}|{c}")
+        };
+        assert_eq!(s("nginx"), "nginx||");
+        assert_eq!(s("nginx:1.2"), "nginx|1.2|");
+        assert_eq!(s("reg:5000/nginx"), "reg:5000/nginx||");
+        assert_eq!(
+            s("reg:5000/nginx:1@sha256:ab"),
+            "reg:5000/nginx|1|sha256:ab"
+        );
+        assert_eq!(s("nginx@sha256:ab"), "nginx||sha256:ab");
+    }
+}
