@@ -656,6 +656,11 @@ fn configured(
             patches::apply_patch(acc, &docs, cfg.get("target"), pat, allow_name, allow_kind)?;
         }
         "PatchStrategicMergeTransformer" => {
+            if cfg.get("paths").is_none_or(Node::is_empty_value)
+                && cfg.get("patches").is_none_or(Node::is_empty_value)
+            {
+                return Err(failed(at, "empty file path and empty patch content"));
+            }
             for p in cfg.get("paths").and_then(Node::as_seq).unwrap_or(&[]) {
                 let it = Item {
                     text: tree::text(p).unwrap_or_default(),
@@ -677,7 +682,14 @@ fn configured(
                 };
                 (b.load_docs(k, &it)?, p.span)
             } else if let Some(p) = cfg.get("jsonOp") {
-                (inline_docs(b, k, p)?, p.span)
+                let docs = inline_docs(b, k, p)?;
+                if docs.first().is_none_or(|d| d.as_seq().is_none()) {
+                    return Err(failed(
+                        p.span,
+                        "jsonOp is not a JSON patch (a list of operations)",
+                    ));
+                }
+                (docs, p.span)
             } else {
                 return Err(failed(
                     at,
