@@ -2,7 +2,11 @@
 //!
 //! Data flows down through the modules: source → yaml → render → gitops → rules → report.
 
+pub mod baseline;
 pub mod config;
+pub mod diff;
+pub mod fix;
+pub mod github;
 pub mod gitops;
 pub mod lint;
 pub mod object;

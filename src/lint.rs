@@ -5,7 +5,10 @@ use crate::config::{Config, RuleSetting, object_matches};
 use crate::gitops::{LoadedFile, Model, build_model};
 use crate::report::{Finding, Severity};
 use crate::rules::{self, suppression_without_reason, yaml_syntax};
-use crate::source::{DiskFs, FileId, Origin, SourceFile, SourceMap, Span, WalkOptions, walk_repo};
+use crate::source::{
+    DiskFs, FileId, MemFs, MemTree, Origin, RepoFs, SourceFile, SourceMap, Span, WalkOptions,
+    WalkedRepo, walk_repo, walk_tree,
+};
 use crate::yaml::{Limits, parse_str};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -83,29 +86,63 @@ fn is_helm_template(path: &str, chart_dirs: &[String]) -> bool {
     }) || path.ends_with(".tpl")
 }
 
-pub fn lint(opts: &LintOptions) -> Result<LintResult, LintError> {
-    let root = std::fs::canonicalize(&opts.root).map_err(|e| LintError {
-        message: format!("{}: {e}", opts.root.display()),
+/// The linted root, canonical, and checked to be a directory.
+fn canonical_root(path: &Path) -> Result<PathBuf, LintError> {
+    let root = std::fs::canonicalize(path).map_err(|e| LintError {
+        message: format!("{}: {e}", path.display()),
     })?;
     if !root.is_dir() {
         return Err(LintError {
-            message: format!("{} is not a directory", opts.root.display()),
+            message: format!("{} is not a directory", path.display()),
         });
     }
-    let map = Arc::new(SourceMap::new());
-    let config = load_config(&root, opts.config.as_deref(), &map)?;
+    Ok(root)
+}
+
+fn walk_options(config: &Config) -> Result<WalkOptions, LintError> {
     let exclude = config.exclude_set().map_err(|m| LintError { message: m })?;
-    let walk_opts = WalkOptions {
+    Ok(WalkOptions {
         exclude,
         max_files: config.max_files.unwrap_or(WalkOptions::default().max_files),
         max_file_bytes: config
             .max_file_bytes
             .unwrap_or(WalkOptions::default().max_file_bytes),
-    };
+    })
+}
+
+/// Lint the working tree under `opts.root`.
+pub fn lint(opts: &LintOptions) -> Result<LintResult, LintError> {
+    let root = canonical_root(&opts.root)?;
+    let map = Arc::new(SourceMap::new());
+    let config = load_config(&root, opts.config.as_deref(), &map)?;
+    let walk_opts = walk_options(&config)?;
     let walked = walk_repo(&root, &walk_opts, &map).map_err(|e| LintError {
         message: format!("{}: {e}", root.display()),
     })?;
+    let fs = DiskFs::new(root.clone(), map.clone(), walk_opts.max_file_bytes);
+    Ok(lint_walked(root, map, &config, &walked, &fs))
+}
 
+/// Lint a tree held in memory (a git revision of `opts.root`) as if it were checked out
+/// there. The configuration is the working tree's, so both sides of a diff are judged by
+/// the same settings and a finding is "new" only because the content changed.
+pub fn lint_tree(opts: &LintOptions, tree: Arc<MemTree>) -> Result<LintResult, LintError> {
+    let root = canonical_root(&opts.root)?;
+    let map = Arc::new(SourceMap::new());
+    let config = load_config(&root, opts.config.as_deref(), &map)?;
+    let walk_opts = walk_options(&config)?;
+    let walked = walk_tree(&tree, root.clone(), &walk_opts, &map);
+    let fs = MemFs::new(tree, map.clone(), walk_opts.max_file_bytes);
+    Ok(lint_walked(root, map, &config, &walked, &fs))
+}
+
+fn lint_walked(
+    root: PathBuf,
+    map: Arc<SourceMap>,
+    config: &Config,
+    walked: &WalkedRepo,
+    fs: &dyn RepoFs,
+) -> LintResult {
     let mut findings = Vec::new();
     for issue in &walked.issues {
         let file = map.add(SourceFile::new(issue.path.clone(), "", Origin::Virtual));
@@ -162,25 +199,24 @@ pub fn lint(opts: &LintOptions) -> Result<LintResult, LintError> {
         });
     }
 
-    let fs = DiskFs::new(root.clone(), map.clone(), walk_opts.max_file_bytes);
-    let mut model = build_model(&loaded, &fs, map.clone(), &root, &config.repo_urls);
+    let mut model = build_model(&loaded, fs, map.clone(), &root, &config.repo_urls);
     model.platform = config.platform.clone();
     findings.extend(rules::run_all(&model));
 
-    let (mut findings, suppressed) = apply_settings(findings, &config, &map);
+    let (mut findings, suppressed) = apply_settings(findings, config, &map);
     findings.sort_by(|a, b| {
         let pa = map.path(a.primary.span.file);
         let pb = map.path(b.primary.span.file);
         (pa, a.primary.span.start, a.rule).cmp(&(pb, b.primary.span.start, b.rule))
     });
     findings.dedup();
-    Ok(LintResult {
+    LintResult {
         map,
         root,
         findings,
         model,
         suppressed,
-    })
+    }
 }
 
 /// A parsed `# gitops-lint: ignore[a, b] reason` comment.

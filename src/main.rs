@@ -1,11 +1,17 @@
 //! `gitops-lint`: the command line. Exit codes: 0 nothing at or above `--fail-on`,
 //! 1 findings, 2 usage, configuration or internal error.
 
+mod cli_output;
+
 use clap::{Parser, Subcommand, ValueEnum};
+use cli_output::{Output, Reported};
+use gitops_lint::baseline::{Baseline, unmatched};
+use gitops_lint::diff::{self, DiffOptions};
+use gitops_lint::fix;
 use gitops_lint::lint::{LintOptions, lint};
-use gitops_lint::report::{Severity, human, json};
+use gitops_lint::report::Severity;
 use gitops_lint::rules;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -28,26 +34,77 @@ struct CheckArgs {
     /// Repository (or directory) to lint.
     #[arg(default_value = ".")]
     path: PathBuf,
+    #[command(flatten)]
+    out: OutputArgs,
+    /// Apply the safe fixes in place (then report what remains).
+    #[arg(long)]
+    fix: bool,
+    /// With --fix: print the patch instead of writing files.
+    #[arg(long, requires = "fix")]
+    dry_run: bool,
+    /// With --fix: also apply the fixes the catalog leaves to a person (e.g. removing
+    /// `replicas` under an autoscaler, which scales down once unless the scoped ignore is live).
+    #[arg(long, requires = "fix")]
+    unsafe_fixes: bool,
+    /// Record today's findings in FILE (then exit 0) to adopt the tool on a legacy repo.
+    #[arg(long, value_name = "FILE", conflicts_with = "fix")]
+    write_baseline: Option<PathBuf>,
+}
+
+/// Options shared by the lint and diff modes.
+#[derive(clap::Args, Clone)]
+pub struct OutputArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
+    pub format: Format,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    fail_on: FailOn,
+    pub fail_on: FailOn,
     /// Configuration file (default: .gitops-lint.yaml in the linted directory).
     #[arg(long)]
-    config: Option<PathBuf>,
+    pub config: Option<PathBuf>,
     /// Do not colour the output.
     #[arg(long)]
-    no_color: bool,
+    pub no_color: bool,
+    /// Report only findings not recorded in this baseline file.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Also write SARIF 2.1.0 to FILE (for code scanning upload), whatever --format says.
+    #[arg(long, value_name = "FILE")]
+    pub sarif_file: Option<PathBuf>,
+    /// Pull-request comments: `auto` posts a review and a sticky summary when GITHUB_TOKEN
+    /// and a pull_request event are present; `off` never does.
+    #[arg(long, value_enum, default_value_t = Comment::Auto)]
+    pub comment: Comment,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Lint the base revision and the working tree; report findings the change adds and
+    /// fixes, and the rendered manifest diff of the apps it affects.
+    Diff {
+        /// Base revision (branch, tag or commit), read from git without a checkout.
+        #[arg(long)]
+        base: String,
+        /// Directory inside a git work tree.
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
     /// List the rules: id, default severity, one line.
     Rules,
     /// Print a rule's documentation.
     Explain { id: String },
+    /// Print rendered manifests: a kustomization or chart directory (as `kubectl kustomize`
+    /// / `helm template` print them), or with `--app NAME` what an app of PATH deploys.
+    Render(RenderArgs),
+    /// `helm template` with helm's own arguments, rendered natively (`helm template NAME CHART -f … --set …`).
+    #[command(disable_help_flag = true)]
+    Helm {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// List the apps found in a repository: name, kind, what it renders, object count.
     Apps {
         #[arg(default_value = ".")]
@@ -57,21 +114,58 @@ enum Command {
     },
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
+#[derive(clap::Args)]
+struct RenderArgs {
+    /// A kustomization or chart directory; with --app, the repository.
+    #[arg(default_value = ".")]
+    path: PathBuf,
+    /// Render what this app deploys (see `gitops-lint apps`).
+    #[arg(long)]
+    app: Option<String>,
+    /// Files are read only inside this directory (default: the enclosing git checkout, else
+    /// the filesystem root, as kustomize itself has no repository boundary).
+    #[arg(long)]
+    root: Option<PathBuf>,
+    /// Helm release name.
+    #[arg(long, default_value = "release-name")]
+    release_name: String,
+    /// Helm release namespace.
+    #[arg(long, short = 'n', default_value = "default")]
+    namespace: String,
+    /// Helm values files.
+    #[arg(long = "values", short = 'f')]
+    values: Vec<String>,
+    /// Helm --set values.
+    #[arg(long)]
+    set: Vec<String>,
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Format {
     Human,
     Json,
+    Sarif,
+    Junit,
+    Github,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum FailOn {
+pub enum FailOn {
     Error,
     Warning,
     Info,
 }
 
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Comment {
+    Auto,
+    Off,
+}
+
 impl FailOn {
-    fn threshold(self) -> Severity {
+    pub fn threshold(self) -> Severity {
         match self {
             FailOn::Error => Severity::Error,
             FailOn::Warning => Severity::Warning,
@@ -80,7 +174,7 @@ impl FailOn {
     }
 }
 
-fn print(text: &str) -> ExitCode {
+pub fn print(text: &str) -> ExitCode {
     let mut out = std::io::stdout().lock();
     // A closed pipe (`| head`) is not an error worth a panic.
     let _ = out.write_all(text.as_bytes());
@@ -110,7 +204,10 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Some(Command::Diff { base, path, out }) => run_diff(base, path, out),
         Some(Command::Apps { path, config }) => apps(path, config),
+        Some(Command::Render(args)) => render(args),
+        Some(Command::Helm { args }) => helm(args),
         None => check(cli.check),
     }
 }
@@ -139,31 +236,282 @@ fn apps(path: PathBuf, config: Option<PathBuf>) -> ExitCode {
     print(&text)
 }
 
-fn check(args: CheckArgs) -> ExitCode {
-    let result = match lint(&LintOptions {
-        root: args.path.clone(),
-        config: args.config.clone(),
-    }) {
-        Ok(r) => r,
+/// The enclosing git checkout of `dir`, else the filesystem root.
+fn default_root(dir: &std::path::Path) -> PathBuf {
+    let mut cur = Some(dir);
+    while let Some(d) = cur {
+        if d.join(".git").exists() {
+            return d.to_path_buf();
+        }
+        cur = d.parent();
+    }
+    PathBuf::from("/")
+}
+
+fn render(args: RenderArgs) -> ExitCode {
+    use gitops_lint::render::kustomize;
+    use gitops_lint::source::{DiskFs, RepoFs, SourceMap, relative_path};
+    if let Some(name) = &args.app {
+        let result = match lint(&LintOptions {
+            root: args.path.clone(),
+            config: args.config.clone(),
+        }) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let Some(app) = result.model.apps.iter().find(|a| &a.name == name) else {
+            eprintln!(
+                "error: no app `{name}` in {} (see `gitops-lint apps`)",
+                args.path.display()
+            );
+            return ExitCode::from(2);
+        };
+        for issue in &app.issues {
+            let lc = result.map.line_col(issue.span);
+            eprintln!(
+                "{}:{}:{}: {}",
+                result.map.path(issue.span.file),
+                lc.line,
+                lc.column,
+                issue.message
+            );
+        }
+        let roots = result.model.objects_of(app).map(|o| &o.object.root);
+        print(&gitops_lint::yaml::emit::to_yaml_stream(roots));
+        return if app.issues.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        };
+    }
+    let dir = match std::fs::canonicalize(&args.path) {
+        Ok(d) => d,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}: {e}", args.path.display());
             return ExitCode::from(2);
         }
     };
-    let text = match args.format {
-        Format::Json => json::render(&result.findings, &[], &result.map),
-        Format::Human => {
-            let color = !args.no_color
-                && std::env::var_os("NO_COLOR").is_none()
-                && std::io::stdout().is_terminal();
-            human::render(&result.findings, &result.map, color)
+    if dir.join("Chart.yaml").is_file() {
+        let mut helm_args = vec![
+            "template".into(),
+            args.release_name.clone(),
+            args.path.display().to_string(),
+            "--namespace".into(),
+            args.namespace.clone(),
+        ];
+        for f in &args.values {
+            helm_args.push("-f".into());
+            helm_args.push(f.clone());
+        }
+        for s in &args.set {
+            helm_args.push("--set".into());
+            helm_args.push(s.clone());
+        }
+        return helm(helm_args);
+    }
+    let root = match args.root.as_ref().map(std::fs::canonicalize) {
+        Some(Ok(r)) => r,
+        Some(Err(e)) => {
+            eprintln!("error: --root: {e}");
+            return ExitCode::from(2);
+        }
+        None => default_root(&dir),
+    };
+    let Some(rel) = relative_path(&root, &dir) else {
+        eprintln!("error: {} is not inside {}", dir.display(), root.display());
+        return ExitCode::from(2);
+    };
+    let fs = DiskFs::new(root, std::sync::Arc::new(SourceMap::new()), 64 << 20);
+    let out = kustomize::build(&fs, &rel, &kustomize::BuildOptions::default());
+    if !out.issues.is_empty() {
+        let map = fs.source_map();
+        for issue in &out.issues {
+            let lc = map.line_col(issue.span);
+            eprintln!(
+                "Error: {}:{}:{}: {}",
+                map.path(issue.span.file),
+                lc.line,
+                lc.column,
+                issue.message
+            );
+        }
+        return ExitCode::from(1);
+    }
+    print(&kustomize::to_yaml_stream(&out.objects))
+}
+
+/// `helm template ARGS…` natively, printing what helm prints (stdout, stderr, exit code).
+fn helm(args: Vec<String>) -> ExitCode {
+    use gitops_lint::render::helm as nhelm;
+    let args: Vec<String> = match args.split_first() {
+        Some((first, rest)) if first == "template" => rest.to_vec(),
+        _ => {
+            eprintln!("Error: only `gitops-lint helm template ARGS...` is supported");
+            return ExitCode::from(1);
         }
     };
-    print(&text);
-    let threshold = args.fail_on.threshold();
-    if result.findings.iter().any(|f| f.severity >= threshold) {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let fs = match nhelm::cli_fs(&cwd) {
+        Ok(fs) => fs,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let (chart, mut opts) = match nhelm::parse_helm_template_args(&args) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    opts.abs_root = Some(fs.root().display().to_string());
+    let run = nhelm::run(&fs, &chart, &opts, false);
+    print(&run.stdout);
+    eprint!("{}", run.stderr());
+    ExitCode::from(run.exit_code() as u8)
+}
+
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(2)
+}
+
+fn load_baseline(args: &OutputArgs) -> Result<Option<Baseline>, ExitCode> {
+    match &args.baseline {
+        None => Ok(None),
+        Some(p) => Baseline::read(p).map(Some).map_err(fail),
     }
+}
+
+fn check(args: CheckArgs) -> ExitCode {
+    let opts = LintOptions {
+        root: args.path.clone(),
+        config: args.out.config.clone(),
+    };
+    let mut result = match lint(&opts) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    if args.fix {
+        let plan = fix::plan(&result.findings, &result.map, args.unsafe_fixes);
+        if args.dry_run {
+            print(&fix::unified_diff(&plan));
+            eprintln!(
+                "gitops-lint: fixes for {} finding(s) in {} file(s) (dry run, nothing written)",
+                plan.fixed,
+                plan.patches.len()
+            );
+            return ExitCode::SUCCESS;
+        }
+        if let Err(e) = fix::apply(&plan, &result.root) {
+            return fail(format!("writing fixes: {e}"));
+        }
+        eprintln!(
+            "gitops-lint: applied fixes for {} finding(s) in {} file(s){}",
+            plan.fixed,
+            plan.patches.len(),
+            if plan.skipped > 0 {
+                format!(
+                    "; {} overlapping edit(s) left for a second run",
+                    plan.skipped
+                )
+            } else {
+                String::new()
+            }
+        );
+        result = match lint(&opts) {
+            Ok(r) => r,
+            Err(e) => return fail(e),
+        };
+    }
+    if let Some(path) = &args.write_baseline {
+        let b = Baseline::of(&result.findings, &result.map);
+        if let Err(e) = std::fs::write(path, b.to_json()) {
+            return fail(format!("{}: {e}", path.display()));
+        }
+        eprintln!(
+            "gitops-lint: wrote {} finding(s) to {}; lint with --baseline {} to see only new ones",
+            result.findings.len(),
+            path.display(),
+            path.display()
+        );
+        return ExitCode::SUCCESS;
+    }
+    let baseline = match load_baseline(&args.out) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let (findings, baselined) = match &baseline {
+        Some(b) => {
+            let keep = unmatched(&result.findings, &result.map, &b.counts());
+            let hidden = result.findings.len() - keep.len();
+            (
+                keep.into_iter()
+                    .map(|i| result.findings[i].clone())
+                    .collect(),
+                hidden,
+            )
+        }
+        None => (result.findings.clone(), 0),
+    };
+    let prefix = cli_output::repo_prefix(&result.root);
+    Output {
+        args: &args.out,
+        findings: &findings,
+        map: &result.map,
+        prefix: &prefix,
+        baselined,
+        diff: None,
+    }
+    .emit()
+}
+
+fn run_diff(base: String, path: PathBuf, out: OutputArgs) -> ExitCode {
+    let opts = DiffOptions {
+        lint: LintOptions {
+            root: path,
+            config: out.config.clone(),
+        },
+        base,
+    };
+    let result = match diff::run(&opts) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    eprintln!(
+        "gitops-lint diff: {} changed file(s); rendered {} of {} apps; lint of base and head {:.2}s, render {:.3}s",
+        result.changed.len(),
+        result.apps_rendered(),
+        result.apps_total,
+        result.lint_time.as_secs_f64(),
+        result.render_time.as_secs_f64()
+    );
+    let baseline = match load_baseline(&out) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let (findings, baselined) = match &baseline {
+        Some(b) => {
+            let keep = unmatched(&result.new, &result.head.map, &b.counts());
+            let hidden = result.new.len() - keep.len();
+            (
+                keep.into_iter().map(|i| result.new[i].clone()).collect(),
+                hidden,
+            )
+        }
+        None => (result.new.clone(), 0),
+    };
+    Output {
+        args: &out,
+        findings: &findings,
+        map: &result.head.map,
+        prefix: &result.prefix,
+        baselined,
+        diff: Some(Reported { result: &result }),
+    }
+    .emit()
 }

@@ -119,3 +119,44 @@ fn stale_ignore_entries_are_info() {
             .all(|f| f.severity == gitops_lint::report::Severity::Info)
     );
 }
+
+/// The payments incident three ways: the finding sits on the line a person edits, with the
+/// other contributing lines as secondary labels.
+#[test]
+fn hpa_conflict_points_at_the_line_to_edit_in_manifest_overlay_and_chart() {
+    let r = run("testdata/apps/hpa-three-ways");
+    let mut got: Vec<String> = r
+        .findings
+        .iter()
+        .map(|f| {
+            let lc = r.map.line_col(f.primary.span);
+            let related: Vec<String> = f
+                .secondary
+                .iter()
+                .map(|l| {
+                    format!(
+                        "{}:{}",
+                        r.map.path(l.span.file),
+                        r.map.line_col(l.span).line
+                    )
+                })
+                .collect();
+            format!(
+                "{} {}:{} <- {}",
+                f.rule,
+                r.map.path(f.primary.span.file),
+                lc.line,
+                related.join(" ")
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "hpa-replicas-conflict charts/search/templates/deployment.yaml:6 <- charts/search/templates/hpa.yaml:10 charts/search/values-prod.yaml:2",
+            "hpa-replicas-conflict overlays/prod/replicas.yaml:6 <- base/cart/hpa.yaml:9 base/cart/deployment.yaml:6",
+            "hpa-replicas-conflict plain/orders/deployment.yaml:6 <- plain/orders/deployment.yaml:27",
+        ]
+    );
+}

@@ -101,7 +101,7 @@ fn platform_owned_fields_from_config_find_webhooks_outside_the_repo() {
 // Enabled by the lead once the kustomize renderer feeds rendered objects into the model:
 // the finding must then land on the overlay patch line.
 #[test]
-#[ignore = "needs the kustomize renderer integrated into the model"]
+
 fn pay_prod_kustomize_overlay_reports_the_patch_line() {
     let dir = fixture("ownership/pay-prod-kustomize");
     assert_eq!(findings_of(&dir), expected(&dir));

@@ -132,6 +132,8 @@ struct Ctx<'a> {
     /// Plain manifests (objects of files that are not render inputs) and their file.
     plain: Vec<(Object, String)>,
     owned: Vec<bool>,
+    /// Kustomization and chart directories some app renders (not standalone then).
+    rendered_dirs: BTreeSet<String>,
 }
 
 /// What rendering one app's sources produced.
@@ -140,6 +142,7 @@ struct Rendered {
     objects: Vec<Object>,
     issues: Vec<RenderIssue>,
     sources: Vec<String>,
+    differences: Vec<super::twice::RenderDifference>,
 }
 
 impl Ctx<'_> {
@@ -182,6 +185,15 @@ impl Ctx<'_> {
     fn render_unit(&mut self, unit: Unit, at: Span, out: &mut Rendered) {
         out.sources.push(unit.describe());
         match &unit {
+            Unit::Kustomize(k) => {
+                self.rendered_dirs.insert(k.dir.clone());
+            }
+            Unit::Helm(h) => {
+                self.rendered_dirs.insert(h.chart_dir.clone());
+            }
+            _ => {}
+        }
+        match &unit {
             Unit::Directory {
                 dir,
                 recurse,
@@ -220,8 +232,21 @@ impl Ctx<'_> {
                     out.issues.extend(r.issues);
                 }
             }
-            Unit::Kustomize(_) | Unit::Helm(_) => {
+            Unit::Kustomize(_) => {
                 let r = units::render(&unit, self.fs, at);
+                out.objects.extend(r.objects);
+                out.issues.extend(r.issues);
+            }
+            Unit::Helm(h) => {
+                let r = units::render(&unit, self.fs, at);
+                if r.issues.is_empty() {
+                    // The same commit, another seed, clock and zone: what changes is not Git.
+                    let again = units::render_helm_with_other_clock(h, self.fs, at);
+                    if again.issues.is_empty() {
+                        out.differences
+                            .extend(super::twice::compare(&r.objects, &again.objects));
+                    }
+                }
                 out.objects.extend(r.objects);
                 out.issues.extend(r.issues);
             }
@@ -362,6 +387,7 @@ fn new_app(name: String, kind: AppKind, span: Option<Span>) -> App {
         destination_namespace: None,
         objects: Vec::new(),
         issues: Vec::new(),
+        render_differences: Vec::new(),
         span,
     }
 }
@@ -412,6 +438,7 @@ pub fn build_model_with(
         fs,
         plain,
         owned,
+        rendered_dirs: BTreeSet::new(),
     };
     let mut model = Model {
         map: map.clone(),
@@ -493,13 +520,7 @@ pub fn build_model_with(
         .filter(|d| {
             !ctx.layout.referenced.contains(*d) && !ctx.layout.charts.iter().any(|c| under(d, c))
         })
-        .filter(|d| {
-            !pending.iter().any(|(a, _, _)| {
-                a.sources.iter().any(|s| {
-                    s.ends_with(&format!(" {}", if d.is_empty() { "." } else { d.as_str() }))
-                })
-            })
-        })
+        .filter(|d| !ctx.rendered_dirs.contains(*d))
         .cloned()
         .collect();
     let standalone_charts: Vec<String> = ctx
@@ -507,13 +528,7 @@ pub fn build_model_with(
         .charts
         .iter()
         .filter(|d| !ctx.layout.charts.iter().any(|c| c != *d && under(d, c)))
-        .filter(|d| {
-            !pending.iter().any(|(a, _, _)| {
-                a.sources
-                    .iter()
-                    .any(|s| s == &format!("helm {}", if d.is_empty() { "." } else { d.as_str() }))
-            })
-        })
+        .filter(|d| !ctx.rendered_dirs.contains(*d))
         .cloned()
         .collect();
     for dir in standalone_kustomize {
@@ -606,6 +621,7 @@ pub fn build_model_with(
         let index = model.apps.len();
         app.issues.extend(rendered.issues);
         app.sources.extend(rendered.sources);
+        app.render_differences.extend(rendered.differences);
         for obj in rendered.objects {
             let namespace = if obj.is_cluster_scoped() {
                 String::new()

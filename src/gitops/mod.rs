@@ -8,6 +8,7 @@ pub mod envsubst;
 pub mod flux;
 pub mod ignore;
 mod remotes;
+pub mod twice;
 pub mod units;
 
 pub use argo::{ArgoApp, ArgoSettings, SyncPolicy};
@@ -60,6 +61,8 @@ pub struct App {
     pub objects: Vec<usize>,
     /// Render problems of this app (become `render-failed` / `offline-unrenderable-input`).
     pub issues: Vec<RenderIssue>,
+    /// Fields that differ when the app's charts are rendered a second time (catalog §5).
+    pub render_differences: Vec<twice::RenderDifference>,
     /// Where the app is declared (the Application's name, or the directory's first object).
     pub span: Option<Span>,
 }

@@ -2,7 +2,6 @@
 //! generated kustomization, a kustomize build, a Helm chart), and the dispatch to the
 //! renderers. Units are rendered per app; objects keep spans into the files to edit.
 
-use crate::object::Object;
 use crate::render::{IssueKind, RenderIssue, RenderOutput};
 use crate::source::{RepoFs, Span};
 use crate::yaml::Node;
@@ -77,30 +76,169 @@ pub fn render(unit: &Unit, fs: &dyn RepoFs, at: Span) -> RenderOutput {
     }
 }
 
-fn render_kustomize(k: &KustomizeUnit, _fs: &dyn RepoFs, at: Span) -> RenderOutput {
-    RenderOutput {
-        objects: Vec::<Object>::new(),
-        issues: vec![RenderIssue {
-            kind: IssueKind::Unrenderable,
-            span: at,
-            message: format!(
-                "kustomization `{}` was not rendered: this build has no kustomize renderer",
-                display_dir(&k.dir)
-            ),
-        }],
+fn render_kustomize(k: &KustomizeUnit, fs: &dyn RepoFs, _at: Span) -> RenderOutput {
+    use crate::render::kustomize::{self, BuildOptions, LoadRestrictions};
+    let opts = BuildOptions {
+        load_restrictions: if k.flux {
+            LoadRestrictions::None
+        } else {
+            LoadRestrictions::RootOnly
+        },
+        ..Default::default()
+    };
+    match k.argo_options.as_ref().map(argo_overrides) {
+        Some(o) => kustomize::build_with_overrides(fs, &k.dir, &o, &opts),
+        None => kustomize::build(fs, &k.dir, &opts),
     }
 }
 
-fn render_helm(h: &HelmUnit, _fs: &dyn RepoFs, at: Span) -> RenderOutput {
-    RenderOutput {
-        objects: Vec::new(),
-        issues: vec![RenderIssue {
-            kind: IssueKind::Unrenderable,
-            span: at,
-            message: format!(
-                "chart `{}` was not rendered: this build has no Helm renderer",
-                display_dir(&h.chart_dir)
-            ),
-        }],
+/// Argo CD's `source.kustomize` block as the renderer's overrides (catalog A1.9).
+fn argo_overrides(node: &Node) -> crate::render::kustomize::KustomizeOverrides {
+    use crate::render::kustomize::{
+        ImageOverride, KustomizeOverrides, PatchOverride, ReplicaOverride,
+    };
+    let s = |k: &str| node.get(k).and_then(Node::scalar_text);
+    let pairs = |k: &str| -> Vec<(String, String)> {
+        node.get(k)
+            .and_then(Node::as_map)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|e| Some((e.key.key_str().into_owned(), e.value.scalar_text()?)))
+            .collect()
+    };
+    let list = |k: &str| -> Vec<Node> {
+        node.get(k)
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .to_vec()
+    };
+    KustomizeOverrides {
+        name_prefix: s("namePrefix"),
+        name_suffix: s("nameSuffix"),
+        namespace: s("namespace"),
+        images: list("images")
+            .iter()
+            .filter_map(Node::scalar_text)
+            .map(|spec| ImageOverride { spec })
+            .collect(),
+        common_labels: pairs("commonLabels"),
+        common_annotations: pairs("commonAnnotations"),
+        force_common_labels: node.get("forceCommonLabels").and_then(Node::as_bool) == Some(true),
+        force_common_annotations: node.get("forceCommonAnnotations").and_then(Node::as_bool)
+            == Some(true),
+        patches: list("patches")
+            .iter()
+            .map(|p| PatchOverride {
+                patch: p.get("patch").and_then(Node::scalar_text),
+                path: p.get("path").and_then(Node::scalar_text),
+                target: p
+                    .get("target")
+                    .and_then(Node::as_map)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|e| Some((e.key.key_str().into_owned(), e.value.scalar_text()?)))
+                    .collect(),
+            })
+            .collect(),
+        replicas: list("replicas")
+            .iter()
+            .filter_map(|r| {
+                Some(ReplicaOverride {
+                    name: r.get("name")?.scalar_text()?,
+                    count: r.get("count").and_then(Node::as_i64)?,
+                })
+            })
+            .collect(),
+        components: list("components")
+            .iter()
+            .filter_map(Node::scalar_text)
+            .collect(),
     }
+}
+
+/// First render: seed 1, the real clock, UTC.
+fn first_clock() -> crate::render::helm::render::RenderClock {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i128)
+        .unwrap_or(0);
+    crate::render::helm::render::RenderClock {
+        seed: 1,
+        now_unix_nanos: now,
+        utc_offset_secs: 0,
+    }
+}
+
+/// Render a chart again with another seed, a clock 1 day and 1.1 s later and another zone.
+pub fn render_helm_with_other_clock(h: &HelmUnit, fs: &dyn RepoFs, at: Span) -> RenderOutput {
+    let first = first_clock();
+    let clock = crate::render::helm::render::RenderClock {
+        seed: 0x005e_ed2b,
+        now_unix_nanos: first.now_unix_nanos + 86_401_100_000_000,
+        utc_offset_secs: 5 * 3600 + 1800,
+    };
+    render_helm_clocked(h, fs, at, clock)
+}
+
+fn render_helm(h: &HelmUnit, fs: &dyn RepoFs, at: Span) -> RenderOutput {
+    render_helm_clocked(h, fs, at, first_clock())
+}
+
+fn render_helm_clocked(
+    h: &HelmUnit,
+    fs: &dyn RepoFs,
+    _at: Span,
+    clock: crate::render::helm::render::RenderClock,
+) -> RenderOutput {
+    use crate::render::helm::{self, TemplateOptions};
+    let mut issues = Vec::new();
+    let mut value_files = Vec::new();
+    for (file, span) in &h.value_files {
+        if fs.is_file(file) {
+            value_files.push(file.clone());
+        } else if !h.ignore_missing_value_files {
+            // Argo CD fails manifest generation on a missing value file (catalog A2.2).
+            issues.push(RenderIssue {
+                kind: IssueKind::Failed,
+                span: *span,
+                message: format!("value file `{file}` does not exist (set helm.ignoreMissingValueFiles to tolerate it)"),
+            });
+        }
+    }
+    if !issues.is_empty() {
+        return RenderOutput {
+            objects: Vec::new(),
+            issues,
+        };
+    }
+    let inline = h
+        .inline_values
+        .iter()
+        .map(|n| match n.as_str() {
+            Some(text) => text.to_string(),
+            // JSON is YAML: an object given inline (valuesObject) is passed as its JSON.
+            None => n.to_json().to_string(),
+        })
+        .collect();
+    let mut opts = TemplateOptions {
+        release_name: h.release_name.clone(),
+        namespace: h.namespace.clone(),
+        value_files,
+        values_yaml_inline: inline,
+        include_crds: !h.skip_crds,
+        skip_crds: h.skip_crds,
+        kube_version: h.kube_version.clone(),
+        api_versions: h.api_versions.clone(),
+        clock: Some(clock),
+        ..Default::default()
+    };
+    for (name, value, force_string) in &h.parameters {
+        let kv = format!("{name}={value}");
+        if *force_string {
+            opts.set_string.push(kv);
+        } else {
+            opts.set.push(kv);
+        }
+    }
+    helm::template(fs, &h.chart_dir, &opts)
 }

@@ -192,11 +192,12 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
         if replicas == Some(0) && scaler.min_replicas.is_some_and(|m| m > 0) {
             severity = Severity::Info;
         }
-        out.push(finding(app, mo, entry, scaler, severity, note));
+        out.push(finding(model, app, mo, entry, scaler, severity, note));
     }
 }
 
 fn finding(
+    model: &Model,
     app: &App,
     mo: &ModelObject,
     entry: &crate::yaml::Entry,
@@ -263,7 +264,9 @@ fn finding(
             "ignored for status only: without RespectIgnoreDifferences=true every sync resets it",
         );
     }
-    if entry.key.span.file == entry.value.span.file {
+    if let Some(fix) = step_one_fix(model, app, mo, scaler, ignore_without_respect.is_some()) {
+        f = f.with_fix(fix);
+    } else if entry.key.span.file == entry.value.span.file {
         f = f.with_fix(Fix {
             title: "remove `replicas` (after the scoped ignore is in effect)".into(),
             safe: false,
@@ -274,4 +277,51 @@ fn finding(
         });
     }
     about(f, app, mo)
+}
+
+/// Catalog §1 autofix, the safe step 1: an ignore scoped to this object's `/spec/replicas`
+/// (with a reason comment) and `RespectIgnoreDifferences=true`, so Argo CD keeps the
+/// autoscaler's count. Removing `replicas` from Git (step 2) stays a person's decision.
+fn step_one_fix(
+    model: &Model,
+    app: &App,
+    mo: &ModelObject,
+    scaler: &Scaler,
+    ignored: bool,
+) -> Option<Fix> {
+    use super::app_edits::{add_ignore_entry, add_sync_option, yaml_scalar};
+    let argo = app.argo.as_ref()?;
+    let mut edits = Vec::new();
+    if !ignored {
+        let item = [
+            format!("group: {}", yaml_scalar(mo.object.group())),
+            format!("kind: {}", yaml_scalar(&mo.object.kind)),
+            format!("name: {}", yaml_scalar(&mo.object.name)),
+            format!("namespace: {}", yaml_scalar(&mo.namespace)),
+            "jsonPointers:".to_string(),
+            "  - /spec/replicas".to_string(),
+        ];
+        let reason = format!(
+            "{} owns spec.replicas; Argo CD keeps its count (gitops-lint fix; next: remove replicas from Git)",
+            scaler_label(scaler)
+        );
+        edits.extend(add_ignore_entry(&model.map, argo, &reason, &item)?);
+    }
+    if !argo.sync.has_option("RespectIgnoreDifferences=true") {
+        edits.push(add_sync_option(
+            &model.map,
+            argo,
+            "RespectIgnoreDifferences=true",
+        )?);
+    }
+    Some(Fix {
+        title: if ignored {
+            "add `RespectIgnoreDifferences=true` so the existing ignore keeps the live count".into()
+        } else {
+            "ignore /spec/replicas for this object with RespectIgnoreDifferences=true (step 1)"
+                .into()
+        },
+        safe: true,
+        edits,
+    })
 }

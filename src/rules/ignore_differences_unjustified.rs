@@ -163,7 +163,9 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
             .with_fix(reason_fix(&file, e.span)),
         );
     }
-    // IgnoreExtraneous on managed objects: same requirement.
+    // IgnoreExtraneous on managed objects: same requirement, once per annotation written
+    // (a generatorOptions annotation lands on every generated object).
+    let mut seen = std::collections::HashSet::new();
     for mo in &model.objects {
         let Some(ann) = mo
             .object
@@ -178,6 +180,9 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
             .as_str()
             .is_some_and(|v| v.contains("IgnoreExtraneous"))
         {
+            continue;
+        }
+        if !seen.insert(ann.key.span) {
             continue;
         }
         let file = map.get(ann.key.span.file);

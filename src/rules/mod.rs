@@ -4,6 +4,7 @@
 use crate::gitops::Model;
 use crate::report::{Finding, Severity};
 
+pub mod app_edits;
 mod argocd_option_invalid;
 mod autoscaler_conflict;
 mod committed_live_state;
@@ -12,6 +13,7 @@ mod duplicate_merge_key;
 pub mod fixes;
 mod flux_substitution_undefined;
 mod helm_install_hook_every_sync;
+mod helm_nondeterministic_function;
 mod hpa_replicas_conflict;
 mod ignore_differences_broad;
 mod ignore_differences_invalid;
@@ -27,6 +29,7 @@ mod mutation_policy_conflict;
 mod non_canonical_quantity;
 pub mod offline_unrenderable_input;
 pub mod render_failed;
+mod render_nondeterministic;
 mod respect_ignore_differences_missing;
 mod schema_pruned_field;
 mod second_writer;
@@ -153,6 +156,14 @@ pub fn registry() -> &'static [Rule] {
         Rule {
             meta: &flux_substitution_undefined::META,
             check: Some(flux_substitution_undefined::check),
+        },
+        Rule {
+            meta: &helm_nondeterministic_function::META,
+            check: Some(helm_nondeterministic_function::check),
+        },
+        Rule {
+            meta: &render_nondeterministic::META,
+            check: Some(render_nondeterministic::check),
         },
         Rule {
             meta: &helm_install_hook_every_sync::META,

@@ -4,7 +4,7 @@
 use super::RuleMeta;
 use crate::gitops::Model;
 use crate::gitops::ignore::declares;
-use crate::report::{Finding, Severity};
+use crate::report::{Finding, Fix, Severity};
 
 pub const ID: &str = "respect-ignore-differences-missing";
 
@@ -31,9 +31,11 @@ fn controller_owned(kind: &str, path: &[String]) -> bool {
     }
 }
 
+const RESPECT: &str = "RespectIgnoreDifferences=true";
+
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
     for (app, argo) in model.argo_apps() {
-        if !argo.sync.automated || argo.sync.has_option("RespectIgnoreDifferences=true") {
+        if !argo.sync.automated || argo.sync.has_option(RESPECT) {
             continue;
         }
         for entry in argo.ignores.iter().chain(model.argo.ignores.iter()) {
@@ -77,6 +79,14 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                 }
                 if let Some(sp) = argo.sync.span {
                     f = f.secondary(sp, "syncPolicy without RespectIgnoreDifferences=true");
+                }
+                // Catalog §3 autofix: safe, it only changes how ignored paths sync.
+                if let Some(edit) = super::app_edits::add_sync_option(&model.map, argo, RESPECT) {
+                    f = f.with_fix(Fix {
+                        title: format!("add `{RESPECT}` to syncOptions"),
+                        safe: true,
+                        edits: vec![edit],
+                    });
                 }
                 out.push(f);
             }

@@ -37,11 +37,11 @@ pub trait RepoFs: Send + Sync {
     /// Entry names of a directory (files and directories), sorted.
     fn list_dir(&self, path: &str) -> Result<Vec<String>, FsError>;
     fn source_map(&self) -> &SourceMap;
-    /// Raw bytes of a file that is not text (kustomize generators accept binary files),
-    /// with the same containment rules. Implementations that cannot do it refuse.
+    /// Raw bytes of a file that need not be text (a vendored chart archive), confined like
+    /// [`RepoFs::read`]. Not cached and not registered in the source map.
     fn read_bytes(&self, path: &str) -> Result<Vec<u8>, FsError> {
         Err(FsError::Unreadable(
-            path.to_string(),
+            path.into(),
             "binary files cannot be read from this source".into(),
         ))
     }
@@ -140,11 +140,11 @@ impl RepoFs for DiskFs {
 
     fn read_bytes(&self, path: &str) -> Result<Vec<u8>, FsError> {
         let (rel, real) = self.resolve(path)?;
-        if !real.is_file() {
-            return Err(FsError::NotFound(rel));
-        }
         let meta = std::fs::metadata(&real)
             .map_err(|e| FsError::Unreadable(rel.clone(), e.to_string()))?;
+        if !meta.is_file() {
+            return Err(FsError::NotFound(rel));
+        }
         if meta.len() > self.max_file_bytes {
             return Err(FsError::Unreadable(
                 rel,

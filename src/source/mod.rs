@@ -2,10 +2,15 @@
 //! refers to text by [`Span`] (byte offsets), and line:col is computed only when reported.
 
 mod fs;
+pub mod git;
+mod tree;
 mod walk;
 
 pub use fs::{DiskFs, FsError, RepoFs};
-pub use walk::{WalkIssue, WalkOptions, WalkedRepo, is_script, read_text, walk_repo};
+pub use tree::{MemFs, MemTree, walk_tree};
+pub use walk::{
+    WalkIssue, WalkOptions, WalkedRepo, is_script, read_text, text_from_bytes, walk_repo,
+};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};

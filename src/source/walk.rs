@@ -55,7 +55,7 @@ pub fn is_script(rel: &str) -> bool {
 
 /// Files the linter reads: YAML and JSON manifests, Helm templates and helpers, and the
 /// scripts CI runs. Everything else (binaries, images) is not the linter's business.
-fn is_candidate(rel: &str) -> bool {
+pub(super) fn is_candidate(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     let lower = name.to_ascii_lowercase();
     is_script(rel)
@@ -166,6 +166,11 @@ pub fn read_text(path: &Path, max_bytes: u64) -> Result<String, String> {
     file.take(max_bytes + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read: {e}"))?;
+    text_from_bytes(bytes, max_bytes)
+}
+
+/// The checks of [`read_text`] on bytes already in memory (a blob at a git revision).
+pub fn text_from_bytes(bytes: Vec<u8>, max_bytes: u64) -> Result<String, String> {
     if bytes.len() as u64 > max_bytes {
         return Err(format!(
             "file is over the {max_bytes}-byte limit (`limits.max-file-bytes`); not parsed"

@@ -44,6 +44,13 @@ pub const NONDETERMINISTIC_FUNCS: &[&str] = &[
     "getHostByName",
 ];
 
+/// Functions whose result order follows Go's random map iteration order (catalog A5): the
+/// output is non-deterministic unless a sort follows.
+pub const ORDER_DEPENDENT_FUNCS: &[&str] = &["keys", "values"];
+
+/// Functions that put a list in a fixed order, which cancels [`ORDER_DEPENDENT_FUNCS`].
+pub const SORTING_FUNCS: &[&str] = &["sortAlpha", "mustSortAlpha"];
+
 /// Deepest nesting of lists and maps a template may build (`list (list (list …))` in a
 /// loop): real charts stay far below, and dropping a deeper value would recurse.
 const MAX_VALUE_DEPTH: u32 = 1000;
@@ -130,6 +137,9 @@ struct Shared<'e> {
     stack_base: usize,
     /// Address of the `.Values` map, to recognise it wherever it is reached from.
     values_root: Option<usize>,
+    /// Taint of values stored into maps with `set`, by (map address, key): Go maps are
+    /// shared, so a generated password set into `.Values` and printed later is still random.
+    stored_taint: HashMap<(usize, String), Rc<Taint>>,
 }
 
 struct State<'s, 'e> {
@@ -174,6 +184,7 @@ pub fn execute(
         template_depth: 0,
         stack_base: stack_addr(),
         values_root,
+        stored_taint: HashMap::new(),
     };
     let Some(tree) = set.trees.get(name).cloned() else {
         return Err(ExecError {
@@ -619,11 +630,19 @@ impl<'s, 'e> State<'s, 'e> {
             meta.merge(&a.meta);
         }
         let args_depth = args.iter().map(|a| self.depth_of(a)).max().unwrap_or(0);
-        if NONDETERMINISTIC_FUNCS.contains(&name) {
+        if NONDETERMINISTIC_FUNCS.contains(&name) || ORDER_DEPENDENT_FUNCS.contains(&name) {
             meta.taint = Some(Rc::new(Taint {
                 func: name.to_string(),
                 pos: pos.clone(),
             }));
+        } else if SORTING_FUNCS.contains(&name)
+            && meta
+                .taint
+                .as_ref()
+                .is_some_and(|t| ORDER_DEPENDENT_FUNCS.contains(&t.func.as_str()))
+        {
+            // Sorting removes the only non-determinism of `keys`/`values`: Go's map order.
+            meta.taint = None;
         }
         if name == "index" && args.len() >= 2 {
             // Keep `index .Values "a" "b"` located at its path.
@@ -675,6 +694,20 @@ impl<'s, 'e> State<'s, 'e> {
                 format!("{} is not a defined function", go_quote(name)),
             ));
         };
+        if name == "set"
+            && let [map, key, value] = args.as_slice()
+            && let (Value::Map(m), Value::String(k)) = (&map.v, &key.v)
+        {
+            let slot = (Rc::as_ptr(m) as usize, k.to_string());
+            match &value.meta.taint {
+                Some(t) => {
+                    self.sh.stored_taint.insert(slot, t.clone());
+                }
+                None => {
+                    self.sh.stored_taint.remove(&slot);
+                }
+            }
+        }
         let vals: Vec<Value> = args.into_iter().map(|a| a.v).collect();
         match f(self.sh.env, &vals) {
             Ok(v) if matches!(&v, Value::String(s) if s.len() > self.sh.opts.max_output_bytes) => {

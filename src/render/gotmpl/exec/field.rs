@@ -79,7 +79,16 @@ impl State<'_, '_> {
                 let got = m.borrow().get(name).cloned();
                 match got {
                     Some(v) => {
-                        let meta = self.child_meta(&receiver.meta, name, &v);
+                        let mut meta = self.child_meta(&receiver.meta, name, &v);
+                        // A tainted value stored with `set` stays tainted when read back.
+                        if meta.taint.is_none()
+                            && let Some(t) = self
+                                .sh
+                                .stored_taint
+                                .get(&(Rc::as_ptr(m) as usize, name.to_string()))
+                        {
+                            meta.taint = Some(t.clone());
+                        }
                         Ok(Val {
                             v,
                             missing: false,

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Native `helm template` vs the real helm v3.18.0 over every chart case of the corpus
+# (charts-expected/INDEX.tsv: 26 charts, 77 chart x values cases), in the same run.
+#
+#   bench/helm.sh            # needs helm on PATH: ../shared/tools/install-oracles.sh /usr/local/bin
+#   HELM=/path/to/helm ROUNDS=3 bench/helm.sh
+#
+# helm runs once per case (a process each, as Argo CD's repo-server runs it). The native side
+# uses `gitops-lint helm template` per case when the CLI has it, else renders every case in one
+# test process with a fresh filesystem per case (nothing cached between cases).
+# Both wall time and CPU time (user+sys, children included) are printed: on a shared machine
+# the CPU-time ratio is the steadier figure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CORPUS="${GITOPS_LINT_CORPUS:-$PWD/../shared/corpus}/helm"
+HELM="${HELM:-helm}"
+ROUNDS="${ROUNDS:-1}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+[ -f "$CORPUS/charts-expected/INDEX.tsv" ] || { echo "no helm corpus at $CORPUS" >&2; exit 2; }
+command -v "$HELM" >/dev/null || { echo "helm not found: ../shared/tools/install-oracles.sh /usr/local/bin" >&2; exit 2; }
+
+cargo build --release --quiet --bin gitops-lint
+BIN="$CARGO_TARGET_DIR/release/gitops-lint"
+BENCH=$(cargo test --release --no-run --test helm_bench 2>&1 | sed -n -E 's/.*Executable .*\((.*)\).*/\1/p' | tail -1)
+mapfile -t CMDS < <(tail -n +2 "$CORPUS/charts-expected/INDEX.tsv" | cut -f3)
+
+# Prints "wall user+sys" seconds of a command (children included).
+measure() {
+  local TIMEFORMAT='%R %U %S'
+  { time "$@" >/dev/null 2>&1; } 2>&1 | awk '{printf "%.3f %.3f\n", $1, $2 + $3}'
+}
+
+helm_all() {
+  for _ in $(seq "$ROUNDS"); do
+    for cmd in "${CMDS[@]}"; do
+      (cd "$CORPUS" && eval "\"$HELM\" ${cmd#helm }") || true
+    done
+  done
+}
+
+native_cli_all() {
+  for _ in $(seq "$ROUNDS"); do
+    for cmd in "${CMDS[@]}"; do
+      (cd "$CORPUS" && eval "\"$BIN\" helm ${cmd#helm }") || true
+    done
+  done
+}
+
+native_inprocess_all() {
+  HELM_BENCH_ROUNDS="$ROUNDS" "$BENCH" --ignored --nocapture bench_native_corpus
+}
+
+read -r helm_wall helm_cpu < <(measure helm_all)
+if "$BIN" helm template --help >/dev/null 2>&1; then
+  mode="gitops-lint helm template, one process per case"
+  read -r nat_wall nat_cpu < <(measure native_cli_all)
+else
+  mode="in-process, tests/helm_bench.rs (the CLI has no 'helm template' yet)"
+  read -r nat_wall nat_cpu < <(measure native_inprocess_all)
+fi
+
+per() { echo "$1 / $ROUNDS" | bc -l; }
+printf 'cases: %d, rounds: %d (times per round)\n' "${#CMDS[@]}" "$ROUNDS"
+printf 'helm template v3.18.0: wall %.3f s, cpu %.3f s\n' "$(per "$helm_wall")" "$(per "$helm_cpu")"
+printf 'native (%s): wall %.3f s, cpu %.3f s\n' "$mode" "$(per "$nat_wall")" "$(per "$nat_cpu")"
+printf 'ratio helm/native: wall %.1fx, cpu %.1fx\n' "$(echo "$helm_wall / $nat_wall" | bc -l)" "$(echo "$helm_cpu / $nat_cpu" | bc -l)"

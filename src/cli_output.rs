@@ -1,0 +1,261 @@
+//! Where results go: the chosen format on stdout, a SARIF file, the GitHub job summary and
+//! step output, and the pull-request review. Everything GitHub-specific is best effort.
+
+use crate::{Comment, Format, OutputArgs, print};
+use gitops_lint::diff::DiffResult;
+use gitops_lint::github::event::{self, NoPr};
+use gitops_lint::github::review;
+use gitops_lint::report::summary::{MAX_COMMENT_CHARS, Summary};
+use gitops_lint::report::{Finding, github, human, json, junit, sarif};
+use gitops_lint::source::SourceMap;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+pub struct Reported<'a> {
+    pub result: &'a DiffResult,
+}
+
+pub struct Output<'a> {
+    pub args: &'a OutputArgs,
+    pub findings: &'a [Finding],
+    pub map: &'a SourceMap,
+    /// The linted root relative to the repository root.
+    pub prefix: &'a str,
+    pub baselined: usize,
+    pub diff: Option<Reported<'a>>,
+}
+
+/// The linted root relative to the enclosing repository (the nearest ancestor with `.git`),
+/// found without running git; `""` when not in a repository.
+pub fn repo_prefix(root: &Path) -> String {
+    root.ancestors()
+        .find(|d| d.join(".git").exists())
+        .and_then(|top| gitops_lint::source::relative_path(top, root))
+        .unwrap_or_default()
+}
+
+fn append(path: &std::ffi::OsStr, text: &str) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)?;
+    f.write_all(text.as_bytes())
+}
+
+/// A warning on stderr, and as a workflow annotation when running in GitHub Actions.
+fn warn(message: &str) {
+    eprintln!("warning: {message}");
+    if std::env::var_os("GITHUB_ACTIONS").is_some() {
+        print(&format!(
+            "::warning title=gitops-lint::{}\n",
+            message.replace('%', "%25").replace('\n', "%0A")
+        ));
+    }
+}
+
+impl Output<'_> {
+    fn fixed_pairs(&self) -> Vec<(String, String)> {
+        self.diff
+            .as_ref()
+            .map(|d| {
+                d.result
+                    .fixed
+                    .iter()
+                    .map(|f| (f.rule.to_string(), f.message.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn summary(&self, fixed: &[(String, String)]) -> String {
+        let (base, diffs) = match &self.diff {
+            Some(d) => (Some(d.result.base_rev.as_str()), d.result.diffs.as_slice()),
+            None => (None, &[][..]),
+        };
+        Summary {
+            findings: self.findings,
+            map: self.map,
+            prefix: self.prefix,
+            base,
+            fixed,
+            diffs,
+            baselined: self.baselined,
+        }
+        .render(MAX_COMMENT_CHARS)
+    }
+
+    fn human(&self) -> String {
+        let color = !self.args.no_color
+            && std::env::var_os("NO_COLOR").is_none()
+            && std::io::stdout().is_terminal();
+        let mut text = human::render(self.findings, self.map, color);
+        if let Some(d) = &self.diff {
+            let r = d.result;
+            text.push_str(&format!(
+                "\ncompared with {} ({}): {} new finding(s), {} fixed\n",
+                r.base_rev,
+                &r.base_commit[..r.base_commit.len().min(12)],
+                self.findings.len(),
+                r.fixed.len()
+            ));
+            for f in &r.fixed {
+                text.push_str(&format!(
+                    "  fixed: {} {}\n",
+                    f.rule,
+                    f.object
+                        .as_deref()
+                        .unwrap_or(&r.base.map.path(f.primary.span.file))
+                ));
+            }
+            for app in &r.diffs {
+                text.push_str(&format!(
+                    "\nrendered changes of app {} (+{} -{}):\n{}",
+                    app.app, app.added, app.removed, app.diff
+                ));
+            }
+        }
+        if self.baselined > 0 {
+            text.push_str(&format!(
+                "{} known finding(s) hidden by the baseline\n",
+                self.baselined
+            ));
+        }
+        text
+    }
+
+    /// JSON schema version 1; in diff mode with the fields `base`, `fixed` and `apps` added
+    /// (version 1 allows new fields).
+    fn json(&self) -> String {
+        let text = json::render(self.findings, &[], self.map);
+        let Some(d) = &self.diff else {
+            return text;
+        };
+        let r = d.result;
+        let Ok(mut v) = serde_json::from_str::<serde_json::Value>(&text) else {
+            return text;
+        };
+        v["base"] = serde_json::json!({"rev": r.base_rev, "commit": r.base_commit});
+        v["fixed"] = r
+            .fixed
+            .iter()
+            .map(|f| {
+                serde_json::json!({
+                    "rule": f.rule, "severity": f.severity.as_str(), "message": f.message,
+                    "file": r.base.map.path(f.primary.span.file), "app": f.app,
+                    "object": f.object, "field": f.field,
+                })
+            })
+            .collect();
+        v["apps"] = serde_json::json!({
+            "total": r.apps_total,
+            "affected": r.affected,
+            "diffs": r.diffs.iter().map(|a| serde_json::json!({
+                "app": a.app, "added": a.added, "removed": a.removed, "diff": a.diff,
+            })).collect::<Vec<_>>(),
+        });
+        serde_json::to_string_pretty(&v).unwrap_or(text)
+    }
+
+    pub fn emit(self) -> ExitCode {
+        let threshold = self.args.fail_on.threshold();
+        let text = match self.args.format {
+            Format::Human => self.human(),
+            Format::Json => self.json(),
+            Format::Sarif => sarif::render(self.findings, self.map, self.prefix),
+            Format::Junit => junit::render(self.findings, self.map, self.prefix, threshold),
+            Format::Github => github::render(self.findings, self.map, self.prefix),
+        };
+        print(&text);
+        if let Some(path) = &self.args.sarif_file
+            && let Err(e) =
+                std::fs::write(path, sarif::render(self.findings, self.map, self.prefix))
+        {
+            eprintln!("error: {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+        let fixed = self.fixed_pairs();
+        let summary = self.summary(&fixed);
+        if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
+            && let Err(e) = append(&path, &summary)
+        {
+            warn(&format!("could not write the job summary: {e}"));
+        }
+        if let Some(path) = std::env::var_os("GITHUB_OUTPUT").filter(|p| !p.is_empty())
+            && let Err(e) = append(&path, &format!("findings={}\n", self.findings.len()))
+        {
+            warn(&format!("could not write the step output: {e}"));
+        }
+        if self.args.comment == Comment::Auto {
+            self.comment(&summary);
+        }
+        if self.findings.iter().any(|f| f.severity >= threshold) {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        }
+    }
+
+    /// The review and sticky comment, when a pull-request event and a token are present.
+    fn comment(&self, summary: &str) {
+        let ctx = match event::from_env(|k| std::env::var(k).ok()) {
+            Ok(ctx) => ctx,
+            Err(NoPr::NotAPullRequest) => return,
+            Err(NoPr::NoToken) => {
+                warn(
+                    "pull request without GITHUB_TOKEN: no review posted (annotations and the job summary still report)",
+                );
+                return;
+            }
+            Err(NoPr::Invalid(why)) => {
+                warn(&format!("cannot read the pull-request event: {why}"));
+                return;
+            }
+        };
+        let review = self.diff.as_ref().and_then(|d| {
+            review::build(
+                self.findings,
+                self.map,
+                self.prefix,
+                &d.result.changed_lines,
+                &ctx.head_sha,
+            )
+        });
+        let worth_a_comment = !self.findings.is_empty()
+            || self
+                .diff
+                .as_ref()
+                .is_some_and(|d| !d.result.fixed.is_empty() || !d.result.diffs.is_empty());
+        post(&ctx, review.as_ref(), summary, worth_a_comment);
+    }
+}
+
+#[cfg(feature = "github")]
+fn post(
+    ctx: &event::PrContext,
+    review: Option<&review::ReviewRequest>,
+    summary: &str,
+    create_summary: bool,
+) {
+    let outcome =
+        gitops_lint::github::client::publish_blocking(ctx, review, summary, create_summary);
+    for w in &outcome.warnings {
+        warn(w);
+    }
+    if outcome.review_comments > 0 || outcome.summary_updated.is_some() {
+        eprintln!(
+            "gitops-lint: review with {} inline comment(s); summary comment {}",
+            outcome.review_comments,
+            match outcome.summary_updated {
+                Some(true) => "updated",
+                Some(false) => "created",
+                None => "not posted",
+            }
+        );
+    }
+}
+
+#[cfg(not(feature = "github"))]
+fn post(_: &event::PrContext, _: Option<&review::ReviewRequest>, _: &str, _: bool) {
+    warn("built without the `github` feature: no review posted");
+}

@@ -1,0 +1,235 @@
+//! `--fix`: apply the safe fixes findings carry, as byte edits on the files as written, so
+//! everything else (comments, quoting, indentation, key order) stays byte for byte.
+//!
+//! Edits from different findings are merged per file: identical edits (two findings asking
+//! for the same `RespectIgnoreDifferences=true`) apply once, insertions at one point keep
+//! the findings' order, and an edit overlapping an earlier one is skipped (and counted).
+
+use crate::report::{Edit, Finding};
+use crate::source::{Origin, SourceMap};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The fixed text of one file.
+#[derive(Debug, Clone)]
+pub struct FilePatch {
+    /// Relative to the linted root.
+    pub path: String,
+    pub before: String,
+    pub after: String,
+}
+
+#[derive(Debug, Default)]
+pub struct FixPlan {
+    pub patches: Vec<FilePatch>,
+    /// Findings whose safe fix is in the plan.
+    pub fixed: usize,
+    /// Edits left out because they overlap another fix in the same run (rerun to apply).
+    pub skipped: usize,
+}
+
+/// A deletion that covers all the non-blank text of its lines (a trailing comment counts
+/// as part of the line) removes the lines entirely, newline included.
+pub(crate) fn whole_lines(text: &str, start: usize, end: usize) -> (usize, usize) {
+    let line_start = text[..start].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let line_end = text[end..]
+        .find('\n')
+        .map(|i| end + i)
+        .unwrap_or(text.len());
+    let before = &text[line_start..start];
+    let after = text[end..line_end].trim_start();
+    let before_blank = before.chars().all(|c| c == ' ' || c == '\t');
+    let after_blank = after.is_empty() || after.starts_with('#');
+    if before_blank && after_blank {
+        let with_newline = if line_end < text.len() {
+            line_end + 1
+        } else {
+            line_end
+        };
+        (line_start, with_newline)
+    } else {
+        (start, end)
+    }
+}
+
+/// Plan the safe fixes of `findings` (with `unsafe_too`, also the opt-in ones the catalog
+/// leaves to a person, such as removing `replicas` before the scoped ignore is live). Only
+/// files of the repository are edited (not rendered or virtual text).
+pub fn plan(findings: &[Finding], map: &SourceMap, unsafe_too: bool) -> FixPlan {
+    let mut by_file: BTreeMap<u32, Vec<&Edit>> = BTreeMap::new();
+    let mut fixed = 0;
+    for f in findings {
+        let Some(fix) = f
+            .fix
+            .as_ref()
+            .filter(|x| (x.safe || unsafe_too) && !x.edits.is_empty())
+        else {
+            continue;
+        };
+        if fix
+            .edits
+            .iter()
+            .any(|e| map.get(e.span.file).origin != Origin::Repo)
+        {
+            continue;
+        }
+        fixed += 1;
+        for e in &fix.edits {
+            by_file.entry(e.span.file.0).or_default().push(e);
+        }
+    }
+    let mut out = FixPlan {
+        fixed,
+        ..FixPlan::default()
+    };
+    for (file, edits) in by_file {
+        let src = map.get(crate::source::FileId(file));
+        let text: &str = &src.text;
+        // Resolve to byte ranges first (whole-line deletions), then order stably by start.
+        let mut ranges: Vec<(usize, usize, &str)> = Vec::new();
+        for e in edits {
+            let (s, t) = (e.span.start as usize, e.span.end as usize);
+            if t > text.len() || !text.is_char_boundary(s) || !text.is_char_boundary(t) {
+                out.skipped += 1;
+                continue;
+            }
+            let (s, t) = if e.replacement.is_empty() && t > s {
+                whole_lines(text, s, t)
+            } else {
+                (s, t)
+            };
+            if ranges
+                .iter()
+                .any(|&(a, b, r)| a == s && b == t && r == e.replacement)
+            {
+                continue; // the same edit asked for twice
+            }
+            ranges.push((s, t, &e.replacement));
+        }
+        ranges.sort_by_key(|&(s, t, _)| (s, t));
+        let mut after = String::with_capacity(text.len());
+        let mut pos = 0;
+        for (s, t, replacement) in ranges {
+            if s < pos {
+                out.skipped += 1;
+                continue;
+            }
+            after.push_str(&text[pos..s]);
+            after.push_str(replacement);
+            pos = t;
+        }
+        after.push_str(&text[pos..]);
+        if after != text {
+            out.patches.push(FilePatch {
+                path: src.path.clone(),
+                before: text.to_string(),
+                after,
+            });
+        }
+    }
+    out
+}
+
+/// `--fix --dry-run`: the plan as a unified diff (`git apply`-able from the linted root).
+pub fn unified_diff(plan: &FixPlan) -> String {
+    let mut out = String::new();
+    for p in &plan.patches {
+        out.push_str(&diff_text(
+            &p.before,
+            &p.after,
+            &format!("a/{}", p.path),
+            &format!("b/{}", p.path),
+        ));
+    }
+    out
+}
+
+/// A unified diff with three lines of context; empty when the texts are equal.
+pub fn diff_text(before: &str, after: &str, old_name: &str, new_name: &str) -> String {
+    if before == after {
+        return String::new();
+    }
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(3)
+        .header(old_name, new_name)
+        .to_string()
+}
+
+/// Write the patched files under `root`.
+pub fn apply(plan: &FixPlan, root: &Path) -> std::io::Result<()> {
+    for p in &plan.patches {
+        let path = crate::source::join_relative(root, &p.path);
+        std::fs::write(&path, &p.after)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Fix, Severity};
+    use crate::source::Span;
+
+    fn with_fix(
+        map: &SourceMap,
+        file: crate::source::FileId,
+        edits: Vec<(usize, usize, &str)>,
+    ) -> Finding {
+        Finding::new("r", Severity::Error, "m", Span::new(file, 0, 0))
+            .with_fix(Fix {
+                title: "t".into(),
+                safe: true,
+                edits: edits
+                    .into_iter()
+                    .map(|(s, e, r)| Edit {
+                        span: Span::new(file, s, e),
+                        replacement: r.into(),
+                    })
+                    .collect(),
+            })
+            .app(map.path(file))
+    }
+
+    #[test]
+    fn deletes_whole_lines_and_keeps_the_rest() {
+        let map = SourceMap::new();
+        let text = "spec:\n  # keep me\n  replicas: 3 # pinned\n  selector: {}\n";
+        let file = map.add_text("d.yaml", text);
+        let at = text.find("replicas").unwrap_or(0);
+        let f = with_fix(&map, file, vec![(at, at + 11, "")]);
+        let plan = plan(&[f], &map, false);
+        assert_eq!(
+            plan.patches[0].after,
+            "spec:\n  # keep me\n  selector: {}\n"
+        );
+        assert!(unified_diff(&plan).contains("-  replicas: 3 # pinned\n"));
+    }
+
+    #[test]
+    fn merges_duplicates_and_ordered_insertions() {
+        let map = SourceMap::new();
+        let file = map.add_text("a.yaml", "a: 1\nb: 2\n");
+        let f1 = with_fix(&map, file, vec![(5, 5, "x: 0\n"), (10, 10, "c: 3\n")]);
+        let f2 = with_fix(&map, file, vec![(5, 5, "x: 0\n"), (5, 5, "y: 0\n")]);
+        let plan = plan(&[f1, f2], &map, false);
+        assert_eq!(plan.patches[0].after, "a: 1\nx: 0\ny: 0\nb: 2\nc: 3\n");
+        assert_eq!(plan.fixed, 2);
+    }
+
+    #[test]
+    fn unsafe_fixes_are_not_applied() {
+        let map = SourceMap::new();
+        let file = map.add_text("a.yaml", "a: 1\n");
+        let mut f = with_fix(&map, file, vec![(0, 4, "")]);
+        if let Some(fix) = f.fix.as_mut() {
+            fix.safe = false;
+        }
+        assert!(
+            plan(std::slice::from_ref(&f), &map, false)
+                .patches
+                .is_empty()
+        );
+        assert_eq!(plan(&[f], &map, true).patches[0].after, "");
+    }
+}

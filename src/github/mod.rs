@@ -1,0 +1,13 @@
+//! GitHub pull requests: one review with inline comments (and suggestion blocks) on the
+//! changed lines, and one sticky summary comment updated in place.
+//!
+//! `event.rs` reads the Actions environment, `review.rs` builds the request bodies (pure,
+//! tested without a network), `client.rs` sends them with octocrab (the `github` feature).
+//! Failing to post never fails the job: the caller prints a warning and the annotations and
+//! job summary still carry everything. The token is only ever handed to octocrab.
+
+pub mod event;
+pub mod review;
+
+#[cfg(feature = "github")]
+pub mod client;

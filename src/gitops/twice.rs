@@ -1,0 +1,128 @@
+//! The render-twice check (catalog §5): render a chart again with another random seed,
+//! clock and time zone, and find every field whose value changed. It cannot be fooled by a
+//! gap in taint tracking: any difference is real non-determinism.
+
+use crate::object::Object;
+use crate::render::helm::provenance::TAINT_LABEL;
+use crate::source::Span;
+use crate::yaml::{Node, Value};
+
+/// One field whose value differs between two renders of the same commit.
+#[derive(Clone, Debug)]
+pub struct RenderDifference {
+    /// `Kind/namespace/name` of the object (as first rendered).
+    pub object: String,
+    /// Dotted field path.
+    pub field: String,
+    /// The node in the first render (its span is the template line that wrote it).
+    pub span: Span,
+    /// Taint already explains it (rule §4 reports it at the call).
+    pub explained: bool,
+}
+
+fn id(o: &Object) -> (String, String, String) {
+    (
+        o.kind.clone(),
+        o.namespace.clone().unwrap_or_default(),
+        o.name.clone(),
+    )
+}
+
+fn display(o: &Object) -> String {
+    match &o.namespace {
+        Some(ns) => format!("{}/{ns}/{}", o.kind, o.name),
+        None => format!("{}/{}", o.kind, o.name),
+    }
+}
+
+fn tainted(n: &Node) -> bool {
+    n.related
+        .as_ref()
+        .is_some_and(|r| r.iter().any(|x| x.label.starts_with(TAINT_LABEL)))
+}
+
+/// Compare two renders. Objects are matched by kind/namespace/name, then in order (a
+/// name that itself changes still pairs with its counterpart).
+pub fn compare(first: &[Object], second: &[Object]) -> Vec<RenderDifference> {
+    let mut out = Vec::new();
+    let mut unmatched: Vec<usize> = Vec::new();
+    for (i, a) in first.iter().enumerate() {
+        match second.iter().find(|b| id(b) == id(a)) {
+            Some(b) => diff_nodes(&display(a), &a.root, &b.root, &mut Vec::new(), &mut out),
+            None => unmatched.push(i),
+        }
+    }
+    // Objects whose identity changed: report the name, paired by position.
+    let unpaired: Vec<&Object> = second
+        .iter()
+        .filter(|b| !first.iter().any(|a| id(a) == id(b)))
+        .collect();
+    for (k, &i) in unmatched.iter().enumerate() {
+        let a = &first[i];
+        let name_node = a.metadata().and_then(|m| m.get("name"));
+        out.push(RenderDifference {
+            object: display(a),
+            field: "metadata.name".into(),
+            span: name_node.map(|n| n.span).unwrap_or(a.root.span),
+            explained: name_node.is_some_and(tainted),
+        });
+        if let Some(b) = unpaired.get(k) {
+            diff_nodes(&display(a), &a.root, &b.root, &mut Vec::new(), &mut out);
+        }
+    }
+    out
+}
+
+fn diff_nodes(
+    object: &str,
+    a: &Node,
+    b: &Node,
+    path: &mut Vec<String>,
+    out: &mut Vec<RenderDifference>,
+) {
+    if out.len() > 1000 {
+        return;
+    }
+    match (&a.value, &b.value) {
+        (Value::Map(ea), Value::Map(eb)) => {
+            for e in ea {
+                let k = e.key.key_str().into_owned();
+                match eb.iter().find(|x| x.key.key_str() == k) {
+                    Some(o) => {
+                        path.push(k);
+                        diff_nodes(object, &e.value, &o.value, path, out);
+                        path.pop();
+                    }
+                    None => {
+                        path.push(k);
+                        push(object, path, &e.value, out);
+                        path.pop();
+                    }
+                }
+            }
+        }
+        (Value::Seq(ia), Value::Seq(ib)) if ia.len() == ib.len() => {
+            for (i, (x, y)) in ia.iter().zip(ib).enumerate() {
+                path.push(i.to_string());
+                diff_nodes(object, x, y, path, out);
+                path.pop();
+            }
+        }
+        _ => {
+            if a.to_json() != b.to_json() {
+                push(object, path, a, out);
+            }
+        }
+    }
+}
+
+fn push(object: &str, path: &[String], node: &Node, out: &mut Vec<RenderDifference>) {
+    let mut explained = false;
+    node.walk(|_, n| explained |= tainted(n));
+    out.push(RenderDifference {
+        object: object.to_string(),
+        field: path.join("."),
+        span: node.span,
+        explained,
+    });
+}

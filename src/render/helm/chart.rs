@@ -1,0 +1,672 @@
+//! The chart model and loader, as Helm's `pkg/chart/loader`: a chart directory (with
+//! `.helmignore`) or a `.tgz` archive becomes a [`Chart`]: metadata, values, schema,
+//! templates, other files and subcharts (directories and archives under `charts/`).
+
+use super::ignore::IgnoreRules;
+use super::semver::Version;
+use super::values::{ValuesDoc, load_values};
+use crate::source::{FileId, Origin, RepoFs, SourceFile, Span};
+use crate::yaml::{Limits, Node, parse_str};
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::sync::Arc;
+
+/// One file of a chart, named relative to the chart root (`templates/x.yaml`).
+#[derive(Clone, Debug)]
+pub struct ChartFile {
+    pub name: String,
+    pub data: Arc<[u8]>,
+    /// The source-map file holding its text (repo file, or a virtual file for archives).
+    pub file: Option<FileId>,
+}
+
+impl ChartFile {
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.data).into_owned()
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Maintainer {
+    pub name: String,
+    pub email: String,
+    pub url: String,
+}
+
+#[derive(Clone, Debug)]
+pub enum ImportValue {
+    /// `- child: a.b` / `parent: c`
+    Map { child: String, parent: String },
+    /// `- name` (meaning `exports.name` → the parent's root)
+    Name(String),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Dependency {
+    pub name: String,
+    pub version: String,
+    pub repository: String,
+    pub condition: String,
+    pub tags: Vec<String>,
+    pub enabled: bool,
+    pub import_values: Vec<ImportValue>,
+    pub alias: String,
+    /// The dependency entry in Chart.yaml / requirements.yaml.
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Metadata {
+    pub name: String,
+    pub home: String,
+    pub sources: Vec<String>,
+    pub version: String,
+    pub description: String,
+    pub keywords: Vec<String>,
+    pub maintainers: Vec<Maintainer>,
+    pub icon: String,
+    pub api_version: String,
+    pub condition: String,
+    pub tags: String,
+    pub app_version: String,
+    pub deprecated: bool,
+    pub annotations: BTreeMap<String, String>,
+    pub kube_version: String,
+    pub dependencies: Vec<Dependency>,
+    pub chart_type: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Chart {
+    pub metadata: Metadata,
+    pub chart_yaml: Option<FileId>,
+    pub values: ValuesDoc,
+    pub schema: Option<ChartFile>,
+    pub templates: Vec<ChartFile>,
+    pub files: Vec<ChartFile>,
+    pub dependencies: Vec<Chart>,
+    /// Where this chart came from (a repo path, or `archive.tgz` for archives), for messages.
+    pub origin: String,
+}
+
+impl Chart {
+    pub fn name(&self) -> &str {
+        &self.metadata.name
+    }
+    pub fn is_library(&self) -> bool {
+        self.metadata.chart_type == "library"
+    }
+    /// Files under `crds/` (Helm's `CRDObjects`: only `.yaml`/`.yml`/`.json` directly or
+    /// deeper under `crds/`).
+    pub fn crd_files(&self) -> impl Iterator<Item = &ChartFile> {
+        self.files.iter().filter(|f| {
+            f.name.starts_with("crds/")
+                && (f.name.ends_with(".yaml")
+                    || f.name.ends_with(".yml")
+                    || f.name.ends_with(".json"))
+        })
+    }
+}
+
+/// Archives and charts bigger than this are refused (Helm's `MaxDecompressedChartSize`).
+const MAX_CHART_BYTES: u64 = 100 * 1024 * 1024;
+const MAX_FILE_BYTES: u64 = 5 * 1024 * 1024;
+
+/// Load a chart from a repo path: a directory, or a `.tgz`/`.tar.gz` archive.
+/// `display` is the path as messages name it.
+pub fn load(fs: &dyn RepoFs, path: &str, display: &str) -> Result<Chart, String> {
+    let path = path.trim_end_matches('/');
+    if fs.is_dir(path) {
+        return load_dir(fs, path);
+    }
+    if !fs.is_file(path) {
+        return Err(format!("path \"{path}\" not found"));
+    }
+    let bytes = fs.read_bytes(path).map_err(|e| e.to_string())?;
+    if bytes.len() < 2 || bytes[0] != 0x1f || bytes[1] != 0x8b {
+        let kind = if std::str::from_utf8(&bytes).is_ok() {
+            "text/plain; charset=utf-8"
+        } else {
+            "application/octet-stream"
+        };
+        return Err(format!(
+            "file '{display}' does not appear to be a gzipped archive; got '{kind}'"
+        ));
+    }
+    load_archive_at(fs, &bytes, path, 0)
+}
+
+fn load_dir(fs: &dyn RepoFs, dir: &str) -> Result<Chart, String> {
+    let prefix = if dir.is_empty() {
+        String::new()
+    } else {
+        format!("{dir}/")
+    };
+    let rules = match fs.read(&format!("{prefix}.helmignore")) {
+        Ok(id) => IgnoreRules::parse(&fs.source_map().get(id).text)?,
+        Err(_) => IgnoreRules::defaults(),
+    };
+    let mut files = Vec::new();
+    let mut stack = vec![String::new()];
+    let mut total: u64 = 0;
+    while let Some(rel) = stack.pop() {
+        let full = format!("{prefix}{rel}");
+        let names = fs
+            .list_dir(full.trim_end_matches('/'))
+            .map_err(|e| e.to_string())?;
+        // Walk in lexical order, as filepath.Walk does.
+        for name in names.into_iter().rev() {
+            let child_rel = format!("{rel}{name}");
+            let child_full = format!("{prefix}{child_rel}");
+            if rules.ignored(&child_rel, false) && rules.ignored(&child_rel, true) {
+                continue;
+            }
+            // Read first (most entries are files): one path resolution instead of two.
+            let file = match fs.read(&child_full) {
+                Ok(id) => {
+                    if rules.ignored(&child_rel, false) {
+                        continue;
+                    }
+                    let text = fs.source_map().get(id).text.clone();
+                    // Shared with the source map; copied only to drop a byte-order mark.
+                    let data: Arc<[u8]> = match text.strip_prefix('\u{feff}') {
+                        Some(rest) => Arc::from(rest.as_bytes()),
+                        None => Arc::from(text),
+                    };
+                    ChartFile {
+                        name: child_rel,
+                        data,
+                        file: Some(id),
+                    }
+                }
+                Err(_) if fs.is_dir(&child_full) => {
+                    if !rules.ignored(&child_rel, true) {
+                        stack.push(format!("{child_rel}/"));
+                    }
+                    continue;
+                }
+                Err(_) => {
+                    if rules.ignored(&child_rel, false) {
+                        continue;
+                    }
+                    let bytes = fs.read_bytes(&child_full).map_err(|e| e.to_string())?;
+                    ChartFile {
+                        name: child_rel,
+                        data: Arc::from(bytes),
+                        file: None,
+                    }
+                }
+            };
+            total += file.data.len() as u64;
+            if total > MAX_CHART_BYTES {
+                return Err(format!(
+                    "chart {dir} is larger than {MAX_CHART_BYTES} bytes"
+                ));
+            }
+            files.push(file);
+        }
+    }
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    load_files(fs, files, dir, 0)
+}
+
+/// Unpack a gzipped tar into chart files (the top directory stripped) and load them.
+pub fn load_archive(fs: &dyn RepoFs, bytes: &[u8], origin: &str) -> Result<Chart, String> {
+    load_archive_at(fs, bytes, origin, 0)
+}
+
+fn load_archive_at(
+    fs: &dyn RepoFs,
+    bytes: &[u8],
+    origin: &str,
+    depth: usize,
+) -> Result<Chart, String> {
+    let gz = flate2::read::GzDecoder::new(bytes);
+    let mut archive = tar::Archive::new(gz.take(MAX_CHART_BYTES + 1));
+    let mut files: Vec<ChartFile> = Vec::new();
+    let entries = archive.entries().map_err(|e| e.to_string())?;
+    let mut total: u64 = 0;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| e.to_string())?;
+        if !entry.header().entry_type().is_file() {
+            continue;
+        }
+        let raw = entry
+            .path()
+            .map_err(|e| e.to_string())?
+            .to_string_lossy()
+            .replace('\\', "/");
+        if raw == "pax_global_header" {
+            continue;
+        }
+        if raw.starts_with('/') {
+            return Err("chart illegally contains absolute paths".into());
+        }
+        let Some((_, inner)) = raw.split_once('/') else {
+            return Err("chart illegally contains content outside the base directory".into());
+        };
+        if inner.split('/').any(|p| p == "..") {
+            return Err("chart illegally references parent directory".into());
+        }
+        let inner = crate::source::normalize_relative(inner)
+            .ok_or("chart illegally references parent directory")?;
+        if entry.size() > MAX_FILE_BYTES {
+            return Err(format!(
+                "decompressed chart file \"{inner}\" is larger than the maximum file size {MAX_FILE_BYTES}"
+            ));
+        }
+        let mut data = Vec::new();
+        entry.read_to_end(&mut data).map_err(|e| e.to_string())?;
+        total += data.len() as u64;
+        if total > MAX_CHART_BYTES {
+            return Err(format!(
+                "chart archive {origin} is larger than {MAX_CHART_BYTES} bytes"
+            ));
+        }
+        if let Some(rest) = data.strip_prefix(b"\xef\xbb\xbf".as_slice()) {
+            data = rest.to_vec();
+        }
+        // Text files get a virtual source file so spans can point into the archive.
+        let file = std::str::from_utf8(&data)
+            .ok()
+            .filter(|t| !t.contains('\0'))
+            .map(|t| {
+                fs.source_map().add(SourceFile::new(
+                    format!("{origin}#{inner}"),
+                    t.to_string(),
+                    Origin::Virtual,
+                ))
+            });
+        files.retain(|f| f.name != inner);
+        files.push(ChartFile {
+            name: inner,
+            data: Arc::from(data),
+            file,
+        });
+    }
+    if files.is_empty() {
+        return Err("no files in chart archive".into());
+    }
+    load_files(fs, files, origin, depth)
+}
+
+/// Helm's `LoadFiles`: sort files into the chart's parts, then load subcharts.
+/// Subcharts nested deeper than this are refused (an archive of archives must not exhaust
+/// the stack; real charts nest two or three levels).
+const MAX_SUBCHART_DEPTH: usize = 32;
+
+fn load_files(
+    fs: &dyn RepoFs,
+    files: Vec<ChartFile>,
+    origin: &str,
+    depth: usize,
+) -> Result<Chart, String> {
+    if depth > MAX_SUBCHART_DEPTH {
+        return Err(format!(
+            "subcharts nested deeper than {MAX_SUBCHART_DEPTH} levels at {origin}"
+        ));
+    }
+    let mut chart = Chart {
+        metadata: Metadata::default(),
+        chart_yaml: None,
+        values: ValuesDoc::default(),
+        schema: None,
+        templates: Vec::new(),
+        files: Vec::new(),
+        dependencies: Vec::new(),
+        origin: origin.to_string(),
+    };
+    let mut have_meta = false;
+    // Chart.yaml first: requirements.yaml and the apiVersion checks depend on it.
+    if let Some(f) = files.iter().find(|f| f.name == "Chart.yaml") {
+        chart.metadata = parse_metadata(f).map_err(|e| format!("cannot load Chart.yaml: {e}"))?;
+        if chart.metadata.api_version.is_empty() {
+            chart.metadata.api_version = "v1".into();
+        }
+        chart.chart_yaml = f.file;
+        have_meta = true;
+    }
+    let mut subcharts: BTreeMap<String, Vec<ChartFile>> = BTreeMap::new();
+    for f in files {
+        match f.name.as_str() {
+            "Chart.yaml" => {}
+            "Chart.lock" | "requirements.lock" => {}
+            "requirements.yaml" => {
+                if chart.metadata.api_version == "v1" {
+                    let (deps, _) = parse_yaml_doc(&f)
+                        .map(|n| (parse_dependencies(n.get("dependencies")), ()))
+                        .map_err(|e| format!("cannot load requirements.yaml: {e}"))?;
+                    chart.metadata.dependencies = deps;
+                    chart.files.push(f);
+                }
+            }
+            "values.yaml" => {
+                chart.values =
+                    load_values(&f).map_err(|e| format!("cannot load values.yaml: {e}"))?;
+            }
+            "values.schema.json" => chart.schema = Some(f),
+            n if n.starts_with("templates/") => chart.templates.push(f),
+            n if n.starts_with("charts/") => {
+                if n.ends_with(".prov") {
+                    chart.files.push(f);
+                    continue;
+                }
+                let rest = &n["charts/".len()..];
+                let cname = rest.split('/').next().unwrap_or(rest).to_string();
+                subcharts.entry(cname).or_default().push(ChartFile {
+                    name: rest.to_string(),
+                    ..f
+                });
+            }
+            _ => chart.files.push(f),
+        }
+    }
+    if !have_meta {
+        return Err("Chart.yaml file is missing".into());
+    }
+    validate_metadata(&chart.metadata)?;
+    for (cname, files) in subcharts {
+        if cname.starts_with('_') || cname.starts_with('.') {
+            continue;
+        }
+        let loaded = if cname.ends_with(".tgz") {
+            let Some(file) = files.first() else { continue };
+            if file.name != cname {
+                return Err(format!(
+                    "error unpacking subchart tar in {}: expected {cname}, got {}",
+                    chart.name(),
+                    file.name
+                ));
+            }
+            load_archive_at(
+                fs,
+                &file.data,
+                &format!("{origin}/charts/{cname}"),
+                depth + 1,
+            )
+        } else {
+            let inner: Vec<ChartFile> = files
+                .into_iter()
+                .filter_map(|f| {
+                    let (_, rest) = f.name.split_once('/')?;
+                    Some(ChartFile {
+                        name: rest.to_string(),
+                        ..f
+                    })
+                })
+                .collect();
+            load_files(fs, inner, &format!("{origin}/charts/{cname}"), depth + 1)
+        };
+        match loaded {
+            Ok(sub) => chart.dependencies.push(sub),
+            Err(e) => {
+                return Err(format!(
+                    "error unpacking subchart {cname} in {}: {e}",
+                    chart.name()
+                ));
+            }
+        }
+    }
+    Ok(chart)
+}
+
+fn parse_yaml_doc(f: &ChartFile) -> Result<Node, String> {
+    let text = f.text();
+    let parsed = parse_str(&text, f.file.unwrap_or_default(), &Limits::default());
+    if let Some(err) = parsed.error {
+        return Err(format!(
+            "error converting YAML to JSON: {}",
+            super::values::go_yaml_error(&err, &text)
+        ));
+    }
+    Ok(parsed
+        .docs
+        .into_iter()
+        .next()
+        .map(|d| d.root)
+        .unwrap_or_else(|| Node::new(crate::yaml::Value::Null, Span::default())))
+}
+
+/// A scalar as the string Go would read into a `string` field: the text as written
+/// (`1.10` stays `1.10`, not the float).
+fn scalar(node: Option<&Node>) -> String {
+    match node {
+        Some(n) => match (&n.raw, n.scalar_text()) {
+            (Some(raw), _) => raw.to_string(),
+            (None, Some(s)) => s,
+            (None, None) => String::new(),
+        },
+        None => String::new(),
+    }
+}
+
+fn strings(node: Option<&Node>) -> Vec<String> {
+    node.and_then(Node::as_seq)
+        .map(|items| items.iter().map(|n| scalar(Some(n))).collect())
+        .unwrap_or_default()
+}
+
+fn parse_metadata(f: &ChartFile) -> Result<Metadata, String> {
+    let root = parse_yaml_doc(f)?;
+    if !root.is_null() && root.as_map().is_none() {
+        return Err("error unmarshaling JSON: json: cannot unmarshal string into Go value of type chart.Metadata".into());
+    }
+    let get = |k: &str| root.get(k);
+    let annotations = get("annotations")
+        .and_then(Node::as_map)
+        .map(|entries| {
+            entries
+                .iter()
+                .map(|e| (e.key.key_str().into_owned(), scalar(Some(&e.value))))
+                .collect()
+        })
+        .unwrap_or_default();
+    let maintainers = get("maintainers")
+        .and_then(Node::as_seq)
+        .map(|items| {
+            items
+                .iter()
+                .map(|m| Maintainer {
+                    name: scalar(m.get("name")),
+                    email: scalar(m.get("email")),
+                    url: scalar(m.get("url")),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Metadata {
+        name: scalar(get("name")),
+        home: scalar(get("home")),
+        sources: strings(get("sources")),
+        version: scalar(get("version")),
+        description: scalar(get("description")),
+        keywords: strings(get("keywords")),
+        maintainers,
+        icon: scalar(get("icon")),
+        api_version: scalar(get("apiVersion")),
+        condition: scalar(get("condition")),
+        tags: scalar(get("tags")),
+        app_version: scalar(get("appVersion")),
+        deprecated: get("deprecated").and_then(Node::as_bool).unwrap_or(false),
+        annotations,
+        kube_version: scalar(get("kubeVersion")),
+        dependencies: parse_dependencies(get("dependencies")),
+        chart_type: scalar(get("type")),
+    })
+}
+
+fn parse_dependencies(node: Option<&Node>) -> Vec<Dependency> {
+    let Some(items) = node.and_then(Node::as_seq) else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter(|d| d.as_map().is_some())
+        .map(|d| Dependency {
+            name: scalar(d.get("name")),
+            version: scalar(d.get("version")),
+            repository: scalar(d.get("repository")),
+            condition: scalar(d.get("condition")),
+            tags: strings(d.get("tags")),
+            enabled: d.get("enabled").and_then(Node::as_bool).unwrap_or(false),
+            import_values: d
+                .get("import-values")
+                .and_then(Node::as_seq)
+                .map(|ivs| {
+                    ivs.iter()
+                        .filter_map(|iv| {
+                            if iv.as_map().is_some() {
+                                Some(ImportValue::Map {
+                                    child: scalar(iv.get("child")),
+                                    parent: scalar(iv.get("parent")),
+                                })
+                            } else {
+                                iv.as_str().map(|s| ImportValue::Name(s.to_string()))
+                            }
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            alias: scalar(d.get("alias")),
+            span: d.full_span(),
+        })
+        .collect()
+}
+
+/// Helm's `Metadata.Validate`, with its messages.
+fn validate_metadata(md: &Metadata) -> Result<(), String> {
+    let fail = |m: String| Err(format!("validation: {m}"));
+    if md.api_version.is_empty() {
+        return fail("chart.metadata.apiVersion is required".into());
+    }
+    if md.name.is_empty() {
+        return fail("chart.metadata.name is required".into());
+    }
+    if md.name.contains('/') || md.name.contains('\\') || md.name == "." || md.name == ".." {
+        return fail(format!("chart.metadata.name {:?} is invalid", md.name));
+    }
+    if md.version.is_empty() {
+        return fail("chart.metadata.version is required".into());
+    }
+    if Version::parse(&md.version).is_none() {
+        return fail(format!(
+            "chart.metadata.version {:?} is invalid",
+            md.version
+        ));
+    }
+    if !matches!(md.chart_type.as_str(), "" | "application" | "library") {
+        return fail("chart.metadata.type must be application or library".into());
+    }
+    let mut seen = std::collections::HashSet::new();
+    for d in &md.dependencies {
+        if !d.alias.is_empty()
+            && !d
+                .alias
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return fail(format!(
+                "dependency {:?} has disallowed characters in the alias",
+                d.name
+            ));
+        }
+        if d.name.is_empty() {
+            return fail("dependencies must have a name".into());
+        }
+        let key = if d.alias.is_empty() {
+            &d.name
+        } else {
+            &d.alias
+        };
+        if !seen.insert(key.clone()) {
+            return fail(format!(
+                "more than one dependency with name or alias {key:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{DiskFs, SourceMap};
+
+    fn tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut builder = tar::Builder::new(Vec::new());
+        for (name, data) in entries {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(data.len() as u64);
+            header.set_mode(0o644);
+            // Raw name bytes: the tar crate refuses `..` in `set_path`, a hostile archive does not.
+            let raw = &mut header.as_old_mut().name;
+            raw[..name.len()].copy_from_slice(name.as_bytes());
+            header.set_cksum();
+            let _ = builder.append(&header, *data);
+        }
+        let tar = builder.into_inner().unwrap_or_default();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        let _ = std::io::Write::write_all(&mut gz, &tar);
+        gz.finish().unwrap_or_default()
+    }
+
+    fn fs() -> DiskFs {
+        DiskFs::new(
+            std::env::temp_dir(),
+            std::sync::Arc::new(SourceMap::new()),
+            1 << 20,
+        )
+    }
+
+    #[test]
+    fn archives_load_and_refuse_parent_paths() {
+        let ok = tgz(&[
+            (
+                "c/Chart.yaml",
+                b"apiVersion: v2\nname: c\nversion: 1.0.0\n".as_slice(),
+            ),
+            ("c/values.yaml", b"a: 1\n".as_slice()),
+            ("c/templates/x.yaml", b"kind: ConfigMap\n".as_slice()),
+        ]);
+        let chart = load_archive(&fs(), &ok, "c.tgz");
+        assert!(
+            chart
+                .as_ref()
+                .is_ok_and(|c| c.name() == "c" && c.templates.len() == 1),
+            "{:?}",
+            chart.err()
+        );
+        let bad = tgz(&[
+            (
+                "c/Chart.yaml",
+                b"apiVersion: v2\nname: c\nversion: 1.0.0\n".as_slice(),
+            ),
+            ("c/../../etc/passwd", b"x".as_slice()),
+        ]);
+        let err = load_archive(&fs(), &bad, "bad.tgz")
+            .err()
+            .unwrap_or_default();
+        assert_eq!(err, "chart illegally references parent directory");
+    }
+
+    #[test]
+    fn nested_archives_stop_at_a_depth() {
+        let mut inner = tgz(&[(
+            "c/Chart.yaml",
+            b"apiVersion: v2\nname: c\nversion: 1.0.0\n".as_slice(),
+        )]);
+        for _ in 0..40 {
+            inner = tgz(&[
+                (
+                    "c/Chart.yaml",
+                    b"apiVersion: v2\nname: c\nversion: 1.0.0\n".as_slice(),
+                ),
+                ("c/charts/d.tgz", inner.as_slice()),
+            ]);
+        }
+        let err = load_archive(&fs(), &inner, "deep.tgz")
+            .err()
+            .unwrap_or_default();
+        assert!(err.contains("nested deeper than"), "{err}");
+    }
+}

@@ -1,0 +1,175 @@
+//! Dependencies as Helm processes them before rendering (`pkg/chartutil/dependencies.go`):
+//! missing vendored charts, aliases, enabling by tags and conditions, import-values.
+
+use super::chart::{Chart, ImportValue};
+use super::coalesce::{coalesce_tables, coalesce_values, merge_values, trim_nil_values};
+use super::semver::is_compatible_range;
+use super::values::{deep_copy, path_to_map, path_value, table};
+use crate::render::gotmpl::value::{Map, Value};
+
+/// `action.CheckDependencies`: every dependency in Chart.yaml must be vendored under
+/// `charts/` (by name).
+pub fn check_dependencies(chart: &Chart) -> Result<(), Vec<String>> {
+    let missing: Vec<String> = chart
+        .metadata
+        .dependencies
+        .iter()
+        .filter(|d| !chart.dependencies.iter().any(|c| c.name() == d.name))
+        .map(|d| d.name.clone())
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing)
+    }
+}
+
+/// `ProcessDependenciesWithMerge`.
+pub fn process_dependencies(chart: &mut Chart, vals: &Map) -> Result<(), String> {
+    process_enabled(chart, vals, "")?;
+    process_import_values(chart, true)
+}
+
+fn alias_dependency(charts: &[Chart], name: &str, version: &str, alias: &str) -> Option<Chart> {
+    let c = charts
+        .iter()
+        .find(|c| c.name() == name && is_compatible_range(version, &c.metadata.version))?;
+    let mut out = c.clone();
+    if !alias.is_empty() {
+        out.metadata.name = alias.to_string();
+    }
+    Some(out)
+}
+
+fn process_enabled(chart: &mut Chart, vals: &Map, path: &str) -> Result<(), String> {
+    if chart.metadata.dependencies.is_empty() {
+        return Ok(());
+    }
+    let mut deps: Vec<Chart> = Vec::new();
+    // Vendored charts not listed (by name and version) stay as they are.
+    for existing in &chart.dependencies {
+        let listed = chart.metadata.dependencies.iter().any(|req| {
+            existing.name() == req.name
+                && is_compatible_range(&req.version, &existing.metadata.version)
+        });
+        if !listed {
+            deps.push(existing.clone());
+        }
+    }
+    for req in chart.metadata.dependencies.iter_mut() {
+        if let Some(c) = alias_dependency(&chart.dependencies, &req.name, &req.version, &req.alias)
+        {
+            deps.push(c);
+        }
+        if !req.alias.is_empty() {
+            req.name = req.alias.clone();
+        }
+    }
+    chart.dependencies = deps;
+    for req in chart.metadata.dependencies.iter_mut() {
+        req.enabled = true;
+    }
+    let cvals = coalesce_values(chart, vals)?;
+    // tags
+    if let Some(tags) = table(&cvals, "tags") {
+        for req in chart.metadata.dependencies.iter_mut() {
+            let (mut has_true, mut has_false) = (false, false);
+            for t in &req.tags {
+                if let Some(Value::Bool(b)) = super::values::get(&tags, t) {
+                    if b {
+                        has_true = true;
+                    } else {
+                        has_false = true;
+                    }
+                }
+            }
+            if !has_true && has_false {
+                req.enabled = false;
+            } else if has_true || !has_false {
+                req.enabled = true;
+            }
+        }
+    }
+    // conditions: the first path that holds a bool decides
+    for req in chart.metadata.dependencies.iter_mut() {
+        for c in req.condition.trim().split(',') {
+            if c.is_empty() {
+                continue;
+            }
+            if let Some(Value::Bool(b)) = path_value(&cvals, &format!("{path}{c}")) {
+                req.enabled = b;
+                break;
+            }
+        }
+    }
+    let disabled: Vec<String> = chart
+        .metadata
+        .dependencies
+        .iter()
+        .filter(|r| !r.enabled)
+        .map(|r| r.name.clone())
+        .collect();
+    chart
+        .dependencies
+        .retain(|c| !disabled.contains(&c.metadata.name));
+    chart
+        .metadata
+        .dependencies
+        .retain(|r| !disabled.contains(&r.name));
+    let cvals_map = match &cvals {
+        Value::Map(m) => m.borrow().clone(),
+        _ => Map::new(),
+    };
+    for sub in chart.dependencies.iter_mut() {
+        let subpath = format!("{path}{}.", sub.metadata.name);
+        process_enabled(sub, &cvals_map, &subpath)?;
+    }
+    Ok(())
+}
+
+fn process_import_values(chart: &mut Chart, merge: bool) -> Result<(), String> {
+    for sub in chart.dependencies.iter_mut() {
+        process_import_values(sub, merge)?;
+    }
+    if chart.metadata.dependencies.is_empty() {
+        return Ok(());
+    }
+    let cvals = if merge {
+        merge_values(chart, &Map::new())?
+    } else {
+        coalesce_values(chart, &Map::new())?
+    };
+    let mut b = Value::map(Map::new());
+    for req in chart.metadata.dependencies.iter_mut() {
+        let mut out = Vec::new();
+        for iv in &req.import_values {
+            let (child, parent) = match iv {
+                ImportValue::Map { child, parent } => (child.clone(), parent.clone()),
+                ImportValue::Name(n) => (format!("exports.{n}"), ".".to_string()),
+            };
+            out.push(ImportValue::Map {
+                child: child.clone(),
+                parent: parent.clone(),
+            });
+            let Some(vv) = table(&cvals, &format!("{}.{}", req.name, child)) else {
+                continue;
+            };
+            let data = if parent == "." {
+                vv
+            } else {
+                path_to_map(&parent, vv)
+            };
+            b = coalesce_tables(&b, &data, merge);
+        }
+        req.import_values = out;
+    }
+    let result = if merge {
+        coalesce_tables(&deep_copy(&cvals), &b, true)
+    } else {
+        coalesce_tables(&trim_nil_values(&cvals), &b, false)
+    };
+    if let Value::Map(m) = result {
+        chart.values.map = m.borrow().clone();
+    }
+    Ok(())
+}

@@ -1,0 +1,165 @@
+//! Map the spans of a rendered document back to what a person edits: each node of the
+//! parsed output points at the template text or action that wrote it, and a value printed
+//! from `.Values` carries the values-file line as a related label.
+
+use super::values::ValueOrigins;
+use crate::render::gotmpl::{Output, OutputSegment, SegmentKind};
+use crate::source::{FileId, SourceMap, Span};
+use crate::yaml::{Node, Related, Value as Y};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Label prefix of a related span that marks a non-deterministic template call (taint).
+pub const TAINT_LABEL: &str = "nondeterministic: ";
+
+/// What the mapper needs to know about the template set.
+pub struct TemplateIndex<'a> {
+    /// Template name → (source file, values scope of its chart).
+    pub files: HashMap<String, (Option<FileId>, Vec<String>)>,
+    pub map: &'a SourceMap,
+    pub origins: &'a ValueOrigins,
+}
+
+impl TemplateIndex<'_> {
+    fn segment_at<'o>(&self, output: &'o Output, offset: usize) -> Option<&'o OutputSegment> {
+        let segs = &output.segments;
+        let i = segs.partition_point(|s| s.range.end <= offset);
+        segs.get(i).filter(|s| s.range.start <= offset)
+    }
+
+    /// The span in the template source for output bytes `range` (of the template `owner`).
+    fn source_span<'o>(
+        &self,
+        output: &'o Output,
+        start: usize,
+        len: usize,
+    ) -> Option<(Span, Option<&'o OutputSegment>)> {
+        let seg = self.segment_at(output, start)?;
+        let Some((Some(file), _)) = self.files.get(&*seg.pos.file) else {
+            // Text made by `tpl` has no file: point at the action that ran it.
+            return self.enclosing_action(output, seg).map(|span| (span, None));
+        };
+        let file = *file;
+        let text = self.map.get(file);
+        match seg.kind {
+            SegmentKind::Text => {
+                let s = seg.pos.offset + (start - seg.range.start);
+                let e = (s + len)
+                    .min(seg.pos.offset + seg.range.len())
+                    .min(text.text.len());
+                Some((Span::new(file, s, e), Some(seg)))
+            }
+            SegmentKind::Action => {
+                // The whole action `{{ ... }}` (from the pipeline position to its `}}`).
+                let src = &text.text;
+                let from = seg.pos.offset.min(src.len());
+                let open = src[..from].rfind("{{").unwrap_or(from);
+                let close = src[from..].find("}}").map(|i| from + i + 2).unwrap_or(from);
+                Some((Span::new(file, open, close), Some(seg)))
+            }
+        }
+    }
+
+    /// For output whose segment has no source file (`tpl` text): the action after the
+    /// last literal text of a real template before it, which is the action that printed it.
+    fn enclosing_action(&self, output: &Output, seg: &OutputSegment) -> Option<Span> {
+        let idx = output.segments.iter().position(|s| std::ptr::eq(s, seg))?;
+        for prev in output.segments[..idx].iter().rev() {
+            let Some((Some(file), _)) = self.files.get(&*prev.pos.file) else {
+                continue;
+            };
+            let text = self.map.get(*file);
+            let src = &text.text;
+            let from = match prev.kind {
+                SegmentKind::Text => (prev.pos.offset + prev.range.len()).min(src.len()),
+                SegmentKind::Action => prev.pos.offset.min(src.len()),
+            };
+            let open = match prev.kind {
+                SegmentKind::Text => src[from..].find("{{").map(|i| from + i).unwrap_or(from),
+                SegmentKind::Action => src[..from].rfind("{{").unwrap_or(from),
+            };
+            let close = src[open..].find("}}").map(|i| open + i + 2).unwrap_or(open);
+            return Some(Span::new(*file, open, close));
+        }
+        None
+    }
+
+    /// The values-file span of a segment's values path (scoped to the template's chart).
+    fn related(&self, seg: &OutputSegment) -> Option<Related> {
+        let path = seg.values_path()?;
+        let (_, scope) = self.files.get(&*seg.pos.file)?;
+        let mut full: Vec<String> = scope.clone();
+        full.extend(path.iter().cloned());
+        let (span, label) = self.origins.lookup(&full.join("."))?;
+        Some(Related {
+            span: *span,
+            label: label.clone(),
+        })
+    }
+
+    /// The call that made this output non-deterministic, as a related label whose text
+    /// starts with [`TAINT_LABEL`] followed by the function name.
+    fn taint_in(&self, output: &Output, start: usize, len: usize) -> Option<Related> {
+        let end = start + len.max(1);
+        let segs = &output.segments;
+        let first = segs.partition_point(|s| s.range.end <= start);
+        let t = segs[first.min(segs.len())..]
+            .iter()
+            .take_while(|s| s.range.start < end)
+            .find_map(|s| s.taint.as_ref())?;
+        let Some((Some(file), _)) = self.files.get(&*t.pos.file) else {
+            return None;
+        };
+        let len = self.map.get(*file).text.len();
+        let start = t.pos.offset.min(len);
+        Some(Related {
+            span: Span::new(*file, start, (start + t.func.len()).min(len)),
+            label: format!("{TAINT_LABEL}{}", t.func),
+        })
+    }
+
+    /// Rewrite every span of `root` (parsed from the output bytes starting at `doc_start`).
+    pub fn map_node(&self, output: &Output, doc_start: usize, node: &mut Node) {
+        let start = node.span.start as usize + doc_start;
+        let len = node.span.len();
+        if let Some((span, seg)) = self.source_span(output, start, len) {
+            node.span = span;
+            let scalar = !matches!(node.value, Y::Seq(_) | Y::Map(_));
+            if scalar && let Some(taint) = self.taint_in(output, start, len) {
+                let mut list = node
+                    .related
+                    .as_ref()
+                    .map(|r| r.as_ref().clone())
+                    .unwrap_or_default();
+                list.push(taint);
+                node.related = Some(Arc::new(list));
+            }
+            if let Some(seg) = seg
+                && seg.kind == SegmentKind::Action
+                && let Some(rel) = self.related(seg)
+            {
+                let mut list = node
+                    .related
+                    .as_ref()
+                    .map(|r| r.as_ref().clone())
+                    .unwrap_or_default();
+                list.push(rel);
+                node.related = Some(Arc::new(list));
+            }
+        }
+        match &mut node.value {
+            Y::Seq(items) => {
+                for item in items {
+                    self.map_node(output, doc_start, item);
+                }
+            }
+            Y::Map(entries) => {
+                for e in entries {
+                    self.map_node(output, doc_start, &mut e.key);
+                    self.map_node(output, doc_start, &mut e.value);
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! `--format sarif`: SARIF 2.1.0 for GitHub code scanning (`upload-sarif`). Our own small
+//! structs instead of a generated crate keep compile time down; a test validates the output
+//! against the official schema.
+
+use super::{Finding, Severity, repo_path};
+use crate::baseline::FindingKey;
+use crate::rules;
+use crate::source::{SourceMap, Span};
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct Log<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: Vec<Run<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Run<'a> {
+    tool: Tool,
+    results: Vec<SarifResult<'a>>,
+    column_kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct Tool {
+    driver: Driver,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Driver {
+    name: &'static str,
+    version: &'static str,
+    rules: Vec<Rule>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Rule {
+    id: &'static str,
+    name: String,
+    short_description: Text,
+    full_description: Text,
+    help: Help,
+    default_configuration: Configuration,
+    properties: RuleProperties,
+}
+
+#[derive(Serialize)]
+struct Text {
+    text: String,
+}
+
+#[derive(Serialize)]
+struct Help {
+    text: String,
+    markdown: String,
+}
+
+#[derive(Serialize)]
+struct Configuration {
+    level: &'static str,
+}
+
+#[derive(Serialize)]
+struct RuleProperties {
+    tags: Vec<&'static str>,
+    /// Code scanning orders alerts by this (0.0–10.0).
+    #[serde(rename = "security-severity", skip_serializing_if = "Option::is_none")]
+    security_severity: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult<'a> {
+    rule_id: &'static str,
+    rule_index: usize,
+    level: &'static str,
+    message: Text,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    locations: Vec<Location>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    related_locations: Vec<Location>,
+    partial_fingerprints: Fingerprints,
+    properties: ResultProperties<'a>,
+}
+
+#[derive(Serialize)]
+struct Fingerprints {
+    #[serde(rename = "gitopsLint/v1")]
+    key: String,
+}
+
+#[derive(Serialize)]
+struct ResultProperties<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    app: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    object: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Location {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<usize>,
+    physical_location: PhysicalLocation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<Text>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    region: Region,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactLocation {
+    uri: String,
+    uri_base_id: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: usize,
+    start_column: usize,
+    end_line: usize,
+    end_column: usize,
+}
+
+pub fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+fn location(
+    map: &SourceMap,
+    span: Span,
+    prefix: &str,
+    id: Option<usize>,
+    msg: Option<&str>,
+) -> Option<Location> {
+    let path = map.path(span.file);
+    if path.is_empty() {
+        return None;
+    }
+    let start = map.line_col(span);
+    let end = map.end_line_col(span);
+    Some(Location {
+        id,
+        physical_location: PhysicalLocation {
+            artifact_location: ArtifactLocation {
+                uri: repo_path(prefix, &path),
+                uri_base_id: "%SRCROOT%",
+            },
+            region: Region {
+                start_line: start.line,
+                start_column: start.column,
+                end_line: end.line.max(start.line),
+                end_column: if end.line > start.line {
+                    end.column
+                } else {
+                    end.column.max(start.column + 1)
+                },
+            },
+        },
+        message: msg.map(|m| Text {
+            text: m.to_string(),
+        }),
+    })
+}
+
+fn rule_entry(meta: &'static rules::RuleMeta) -> Rule {
+    // The rule document starts with a `# title` line; code scanning shows the help markdown.
+    let name = meta
+        .id
+        .split('-')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect::<String>();
+    Rule {
+        id: meta.id,
+        name,
+        short_description: Text {
+            text: meta.summary.to_string(),
+        },
+        full_description: Text {
+            text: meta.summary.to_string(),
+        },
+        help: Help {
+            text: meta.doc.to_string(),
+            markdown: meta.doc.to_string(),
+        },
+        default_configuration: Configuration {
+            level: level(meta.severity),
+        },
+        properties: RuleProperties {
+            tags: vec!["gitops", "drift"],
+            security_severity: (meta.id == "ignore-differences-security-sensitive")
+                .then_some("7.0"),
+        },
+    }
+}
+
+/// The SARIF log. `prefix` is the linted directory relative to the repository root, so URIs
+/// resolve against the checkout (`%SRCROOT%`).
+pub fn render(findings: &[Finding], map: &SourceMap, prefix: &str) -> String {
+    let registry = rules::registry();
+    let rules: Vec<Rule> = registry.iter().map(|r| rule_entry(r.meta)).collect();
+    let results = findings
+        .iter()
+        .map(|f| {
+            let rule_index = registry
+                .iter()
+                .position(|r| r.meta.id == f.rule)
+                .unwrap_or(0);
+            let mut text = f.message.clone();
+            if let Some(help) = &f.help {
+                text.push_str("\n\n");
+                text.push_str(help);
+            }
+            SarifResult {
+                rule_id: f.rule,
+                rule_index,
+                level: level(f.severity),
+                message: Text { text },
+                locations: location(map, f.primary.span, prefix, None, None)
+                    .into_iter()
+                    .collect(),
+                related_locations: f
+                    .secondary
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, l)| location(map, l.span, prefix, Some(i), Some(&l.text)))
+                    .collect(),
+                partial_fingerprints: Fingerprints {
+                    key: FindingKey::of(f, map).fingerprint(),
+                },
+                properties: ResultProperties {
+                    app: f.app.as_deref(),
+                    object: f.object.as_deref(),
+                    field: f.field.as_deref(),
+                },
+            }
+        })
+        .collect();
+    let log = Log {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: vec![Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "gitops-lint",
+                    version: env!("CARGO_PKG_VERSION"),
+                    rules,
+                },
+            },
+            results,
+            column_kind: "unicodeCodePoints",
+        }],
+    };
+    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
+    s.push('\n');
+    s
+}

@@ -1,0 +1,85 @@
+//! Catalog §4: template calls whose random, time-based or cluster-dependent result reaches
+//! the rendered manifest. Found by taint (the template engine marks every output byte that
+//! depends on such a call, through variables, include, tpl and every function), so a call
+//! in a branch the app's values never take is not reported, and `sha256sum` of
+//! deterministic input (checksum/config) stays clean.
+
+use super::RuleMeta;
+use super::util::{about, object_id};
+use crate::gitops::{AppKind, Model, ModelObject};
+use crate::render::helm::provenance::TAINT_LABEL;
+use crate::report::{Finding, Severity};
+use crate::source::Span;
+use crate::yaml::path_to_string;
+use std::collections::BTreeSet;
+
+pub const ID: &str = "helm-nondeterministic-function";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Error,
+    summary: "a chart's random, time or cluster-dependent call reaches the rendered manifest",
+    doc: include_str!("../../rules/helm-nondeterministic-function.md"),
+};
+
+const HELP: &str = "Make the render a pure function of Git: set the value explicitly (a chart value or existingSecret), source secrets from External Secrets / Sealed Secrets / SOPS, issue certificates with cert-manager instead of gen*, replace `rollme` with a checksum/config of the inputs, sort keys with sortAlpha. Under Argo CD `lookup` always returns an empty map, so lookup-based \"keep the existing secret\" logic regenerates on every render.";
+
+fn is_hook(mo: &ModelObject) -> bool {
+    mo.object.annotation("helm.sh/hook").is_some()
+        || mo.object.annotation("argocd.argoproj.io/hook").is_some()
+}
+
+/// The lookup-or-generate pattern: the call sits in the `else` of an `if` that tests
+/// `lookup` (looked for in the template text before the call).
+fn in_lookup_else(text: &str, call: usize) -> bool {
+    let before = &text[..call.min(text.len())];
+    let window = &before[before.len().saturating_sub(1500)..];
+    match (window.rfind("lookup"), window.rfind("else")) {
+        (Some(l), Some(e)) => l < e,
+        _ => false,
+    }
+}
+
+pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    let mut seen: BTreeSet<(usize, Span)> = BTreeSet::new();
+    for (index, mo) in model.objects.iter().enumerate() {
+        let app = model.app_of(mo);
+        mo.object.root.walk(|path, node| {
+            let Some(related) = &node.related else { return };
+            for r in related.iter() {
+                let Some(func) = r.label.strip_prefix(TAINT_LABEL) else { continue };
+                if !seen.insert((index, r.span)) {
+                    continue;
+                }
+                let hook = is_hook(mo);
+                let severity = match app.kind {
+                    AppKind::Argo | AppKind::ArgoAppSet if !hook => Severity::Error,
+                    _ => Severity::Warning,
+                };
+                let field = path_to_string(path);
+                let text = model.map.get(r.span.file);
+                let message = if func == "lookup" {
+                    format!("`lookup` always returns an empty map under `helm template` and in Argo CD's repo-server; its result reaches {} `{field}`", object_id(mo))
+                } else if in_lookup_else(&text.text, r.span.start as usize)
+                    || in_lookup_else(&model.map.get(node.span.file).text, node.span.start as usize)
+                {
+                    format!("`{func}` generates {} `{field}` in the else-branch of a `lookup`: lookup is always empty under `helm template` and Argo CD, so a new value is generated on every render", object_id(mo))
+                } else if func == "keys" || func == "values" {
+                    format!("`{func}` returns map entries in random order and the order reaches {} `{field}`; sort it with sortAlpha", object_id(mo))
+                } else {
+                    let when = if hook { "on every sync (hook)" } else { "on every render, so the app is never in sync" };
+                    format!("`{func}` makes {} `{field}` change {when}", object_id(mo))
+                };
+                let mut f = Finding::new(ID, severity, message, r.span)
+                    .label(format!("`{func}` is non-deterministic"))
+                    .secondary(node.span, format!("reaches {field}"))
+                    .field(field.clone())
+                    .help(HELP);
+                for other in related.iter().filter(|o| !o.label.starts_with(TAINT_LABEL)) {
+                    f = f.secondary(other.span, other.label.clone());
+                }
+                out.push(about(f, app, mo));
+            }
+        });
+    }
+}

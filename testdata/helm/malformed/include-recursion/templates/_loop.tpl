@@ -1,0 +1,3 @@
+{{- define "loop" -}}
+{{ include "loop" . }}
+{{- end -}}

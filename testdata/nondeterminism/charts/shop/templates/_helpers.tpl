@@ -1,0 +1,3 @@
+{{- define "shop.password" -}}
+{{- randAlphaNum 24 -}}
+{{- end -}}

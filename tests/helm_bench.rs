@@ -1,0 +1,64 @@
+//! Timing of native `helm template` over every chart case of the corpus (run by
+//! `bench/helm.sh` in release mode; ignored in normal test runs).
+
+use gitops_lint::render::helm::{cli_fs, parse_helm_template_args, run};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+fn corpus() -> Option<PathBuf> {
+    let base = std::env::var("GITOPS_LINT_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    let helm = base.join("helm");
+    helm.join("charts-expected/INDEX.tsv")
+        .is_file()
+        .then_some(helm)
+}
+
+#[test]
+#[ignore = "benchmark: run through bench/helm.sh"]
+fn bench_native_corpus() {
+    let Some(root) = corpus() else {
+        eprintln!("helm corpus not found; skipping");
+        return;
+    };
+    let index = std::fs::read_to_string(root.join("charts-expected/INDEX.tsv")).unwrap_or_default();
+    let rounds: usize = std::env::var("HELM_BENCH_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    let cases: Vec<Vec<String>> = index
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split('\t').nth(2))
+        .map(|cmd| cmd.split_whitespace().skip(1).map(str::to_string).collect())
+        .collect();
+    let start = Instant::now();
+    let mut failures = 0;
+    for _ in 0..rounds {
+        for args in &cases {
+            // A fresh filesystem per case: nothing is cached between renders, as for a process.
+            let Ok(fs) = cli_fs(&root) else { continue };
+            let Ok((chart, opts)) = parse_helm_template_args(args) else {
+                continue;
+            };
+            let t = Instant::now();
+            let r = run(&fs, &chart, &opts, false);
+            if std::env::var("HELM_BENCH_VERBOSE").is_ok() {
+                println!(
+                    "{:>8.1} ms  {}",
+                    t.elapsed().as_secs_f64() * 1e3,
+                    args.join(" ")
+                );
+            }
+            if r.failure.is_some() {
+                failures += 1;
+            }
+        }
+    }
+    let secs = start.elapsed().as_secs_f64() / rounds as f64;
+    println!(
+        "native: {} cases in {secs:.3} s per round ({rounds} rounds, {failures} failed renders)",
+        cases.len()
+    );
+}

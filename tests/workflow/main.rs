@@ -1,0 +1,12 @@
+//! The pull-request workflow end to end, as one test binary (each integration-test binary
+//! is linked separately, and with thin LTO under `cargo test --release` that costs CI time):
+//! `diff --base` on a fixture git repo, `--fix` and baselines on the seed repos, the review
+//! against a mock GitHub API, SARIF against its schema, and the integration files.
+
+mod common;
+mod diff;
+mod fix;
+#[cfg(feature = "github")]
+mod github_review;
+mod integration_files;
+mod sarif;
