@@ -69,7 +69,11 @@ pub fn sorted_entries(node: &Node) -> Vec<(String, &Node)> {
     };
     let mut out: Vec<(String, &Node)> = Vec::with_capacity(entries.len());
     for e in entries {
-        let k = e.key.key_str().into_owned();
+        // Keys are typed the kyaml way too (`y:` stays the string "y").
+        let k = match json_scalar(&e.key) {
+            Some(JsonScalar::Str(s)) => s.into_owned(),
+            _ => e.key.key_str().into_owned(),
+        };
         if let Some(slot) = out.iter_mut().find(|(ek, _)| *ek == k) {
             slot.1 = &e.value;
         } else {

@@ -395,6 +395,18 @@ impl<'a> Builder<'a> {
             ));
         }
         let sub = self.load_kustomization(&path, item.span)?;
+        if sub.is_component
+            && let Some(av) = sub.root.get("apiVersion").and_then(super::tree::text)
+            && av != "kustomize.config.k8s.io/v1alpha1"
+        {
+            return Err(failed(
+                sub.root
+                    .get("apiVersion")
+                    .map(|n| n.span)
+                    .unwrap_or(item.span),
+                "apiVersion for Component should be kustomize.config.k8s.io/v1alpha1",
+            ));
+        }
         if !sub.is_component {
             return Err(failed(
                 item.span,

@@ -352,6 +352,7 @@ spec/tls/secretName k=Ingress
 data k=ConfigMap
 spec/volumeClaimTemplates/spec/nfs/server k=StatefulSet
 spec/nfs/server k=PersistentVolume
+spec/jobTemplate/spec/template/volumes/nfs/server k=CronJob
 ";
 
 /// Workload kinds whose pod spec sits at the same path prefix.

@@ -270,3 +270,43 @@ fn remove(root: &mut Node, segs: &[String], path: &str) -> Result<Node, String> 
         _ => Err(missing()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+    use crate::yaml::{Limits, emit, parse_str};
+
+    fn node(text: &str) -> Node {
+        parse_str(text, FileId(0), &Limits::default())
+            .docs
+            .into_iter()
+            .next()
+            .map(|d| d.root)
+            .unwrap_or_else(|| Node::new(Value::Null, Span::default()))
+    }
+
+    #[test]
+    fn ops_apply_in_order() {
+        let mut doc = node("a:\n  b: [1, 2]\nc: x\n");
+        let ops = parse_ops(&node(
+            "- op: add\n  path: /a/b/-\n  value: 3\n- op: replace\n  path: /c\n  value: y\n- op: remove\n  path: /a/b/0\n- op: copy\n  from: /c\n  path: /d\n- op: move\n  from: /d\n  path: /e\n- op: test\n  path: /e\n  value: y\n",
+        ));
+        let ops = ops.unwrap_or_default();
+        assert_eq!(ops.len(), 6);
+        assert!(apply(&mut doc, &ops).is_ok());
+        assert_eq!(
+            emit::to_yaml(&doc),
+            "a:\n  b:\n  - 2\n  - 3\nc: \"y\"\ne: \"y\"\n"
+        );
+    }
+
+    #[test]
+    fn bad_ops_are_errors() {
+        assert!(parse_ops(&node("- op: frobnicate\n  path: /a\n")).is_err());
+        assert!(parse_ops(&node("- op: add\n  path: /a\n")).is_err());
+        let mut doc = node("a: 1\n");
+        let ops = parse_ops(&node("- op: remove\n  path: /zz/y\n")).unwrap_or_default();
+        assert!(apply(&mut doc, &ops).is_err());
+    }
+}

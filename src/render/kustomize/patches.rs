@@ -298,6 +298,12 @@ pub fn apply_patch(
         }
         return Ok(());
     };
+    if !json && docs.len() > 1 {
+        return Err(failed(
+            at,
+            "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field",
+        ));
+    }
     let sel = Selector::from_node(target)
         .compile()
         .map_err(|e| failed(target.span, format!("invalid patch target: {e}")))?;

@@ -323,3 +323,83 @@ pub fn strip_directives(node: &mut Node) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+    use crate::yaml::{Limits, emit, parse_str};
+
+    fn node(text: &str, file: u32) -> Node {
+        parse_str(text, FileId(file), &Limits::default())
+            .docs
+            .into_iter()
+            .next()
+            .map(|d| d.root)
+            .unwrap_or_else(|| Node::new(Value::Null, Default::default()))
+    }
+
+    fn merged(base: &str, patch: &str, builtin: bool) -> String {
+        let mut b = node(base, 0);
+        Smp {
+            builtin,
+            infer: false,
+        }
+        .merge(&mut b, &node(patch, 1));
+        emit::to_yaml(&b)
+    }
+
+    #[test]
+    fn containers_merge_by_name_patch_order_first() {
+        let base =
+            "spec:\n  containers:\n  - name: a\n    image: a:1\n  - name: b\n    image: b:1\n";
+        let patch =
+            "spec:\n  containers:\n  - name: c\n    image: c:1\n  - name: a\n    image: a:2\n";
+        assert_eq!(
+            merged(base, patch, true),
+            "spec:\n  containers:\n  - image: c:1\n    name: c\n  - image: a:2\n    name: a\n  - image: b:1\n    name: b\n"
+        );
+    }
+
+    #[test]
+    fn directives_delete_and_replace() {
+        let base = "a:\n  x: 1\n  \"y\": 2\nl:\n- name: a\n- name: b\n";
+        let patch = "a:\n  x: null\nl:\n- name: b\n  $patch: delete\n";
+        assert_eq!(
+            merged(base, patch, false),
+            "a:\n  \"y\": 2\nl:\n- name: b\n"
+        );
+        let patch = "a:\n  $patch: replace\n  z: 3\n";
+        assert_eq!(
+            merged(base, patch, false),
+            "a:\n  z: 3\nl:\n- name: a\n- name: b\n"
+        );
+    }
+
+    #[test]
+    fn custom_resource_lists_are_replaced() {
+        let base = "spec:\n  containers:\n  - name: a\n    image: a:1\n";
+        let patch = "spec:\n  containers:\n  - name: a\n    env: []\n";
+        assert_eq!(
+            merged(base, patch, false),
+            "spec:\n  containers:\n  - env: []\n    name: a\n"
+        );
+    }
+
+    #[test]
+    fn patched_scalar_keeps_the_base_as_related() {
+        let mut b = node("spec:\n  replicas: 1\n", 0);
+        Smp {
+            builtin: true,
+            infer: false,
+        }
+        .merge(&mut b, &node("spec:\n  replicas: 5\n", 1));
+        let r = b
+            .get_path(&["spec", "replicas"])
+            .cloned()
+            .unwrap_or_else(|| node("", 0));
+        assert_eq!(r.span.file, FileId(1));
+        let related = r.related.as_deref().cloned().unwrap_or_default();
+        assert_eq!(related.first().map(|x| x.span.file), Some(FileId(0)));
+    }
+}

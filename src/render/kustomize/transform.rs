@@ -656,6 +656,11 @@ fn configured(
             patches::apply_patch(acc, &docs, cfg.get("target"), pat, allow_name, allow_kind)?;
         }
         "PatchStrategicMergeTransformer" => {
+            if cfg.get("paths").is_none_or(Node::is_empty_value)
+                && cfg.get("patches").is_none_or(Node::is_empty_value)
+            {
+                return Err(failed(at, "empty file path and empty patch content"));
+            }
             for p in cfg.get("paths").and_then(Node::as_seq).unwrap_or(&[]) {
                 let it = Item {
                     text: tree::text(p).unwrap_or_default(),
@@ -677,7 +682,14 @@ fn configured(
                 };
                 (b.load_docs(k, &it)?, p.span)
             } else if let Some(p) = cfg.get("jsonOp") {
-                (inline_docs(b, k, p)?, p.span)
+                let docs = inline_docs(b, k, p)?;
+                if docs.first().is_none_or(|d| d.as_seq().is_none()) {
+                    return Err(failed(
+                        p.span,
+                        "jsonOp is not a JSON patch (a list of operations)",
+                    ));
+                }
+                (docs, p.span)
             } else {
                 return Err(failed(
                     at,
@@ -766,4 +778,25 @@ pub fn inline_docs(b: &Builder, k: &Kustomization, p: &Node) -> Result<Vec<Node>
         tree::set_spans(d, p.span);
     }
     Ok(docs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_image;
+
+    #[test]
+    fn image_split_ignores_registry_ports() {
+        let s = |x: &str| {
+            let (a, b, c) = split_image(x);
+            format!("{a}|{b}|{c}")
+        };
+        assert_eq!(s("nginx"), "nginx||");
+        assert_eq!(s("nginx:1.2"), "nginx|1.2|");
+        assert_eq!(s("reg:5000/nginx"), "reg:5000/nginx||");
+        assert_eq!(
+            s("reg:5000/nginx:1@sha256:ab"),
+            "reg:5000/nginx|1|sha256:ab"
+        );
+        assert_eq!(s("nginx@sha256:ab"), "nginx||sha256:ab");
+    }
 }
