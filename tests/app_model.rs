@@ -160,3 +160,20 @@ fn hpa_conflict_points_at_the_line_to_edit_in_manifest_overlay_and_chart() {
         ]
     );
 }
+
+/// `goTemplate: true` renders parameters with Go text/template and Sprig; a git files
+/// generator reads the JSON files of this repository.
+#[test]
+fn applicationset_go_template_with_git_files() {
+    let r = run("testdata/apps/appset-go");
+    assert_eq!(
+        apps(&r),
+        [
+            "web-prod argo-appset 1 [directory envs/prod]",
+            "web-staging argo-appset 1 [directory envs/staging]",
+            "argocd standalone 1 [directory argocd]",
+        ]
+    );
+    let objects: Vec<String> = r.findings.iter().filter_map(|f| f.object.clone()).collect();
+    assert_eq!(objects, ["Service/web-prod/web", "Service/web-staging/web"]);
+}

@@ -402,7 +402,14 @@ pub fn build_model(
     root: &Path,
     repo_urls: &[String],
 ) -> Model {
-    build_model_with(files, fs, map, root, repo_urls, Some(&super::gotemplate::render))
+    build_model_with(
+        files,
+        fs,
+        map,
+        root,
+        repo_urls,
+        Some(&super::gotemplate::render),
+    )
 }
 
 pub fn build_model_with(

@@ -16,8 +16,10 @@ fn resolver(name: &str) -> Option<funcs::Func> {
 /// Render one template string of an ApplicationSet with one parameter set.
 pub fn render(text: &str, params: &serde_json::Value) -> Result<String, String> {
     let mut env = FuncEnv::default();
-    let dot = funcs::lookup("fromJson")
-        .ok_or("fromJson is missing")?(&mut env, &[Value::str(params.to_string())])?;
+    let dot = funcs::lookup("fromJson").ok_or("fromJson is missing")?(
+        &mut env,
+        &[Value::str(params.to_string())],
+    )?;
     let mut set = Templates::new(Rc::new(resolver));
     set.parse("appset", text).map_err(|e| e.message)?;
     let out = set
@@ -32,7 +34,9 @@ mod tests {
     fn renders_go_templates_with_sprig() {
         let p = serde_json::json!({"path": {"basename": "Billing", "path": "apps/billing"}});
         assert_eq!(
-            super::render("{{ .path.basename | lower }}-{{ .path.path }}", &p).ok().as_deref(),
+            super::render("{{ .path.basename | lower }}-{{ .path.path }}", &p)
+                .ok()
+                .as_deref(),
             Some("billing-apps/billing")
         );
         assert!(super::render("{{ env \"HOME\" }}", &p).is_err());
