@@ -177,3 +177,25 @@ fn applicationset_go_template_with_git_files() {
     let objects: Vec<String> = r.findings.iter().filter_map(|f| f.object.clone()).collect();
     assert_eq!(objects, ["Service/web-prod/web", "Service/web-staging/web"]);
 }
+
+/// `.argocd-source-<app>.yaml` in the source path is merged into the source (Image Updater's
+/// git write-back), so the rendered image is the one Argo CD deploys.
+#[test]
+fn argocd_source_override_files_apply() {
+    let r = run("testdata/apps/source-overrides");
+    let image = r
+        .model
+        .objects
+        .iter()
+        .find(|o| o.object.kind == "Deployment")
+        .and_then(|o| {
+            o.object
+                .root
+                .get_path(&["spec", "template", "spec", "containers"])
+                .and_then(|c| c.as_seq())
+                .and_then(|c| c.first())
+                .and_then(|c| c.get_str("image"))
+                .map(str::to_string)
+        });
+    assert_eq!(image.as_deref(), Some("registry.example.com/cart:3.2.0"));
+}

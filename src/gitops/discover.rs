@@ -720,6 +720,8 @@ fn argo_app(
             });
             continue;
         }
+        // Parameter overrides committed next to the source (Image Updater write-back).
+        let src = &with_source_overrides(ctx.fs, &path, &name, src);
         match ctx.argo_unit(
             &name,
             app.destination_namespace.as_deref(),
@@ -994,4 +996,47 @@ fn glob(pattern: &str) -> Option<globset::GlobMatcher> {
         .build()
         .ok()
         .map(|g| g.compile_matcher())
+}
+
+/// `.argocd-source.yaml` then `.argocd-source-<app>.yaml` in the source path, merged into the
+/// source as the repo-server does (JSON merge patch: maps merge, other values replace).
+fn with_source_overrides(fs: &dyn RepoFs, path: &str, app: &str, src: &ArgoSource) -> ArgoSource {
+    let mut merged = src.clone();
+    for file in [
+        ".argocd-source.yaml".to_string(),
+        format!(".argocd-source-{app}.yaml"),
+    ] {
+        let rel = if path.is_empty() {
+            file
+        } else {
+            format!("{path}/{file}")
+        };
+        let Ok(id) = fs.read(&rel) else { continue };
+        let text = fs.source_map().get(id).text.clone();
+        let parsed = crate::yaml::parse_str(&text, id, &crate::yaml::Limits::default());
+        if let Some(doc) = parsed.docs.into_iter().next() {
+            merge_patch(&mut merged.node, &doc.root);
+        }
+    }
+    merged
+}
+
+fn merge_patch(base: &mut Node, patch: &Node) {
+    use crate::yaml::{Entry, Value};
+    let (Value::Map(b), Value::Map(p)) = (&mut base.value, &patch.value) else {
+        *base = patch.clone();
+        return;
+    };
+    for pe in p {
+        let key = pe.key.key_str();
+        match b.iter_mut().find(|e| e.key.key_str() == key) {
+            Some(be) if pe.value.is_null() => be.value = pe.value.clone(),
+            Some(be) => merge_patch(&mut be.value, &pe.value),
+            None => b.push(Entry {
+                key: pe.key.clone(),
+                value: pe.value.clone(),
+            }),
+        }
+    }
+    b.retain(|e| !e.value.is_null() || !p.iter().any(|pe| pe.key.key_str() == e.key.key_str()));
 }
