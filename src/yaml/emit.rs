@@ -198,7 +198,11 @@ pub fn yaml11_non_string(s: &str) -> bool {
         return false;
     }
     let plain: String = s.chars().filter(|&c| c != '_').collect();
-    if go_parse_int(&plain) || is_float(&plain) || is_timestamp(s) || is_base60_float(s) {
+    if go_parse_int(&plain)
+        || crate::yaml::resolve::is_yaml_float(&plain)
+        || is_timestamp(s)
+        || is_base60_float(s)
+    {
         return true;
     }
     let bin = plain
@@ -228,46 +232,6 @@ fn go_parse_int(s: &str) -> bool {
         (body, 10)
     };
     !digits.is_empty() && u128::from_str_radix(digits, radix).is_ok_and(|v| v <= u64::MAX as u128)
-}
-
-/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`
-fn is_float(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-        i += 1;
-    }
-    let digits = |i: &mut usize| {
-        let start = *i;
-        while *i < b.len() && b[*i].is_ascii_digit() {
-            *i += 1;
-        }
-        *i - start
-    };
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    } else {
-        if digits(&mut i) == 0 {
-            return false;
-        }
-        if i < b.len() && b[i] == b'.' {
-            i += 1;
-            digits(&mut i);
-        }
-    }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        i += 1;
-        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-            i += 1;
-        }
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    }
-    i == b.len()
 }
 
 /// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`

@@ -84,8 +84,9 @@ fn parse_go_int(s: &str) -> Option<GoInt> {
     }
 }
 
-/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`
-fn is_yaml_float(s: &str) -> bool {
+/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`: the float pattern of go-yaml
+/// (v2 and v3), shared by the parser and both emitters.
+pub fn is_yaml_float(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = 0;
     if i < b.len() && (b[i] == b'-' || b[i] == b'+') {

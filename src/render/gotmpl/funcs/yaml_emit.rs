@@ -141,46 +141,6 @@ fn is_base60_float(s: &str) -> bool {
     i == b.len()
 }
 
-fn yaml_style_float(s: &str) -> bool {
-    // ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$
-    let b = s.as_bytes();
-    let mut i = 0;
-    if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
-        i += 1;
-    }
-    let digits = |i: &mut usize| {
-        let st = *i;
-        while *i < b.len() && b[*i].is_ascii_digit() {
-            *i += 1;
-        }
-        *i - st
-    };
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    } else {
-        if digits(&mut i) == 0 {
-            return false;
-        }
-        if i < b.len() && b[i] == b'.' {
-            i += 1;
-            digits(&mut i);
-        }
-    }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        i += 1;
-        if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
-            i += 1;
-        }
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    }
-    i == b.len()
-}
-
 /// go-yaml's parseTimestamp: YYYY-M-D with optional time part.
 fn is_timestamp(s: &str) -> bool {
     let b = s.as_bytes();
@@ -303,7 +263,7 @@ pub fn resolves_non_string(s: &str, flavor: Flavor) -> bool {
                 return true;
             }
             match first {
-                b'.' => return s.parse::<f64>().is_ok() && yaml_style_float(s),
+                b'.' => return s.parse::<f64>().is_ok() && crate::yaml::resolve::is_yaml_float(s),
                 b'+' | b'-' | b'0'..=b'9' => {}
                 _ => return false,
             }
@@ -319,7 +279,7 @@ pub fn resolves_non_string(s: &str, flavor: Flavor) -> bool {
             {
                 return true;
             }
-            if yaml_style_float(&plain) {
+            if crate::yaml::resolve::is_yaml_float(&plain) {
                 return true;
             }
             if let Some(r) = plain
@@ -338,7 +298,7 @@ pub fn resolves_non_string(s: &str, flavor: Flavor) -> bool {
             if matches!(first, b'+' | b'-' | b'0'..=b'9' | b'.') {
                 let plain = s.replace('_', "");
                 if super::conv::parse_go_int(&plain, 0).is_some()
-                    || yaml_style_float(&plain)
+                    || crate::yaml::resolve::is_yaml_float(&plain)
                     || is_timestamp(s)
                 {
                     return true;
