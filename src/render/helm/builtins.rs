@@ -94,13 +94,13 @@ impl KubeVersion {
     /// `chartutil.ParseKubeVersion` (`1.16` → `v1.16.0`).
     pub fn parse(text: &str) -> Result<KubeVersion, String> {
         let v = super::semver::Version::parse(text)
-            .ok_or_else(|| "Invalid Semantic Version".to_string())?;
+            .map_err(|_| "Invalid Semantic Version".to_string())?;
         let mut version = format!("v{}.{}.{}", v.major, v.minor, v.patch);
         if !v.pre.is_empty() {
             version.push_str(&format!("-{}", v.pre));
         }
-        if !v.meta.is_empty() {
-            version.push_str(&format!("+{}", v.meta));
+        if !v.metadata.is_empty() {
+            version.push_str(&format!("+{}", v.metadata));
         }
         Ok(KubeVersion {
             version,

@@ -548,7 +548,7 @@ fn validate_metadata(md: &Metadata) -> Result<(), String> {
     if md.version.is_empty() {
         return fail("chart.metadata.version is required".into());
     }
-    if Version::parse(&md.version).is_none() {
+    if Version::parse(&md.version).is_err() {
         return fail(format!(
             "chart.metadata.version {:?} is invalid",
             md.version

@@ -43,7 +43,7 @@ mod paths;
 mod random;
 mod reflect;
 mod regex;
-mod semver;
+pub mod semver;
 mod strings;
 mod strings_case;
 mod toml;

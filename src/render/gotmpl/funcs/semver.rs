@@ -16,11 +16,11 @@ const INVALID: &str = "Invalid Semantic Version";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Version {
-    major: u64,
-    minor: u64,
-    patch: u64,
-    pre: String,
-    metadata: String,
+    pub major: u64,
+    pub minor: u64,
+    pub patch: u64,
+    pub pre: String,
+    pub metadata: String,
     original: String,
 }
 
