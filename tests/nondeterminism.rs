@@ -8,7 +8,10 @@ use gitops_lint::render::helm::provenance::TAINT_LABEL;
 use gitops_lint::render::helm::{cli_fs, parse_helm_template_args, run};
 use gitops_lint::report::Severity;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{corpus, read_tsv, shell_words};
+use std::path::Path;
 
 fn findings(rel: &str) -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
@@ -75,32 +78,6 @@ fn lookup_or_generate_has_its_own_message() {
     assert_eq!(f.severity, Severity::Error);
 }
 
-fn corpus() -> Option<PathBuf> {
-    let base = std::env::var("GITOPS_LINT_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    let helm = base.join("helm");
-    if helm.join("README.md").is_file() {
-        Some(helm)
-    } else {
-        eprintln!(
-            "helm corpus not found at {} (set GITOPS_LINT_CORPUS); skipping",
-            helm.display()
-        );
-        None
-    }
-}
-
-fn rows(path: &Path) -> Vec<Vec<String>> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .skip(1)
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| l.split('\t').map(str::to_string).collect())
-        .collect()
-}
-
 /// Every chart/values pair the corpus found non-deterministic (rendered twice by helm) is
 /// reported by taint, and no other pair is, except those justified in
 /// testdata/nondeterminism-known.tsv.
@@ -108,12 +85,12 @@ fn rows(path: &Path) -> Vec<Vec<String>> {
 fn corpus_recall_and_false_positives() {
     let Some(root) = corpus() else { return };
     let truth: BTreeSet<(String, String)> =
-        rows(&root.join("charts-expected/NONDETERMINISTIC.tsv"))
+        read_tsv(&root.join("charts-expected/NONDETERMINISTIC.tsv"))
             .into_iter()
             .map(|r| (r[0].clone(), r[1].clone()))
             .collect();
     let listed =
-        rows(&Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/nondeterminism-known.tsv"));
+        read_tsv(&Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/nondeterminism-known.tsv"));
     let known = |kind: &str| -> BTreeSet<(String, String)> {
         listed
             .iter()
@@ -124,7 +101,7 @@ fn corpus_recall_and_false_positives() {
     let (known_missed, known_extra) = (known("missed"), known("extra"));
     let mut reported = BTreeSet::new();
     let mut rendered = 0;
-    for r in rows(&root.join("charts-expected/INDEX.tsv")) {
+    for r in read_tsv(&root.join("charts-expected/INDEX.tsv")) {
         if r.get(6).map(String::as_str) != Some("0") {
             continue;
         }
@@ -169,61 +146,6 @@ fn corpus_recall_and_false_positives() {
         extra, known_extra,
         "false positives must be exactly the justified ones"
     );
-}
-
-/// POSIX shell words (single/double quotes, backslashes): enough for the recorded commands.
-fn shell_words(s: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    let mut in_word = false;
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                for c in chars.by_ref() {
-                    if c == '\'' {
-                        break;
-                    }
-                    cur.push(c);
-                }
-            }
-            '"' => {
-                in_word = true;
-                while let Some(c) = chars.next() {
-                    match c {
-                        '"' => break,
-                        '\\' => {
-                            if let Some(n) = chars.next() {
-                                cur.push(n);
-                            }
-                        }
-                        c => cur.push(c),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                if let Some(n) = chars.next() {
-                    cur.push(n);
-                }
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut cur));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                cur.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(cur);
-    }
-    words
 }
 
 /// The render-twice check catches what taint does not mark: a date formatted in the
