@@ -28,6 +28,8 @@ pub struct Config {
     pub max_file_bytes: Option<u64>,
     pub max_files: Option<usize>,
     pub yaml_limits: Limits,
+    /// Limits of each render (`max-template-steps`, `max-render-seconds`, ...).
+    pub render_budget: crate::render::RenderBudget,
     /// Facts about the platform the repo deploys to (`platform:`).
     pub platform: Platform,
 }
@@ -81,9 +83,17 @@ const OWNED_SELECTOR_KEYS: &[&str] = &[
 ];
 const LIMIT_KEYS: &[&str] = &[
     "max-file-bytes",
+    "max-files",
     "max-depth",
     "max-alias-nodes",
     "max-documents",
+    "max-template-steps",
+    "max-template-output-bytes",
+    "max-range-length",
+    "max-include-depth",
+    "max-kustomize-resources",
+    "max-kustomize-depth",
+    "max-render-seconds",
 ];
 
 impl Config {
@@ -218,6 +228,22 @@ impl Config {
                             "max-depth" => cfg.yaml_limits.max_depth = n as usize,
                             "max-alias-nodes" => cfg.yaml_limits.max_alias_nodes = n as usize,
                             "max-documents" => cfg.yaml_limits.max_documents = n as usize,
+                            "max-template-steps" => cfg.render_budget.max_template_steps = n as u64,
+                            "max-template-output-bytes" => {
+                                cfg.render_budget.max_template_output_bytes = n as usize
+                            }
+                            "max-range-length" => cfg.render_budget.max_range_length = n as usize,
+                            "max-include-depth" => cfg.render_budget.max_include_depth = n as usize,
+                            "max-kustomize-resources" => {
+                                cfg.render_budget.max_kustomize_resources = n as usize
+                            }
+                            "max-kustomize-depth" => {
+                                cfg.render_budget.max_kustomize_depth = n as usize
+                            }
+                            "max-render-seconds" => {
+                                cfg.render_budget.max_render_time =
+                                    std::time::Duration::from_secs(n as u64)
+                            }
                             _ => {
                                 return Err(err(
                                     Some(l.key.span),
@@ -336,4 +362,63 @@ pub fn object_matches(pattern: &str, object_id: &str) -> bool {
         o
     };
     p.len() == o.len() && p.iter().zip(&o).all(|(a, b)| *a == "*" || a == b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        let map = SourceMap::new();
+        let id = map.add_text(".gitops-lint.yaml", text);
+        Config::parse(&map, id, &[])
+    }
+
+    #[test]
+    fn every_limit_has_a_key() {
+        let text = LIMIT_KEYS
+            .iter()
+            .enumerate()
+            .map(|(i, k)| format!("  {k}: {}\n", i + 2))
+            .collect::<String>();
+        let cfg = parse(&format!("limits:\n{text}")).unwrap_or_default();
+        let b = &cfg.render_budget;
+        assert_eq!(cfg.max_file_bytes, Some(2));
+        assert_eq!(cfg.max_files, Some(3));
+        assert_eq!(
+            (
+                cfg.yaml_limits.max_depth,
+                cfg.yaml_limits.max_alias_nodes,
+                cfg.yaml_limits.max_documents
+            ),
+            (4, 5, 6)
+        );
+        assert_eq!(
+            (
+                b.max_template_steps,
+                b.max_template_output_bytes,
+                b.max_range_length,
+                b.max_include_depth
+            ),
+            (7, 8, 9, 10)
+        );
+        assert_eq!((b.max_kustomize_resources, b.max_kustomize_depth), (11, 12));
+        assert_eq!(b.max_render_time, std::time::Duration::from_secs(13));
+    }
+
+    #[test]
+    fn a_bad_limit_is_located() {
+        let e = parse("limits:\n  max-render-seconds: 0\n").err();
+        assert!(
+            e.as_ref()
+                .is_some_and(|e| e.message.contains("positive integer")
+                    && e.span.is_some_and(|s| s.start == 30)),
+            "{e:?}"
+        );
+        let e = parse("limits:\n  max-steps: 5\n").err();
+        assert!(
+            e.is_some_and(|e| e.message.contains("unknown limit `max-steps`")
+                && e.message.contains("max-template-steps"))
+        );
+    }
 }

@@ -266,7 +266,12 @@ pub fn render_app_manifest(model: &Model, app: &App) -> String {
             &b.object.name,
         ))
     });
-    crate::yaml::emit::to_yaml_stream(objects.iter().map(|mo| &mo.object.root))
+    // Secret values are masked: this text goes into pull-request comments.
+    let masked: Vec<_> = objects
+        .iter()
+        .map(|mo| crate::redact::mask_secret(&mo.object.root))
+        .collect();
+    crate::yaml::emit::to_yaml_stream(masked.iter())
 }
 
 #[cfg(test)]

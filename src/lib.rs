@@ -11,6 +11,7 @@ pub mod gitops;
 pub mod lint;
 pub mod object;
 pub mod ownership;
+pub mod redact;
 pub mod render;
 pub mod report;
 pub mod rules;

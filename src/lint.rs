@@ -199,7 +199,14 @@ fn lint_walked(
         });
     }
 
-    let mut model = build_model(&loaded, fs, map.clone(), &root, &config.repo_urls);
+    let mut model = build_model(
+        &loaded,
+        fs,
+        map.clone(),
+        &root,
+        &config.repo_urls,
+        &config.render_budget,
+    );
     model.platform = config.platform.clone();
     findings.extend(rules::run_all(&model));
 
@@ -210,6 +217,7 @@ fn lint_walked(
         (pa, a.primary.span.start, a.rule).cmp(&(pb, b.primary.span.start, b.rule))
     });
     findings.dedup();
+    crate::redact::scrub_findings(&mut findings, &crate::redact::secret_values(&model));
     LintResult {
         map,
         root,

@@ -10,7 +10,7 @@ use super::remotes::{git_remotes, normalize_url};
 use super::units::{self, HelmUnit, KustomizeUnit, Unit};
 use super::{App, AppKind, Model, ModelObject};
 use crate::object::Object;
-use crate::render::{IssueKind, RenderIssue};
+use crate::render::{IssueKind, RenderBudget, RenderIssue};
 use crate::source::{FileId, RepoFs, SourceMap, Span, normalize_relative};
 use crate::yaml::{Document, Node};
 use std::collections::{BTreeMap, BTreeSet};
@@ -134,6 +134,7 @@ struct Ctx<'a> {
     owned: Vec<bool>,
     /// Kustomization and chart directories some app renders (not standalone then).
     rendered_dirs: BTreeSet<String>,
+    budget: RenderBudget,
 }
 
 /// What rendering one app's sources produced.
@@ -227,21 +228,21 @@ impl Ctx<'_> {
                         flux: true,
                         argo_options: None,
                     });
-                    let r = units::render(&u, self.fs, at);
+                    let r = units::render(&u, self.fs, at, &self.budget);
                     out.objects.extend(r.objects);
                     out.issues.extend(r.issues);
                 }
             }
             Unit::Kustomize(_) => {
-                let r = units::render(&unit, self.fs, at);
+                let r = units::render(&unit, self.fs, at, &self.budget);
                 out.objects.extend(r.objects);
                 out.issues.extend(r.issues);
             }
             Unit::Helm(h) => {
-                let r = units::render(&unit, self.fs, at);
+                let r = units::render(&unit, self.fs, at, &self.budget);
                 if r.issues.is_empty() {
                     // The same commit, another seed, clock and zone: what changes is not Git.
-                    let again = units::render_helm_with_other_clock(h, self.fs, at);
+                    let again = units::render_helm_with_other_clock(h, self.fs, at, &self.budget);
                     if again.issues.is_empty() {
                         out.differences
                             .extend(super::twice::compare(&r.objects, &again.objects));
@@ -401,6 +402,7 @@ pub fn build_model(
     map: Arc<SourceMap>,
     root: &Path,
     repo_urls: &[String],
+    budget: &RenderBudget,
 ) -> Model {
     build_model_with(
         files,
@@ -408,6 +410,7 @@ pub fn build_model(
         map,
         root,
         repo_urls,
+        budget,
         Some(&super::gotemplate::render),
     )
 }
@@ -418,6 +421,7 @@ pub fn build_model_with(
     map: Arc<SourceMap>,
     root: &Path,
     repo_urls: &[String],
+    budget: &RenderBudget,
     go_template: GoTemplateFn,
 ) -> Model {
     let layout = Layout::of(files);
@@ -446,6 +450,7 @@ pub fn build_model_with(
         plain,
         owned,
         rendered_dirs: BTreeSet::new(),
+        budget: budget.clone(),
     };
     let mut model = Model {
         map: map.clone(),

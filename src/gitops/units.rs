@@ -2,7 +2,7 @@
 //! generated kustomization, a kustomize build, a Helm chart), and the dispatch to the
 //! renderers. Units are rendered per app; objects keep spans into the files to edit.
 
-use crate::render::{IssueKind, RenderIssue, RenderOutput};
+use crate::render::{IssueKind, RenderBudget, RenderIssue, RenderOutput};
 use crate::source::{RepoFs, Span};
 use crate::yaml::Node;
 
@@ -68,15 +68,20 @@ fn display_dir(d: &str) -> &str {
 
 /// Render a kustomize or Helm unit (directories are resolved from already-parsed files by
 /// the caller, which knows them).
-pub fn render(unit: &Unit, fs: &dyn RepoFs, at: Span) -> RenderOutput {
+pub fn render(unit: &Unit, fs: &dyn RepoFs, at: Span, budget: &RenderBudget) -> RenderOutput {
     match unit {
-        Unit::Kustomize(k) => render_kustomize(k, fs, at),
-        Unit::Helm(h) => render_helm(h, fs, at),
+        Unit::Kustomize(k) => render_kustomize(k, fs, at, budget),
+        Unit::Helm(h) => render_helm(h, fs, at, budget),
         Unit::Directory { .. } | Unit::FluxDirectory { .. } => RenderOutput::default(),
     }
 }
 
-fn render_kustomize(k: &KustomizeUnit, fs: &dyn RepoFs, _at: Span) -> RenderOutput {
+fn render_kustomize(
+    k: &KustomizeUnit,
+    fs: &dyn RepoFs,
+    _at: Span,
+    budget: &RenderBudget,
+) -> RenderOutput {
     use crate::render::kustomize::{self, BuildOptions, LoadRestrictions};
     let opts = BuildOptions {
         load_restrictions: if k.flux {
@@ -84,7 +89,9 @@ fn render_kustomize(k: &KustomizeUnit, fs: &dyn RepoFs, _at: Span) -> RenderOutp
         } else {
             LoadRestrictions::RootOnly
         },
-        ..Default::default()
+        max_resources: budget.max_kustomize_resources,
+        max_depth: budget.max_kustomize_depth,
+        deadline: Some(budget.deadline()),
     };
     match k.argo_options.as_ref().map(argo_overrides) {
         Some(o) => kustomize::build_with_overrides(fs, &k.dir, &o, &opts),
@@ -170,18 +177,23 @@ fn first_clock() -> crate::render::helm::render::RenderClock {
 }
 
 /// Render a chart again with another seed, a clock 1 day and 1.1 s later and another zone.
-pub fn render_helm_with_other_clock(h: &HelmUnit, fs: &dyn RepoFs, at: Span) -> RenderOutput {
+pub fn render_helm_with_other_clock(
+    h: &HelmUnit,
+    fs: &dyn RepoFs,
+    at: Span,
+    budget: &RenderBudget,
+) -> RenderOutput {
     let first = first_clock();
     let clock = crate::render::helm::render::RenderClock {
         seed: 0x005e_ed2b,
         now_unix_nanos: first.now_unix_nanos + 86_401_100_000_000,
         utc_offset_secs: 5 * 3600 + 1800,
     };
-    render_helm_clocked(h, fs, at, clock)
+    render_helm_clocked(h, fs, at, clock, budget)
 }
 
-fn render_helm(h: &HelmUnit, fs: &dyn RepoFs, at: Span) -> RenderOutput {
-    render_helm_clocked(h, fs, at, first_clock())
+fn render_helm(h: &HelmUnit, fs: &dyn RepoFs, at: Span, budget: &RenderBudget) -> RenderOutput {
+    render_helm_clocked(h, fs, at, first_clock(), budget)
 }
 
 fn render_helm_clocked(
@@ -189,6 +201,7 @@ fn render_helm_clocked(
     fs: &dyn RepoFs,
     _at: Span,
     clock: crate::render::helm::render::RenderClock,
+    budget: &RenderBudget,
 ) -> RenderOutput {
     use crate::render::helm::{self, TemplateOptions};
     let mut issues = Vec::new();
@@ -230,6 +243,7 @@ fn render_helm_clocked(
         kube_version: h.kube_version.clone(),
         api_versions: h.api_versions.clone(),
         clock: Some(clock),
+        budget: budget.clone(),
         ..Default::default()
     };
     for (name, value, force_string) in &h.parameters {

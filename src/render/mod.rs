@@ -10,6 +10,49 @@ pub mod kustomize;
 
 use crate::object::Object;
 use crate::source::Span;
+use std::time::{Duration, Instant};
+
+/// What one render of an app source may cost: the `limits:` keys of `.gitops-lint.yaml`
+/// that bound the renderers. A render over a limit fails with a located `render-failed`
+/// finding naming the key; the other apps are still rendered.
+#[derive(Clone, Debug)]
+pub struct RenderBudget {
+    /// `max-template-steps`: nodes walked plus commands evaluated per chart render.
+    pub max_template_steps: u64,
+    /// `max-template-output-bytes`: bytes one chart render may produce.
+    pub max_template_output_bytes: usize,
+    /// `max-range-length`: iterations of one `range` (and elements `until`/`seq` may build).
+    pub max_range_length: usize,
+    /// `max-include-depth`: nesting of one named template's `include` (Helm's own is 1000).
+    pub max_include_depth: usize,
+    /// `max-kustomize-resources`: resources one kustomize build may hold.
+    pub max_kustomize_resources: usize,
+    /// `max-kustomize-depth`: deepest chain of nested kustomizations.
+    pub max_kustomize_depth: usize,
+    /// `max-render-seconds`: wall time of one render (a chart, a kustomization).
+    pub max_render_time: Duration,
+}
+
+impl Default for RenderBudget {
+    fn default() -> Self {
+        RenderBudget {
+            max_template_steps: 20_000_000,
+            max_template_output_bytes: 32 << 20,
+            max_range_length: 1_000_000,
+            max_include_depth: 1000,
+            max_kustomize_resources: 50_000,
+            max_kustomize_depth: 64,
+            max_render_time: Duration::from_secs(10),
+        }
+    }
+}
+
+impl RenderBudget {
+    /// The moment a render started now must stop by.
+    pub fn deadline(&self) -> Instant {
+        Instant::now() + self.max_render_time
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IssueKind {

@@ -69,6 +69,24 @@ pub struct Finding {
     pub fix: Option<Fix>,
 }
 
+/// Longest message a finding carries. A template that recurses 1000 times produces Go's
+/// nested error chain of the same depth; the start says what failed and the end why.
+pub const MAX_MESSAGE_CHARS: usize = 2000;
+
+fn bounded_message(message: String) -> String {
+    let count = message.chars().count();
+    if count <= MAX_MESSAGE_CHARS {
+        return message;
+    }
+    let keep = MAX_MESSAGE_CHARS / 2;
+    let head: String = message.chars().take(keep).collect();
+    let tail: String = message.chars().skip(count - keep).collect();
+    format!(
+        "{head} … [{} characters omitted] … {tail}",
+        count - 2 * keep
+    )
+}
+
 impl Finding {
     pub fn new(
         rule: &'static str,
@@ -79,7 +97,7 @@ impl Finding {
         Finding {
             rule,
             severity,
-            message: message.into(),
+            message: bounded_message(message.into()),
             primary: Label {
                 span: at,
                 text: String::new(),
@@ -122,5 +140,20 @@ impl Finding {
     pub fn with_fix(mut self, fix: Fix) -> Finding {
         self.fix = Some(fix);
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_messages_keep_their_start_and_end() {
+        let long = format!("start {} end", "é".repeat(5000));
+        let m = bounded_message(long);
+        assert!(m.starts_with("start "));
+        assert!(m.ends_with(" end"));
+        assert!(m.contains("[3010 characters omitted]"), "{m}");
+        assert_eq!(bounded_message("short".into()), "short");
     }
 }

@@ -29,9 +29,14 @@ pub struct ChangedFile {
 
 fn git(dir: &Path) -> Command {
     let mut c = Command::new("git");
-    // Plumbing output must not depend on the user's pager, colours or path quoting.
+    // Plumbing output must not depend on the user's pager, colours or path quoting; and git
+    // must neither run a configured program (fsmonitor hook, textconv, external diff) nor
+    // reach the network (a partial clone fetches missing blobs on demand).
     c.current_dir(dir)
         .args(["-c", "core.quotepath=off", "-c", "color.ui=false"])
+        .args(["-c", "core.fsmonitor=false", "-c", "protocol.allow=never"])
+        .env("GIT_NO_LAZY_FETCH", "1")
+        .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_PAGER", "cat")
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE");
@@ -213,6 +218,7 @@ impl GitRepo {
                 .args([
                     "diff",
                     "--no-ext-diff",
+                    "--no-textconv",
                     "--no-renames",
                     "--name-status",
                     "-z",
@@ -266,7 +272,15 @@ impl GitRepo {
         check_rev(commit)?;
         let out = run(
             git(&self.toplevel)
-                .args(["diff", "--no-ext-diff", "--no-renames", "-U0", commit, "--"])
+                .args([
+                    "diff",
+                    "--no-ext-diff",
+                    "--no-textconv",
+                    "--no-renames",
+                    "-U0",
+                    commit,
+                    "--",
+                ])
                 .arg(self.pathspec()),
             "diff -U0",
         )?;

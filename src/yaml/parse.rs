@@ -27,6 +27,19 @@ impl Default for Limits {
     }
 }
 
+/// The scanner's message, with its own nesting guard (flow collections nested deeper than
+/// the scanner allows) said in the words of our nesting limit.
+fn scan_error_message(info: &str, limits: &Limits) -> String {
+    if info == "recursion limit exceeded" {
+        format!(
+            "collections nest deeper than the parser allows (at most {} levels are linted, `limits.max-depth`)",
+            limits.max_depth
+        )
+    } else {
+        info.to_string()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct YamlError {
     pub span: Span,
@@ -126,7 +139,7 @@ pub fn parse_str(text: &str, file: FileId, limits: &Limits) -> Parsed {
                 let at = offsets.byte(e.marker().index());
                 out.error = Some(YamlError {
                     span: Span::new(file, at, at),
-                    message: e.info().to_string(),
+                    message: scan_error_message(e.info(), limits),
                 });
                 break;
             }

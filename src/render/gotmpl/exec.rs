@@ -155,6 +155,10 @@ struct State<'s, 'e> {
 /// At most this many condition paths are recorded per segment.
 const MAX_CONDITIONS: usize = 16;
 
+/// How often (in steps) the executor looks at the clock: often enough to stop within
+/// milliseconds of the deadline, rarely enough to cost nothing measurable.
+const DEADLINE_CHECK_STEPS: u64 = 4096;
+
 fn stack_addr() -> usize {
     let marker = 0u8;
     std::hint::black_box(&marker) as *const u8 as usize
@@ -243,9 +247,19 @@ impl<'s, 'e> State<'s, 'e> {
                 pos,
                 ctx,
                 format!(
-                    "execution exceeded the limit of {} steps",
+                    "execution exceeded the limit of {} steps (limits.max-template-steps)",
                     self.sh.opts.max_steps
                 ),
+            ));
+        }
+        if self.sh.steps.is_multiple_of(DEADLINE_CHECK_STEPS)
+            && let Some(deadline) = self.sh.opts.deadline
+            && std::time::Instant::now() > deadline
+        {
+            return Err(self.err(
+                pos,
+                ctx,
+                "rendering took longer than the time limit (limits.max-render-seconds)",
             ));
         }
         if self.sh.stack_base.abs_diff(stack_addr()) > self.sh.opts.max_stack_bytes {
@@ -264,7 +278,7 @@ impl<'s, 'e> State<'s, 'e> {
                 pos,
                 &"output",
                 format!(
-                    "output exceeds the limit of {} bytes",
+                    "output exceeds the limit of {} bytes (limits.max-template-output-bytes)",
                     self.sh.opts.max_output_bytes
                 ),
             ));

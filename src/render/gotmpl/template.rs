@@ -50,6 +50,9 @@ pub struct ExecOptions {
     pub tpl_name: String,
     /// Record output segments (provenance). Off saves memory when only the text matters.
     pub record_segments: bool,
+    /// Wall-clock bound of the execution (`limits.max-render-seconds`), checked every few
+    /// thousand steps so that a slow function in a loop cannot outlast it by much.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for ExecOptions {
@@ -65,6 +68,7 @@ impl Default for ExecOptions {
             values_key: Some("Values".to_string()),
             tpl_name: "gotpl".to_string(),
             record_segments: true,
+            deadline: None,
         }
     }
 }

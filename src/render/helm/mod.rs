@@ -93,6 +93,8 @@ pub struct TemplateOptions {
     pub debug: bool,
     /// Seed, clock and zone for random and time functions (the render-twice check).
     pub clock: Option<render::RenderClock>,
+    /// Resource limits of this render (`limits:` in `.gitops-lint.yaml`).
+    pub budget: crate::render::RenderBudget,
 }
 
 impl Default for TemplateOptions {
@@ -119,6 +121,7 @@ impl Default for TemplateOptions {
             abs_root: None,
             debug: false,
             clock: None,
+            budget: crate::render::RenderBudget::default(),
         }
     }
 }
@@ -511,7 +514,7 @@ fn run_inner(
         &entries,
         &render::RenderLimits {
             clock: opts.clock,
-            ..render::RenderLimits::default()
+            ..render::RenderLimits::from_budget(&opts.budget)
         },
         want_objects,
     )

@@ -121,6 +121,8 @@ pub struct RenderLimits {
     pub max_steps: u64,
     pub max_output_bytes: usize,
     pub max_range_len: usize,
+    pub max_include_depth: usize,
+    pub deadline: Option<std::time::Instant>,
     /// Random seed, clock and zone of the render (`None`: seed 0 and the real clock).
     pub clock: Option<RenderClock>,
 }
@@ -136,10 +138,19 @@ pub struct RenderClock {
 
 impl Default for RenderLimits {
     fn default() -> Self {
+        RenderLimits::from_budget(&crate::render::RenderBudget::default())
+    }
+}
+
+impl RenderLimits {
+    /// The engine's share of a render budget, with the clock left to the caller.
+    pub fn from_budget(b: &crate::render::RenderBudget) -> Self {
         RenderLimits {
-            max_steps: 20_000_000,
-            max_output_bytes: 32 << 20,
-            max_range_len: 1_000_000,
+            max_steps: b.max_template_steps,
+            max_output_bytes: b.max_template_output_bytes,
+            max_range_len: b.max_range_length,
+            max_include_depth: b.max_include_depth,
+            deadline: Some(b.deadline()),
             clock: None,
         }
     }
@@ -165,6 +176,8 @@ pub fn render_templates(
     opts.max_steps = limits.max_steps;
     opts.max_output_bytes = limits.max_output_bytes;
     opts.max_range_len = limits.max_range_len;
+    opts.max_include_depth = limits.max_include_depth;
+    opts.deadline = limits.deadline;
     opts.record_segments = record_segments;
     let mut env = match limits.clock {
         Some(c) => {

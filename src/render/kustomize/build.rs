@@ -154,12 +154,13 @@ impl<'a> Builder<'a> {
             return Err(failed(
                 from,
                 format!(
-                    "kustomizations nest deeper than {} levels at '{}'",
+                    "kustomizations nest deeper than {} levels at '{}' (limits.max-kustomize-depth)",
                     self.opts.max_depth,
                     display_dir(dir)
                 ),
             ));
         }
+        self.check_deadline(from)?;
         self.stack.push(dir.to_string());
         Ok(())
     }
@@ -419,6 +420,17 @@ impl<'a> Builder<'a> {
         self.run(&sub, acc, item.span)
     }
 
+    /// Stop a build that has run past `limits.max-render-seconds`.
+    fn check_deadline(&self, at: Span) -> Result<(), Fail> {
+        match self.opts.deadline {
+            Some(d) if std::time::Instant::now() > d => Err(failed(
+                at,
+                "the build took longer than the time limit (limits.max-render-seconds)",
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Add a resource, refusing a second one with the same id.
     pub fn append(&mut self, acc: &mut Acc, r: Resource, span: Span) -> Result<(), Fail> {
         self.resource_count += 1;
@@ -426,10 +438,13 @@ impl<'a> Builder<'a> {
             return Err(failed(
                 span,
                 format!(
-                    "the build has more than {} resources",
+                    "the build has more than {} resources (limits.max-kustomize-resources)",
                     self.opts.max_resources
                 ),
             ));
+        }
+        if self.resource_count.is_multiple_of(256) {
+            self.check_deadline(span)?;
         }
         if let Some(existing) = acc.resources.iter().find(|x| same_id(x, &r)) {
             return Err(failed(

@@ -52,6 +52,8 @@ pub struct BuildOptions {
     pub max_resources: usize,
     /// Deepest chain of nested kustomizations.
     pub max_depth: usize,
+    /// When the build must give up (`limits.max-render-seconds`).
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for BuildOptions {
@@ -60,6 +62,7 @@ impl Default for BuildOptions {
             load_restrictions: LoadRestrictions::RootOnly,
             max_resources: 50_000,
             max_depth: 64,
+            deadline: None,
         }
     }
 }

@@ -18,7 +18,9 @@ impl State<'_, '_> {
             st.err(
                 &b.pos,
                 &b.pipe,
-                format!("range over {n} elements exceeds the limit of {limit}"),
+                format!(
+                    "range over {n} elements exceeds the limit of {limit} (limits.max-range-length)"
+                ),
             )
         };
         let mut items: Vec<(Val, Val)> = Vec::new();

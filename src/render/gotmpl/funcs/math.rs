@@ -133,7 +133,7 @@ pub fn round(_: &mut FuncEnv, a: &[Value]) -> R {
 }
 
 /// Sprig's untilStep: the ints from start towards stop by step (empty when step points away).
-fn until_step_vec(start: i64, stop: i64, step: i64) -> Result<Vec<i64>, String> {
+fn until_step_vec(name: &str, start: i64, stop: i64, step: i64) -> Result<Vec<i64>, String> {
     let count = if stop < start {
         if step >= 0 {
             return Ok(Vec::new());
@@ -149,9 +149,7 @@ fn until_step_vec(start: i64, stop: i64, step: i64) -> Result<Vec<i64>, String> 
             ((stop as i128 - start as i128 - 1) / (step as i128) + 1) as u128
         }
     };
-    if count > super::args::MAX_ALLOC as u128 {
-        check_alloc("untilStep", usize::MAX)?;
-    }
+    check_alloc(name, usize::try_from(count).unwrap_or(usize::MAX))?;
     let mut v = Vec::with_capacity(count as usize);
     let mut i = start as i128;
     for _ in 0..count {
@@ -169,13 +167,13 @@ pub fn until(_: &mut FuncEnv, a: &[Value]) -> R {
     arity("until", a, 1)?;
     let n = args::int(&a[0])?;
     let step = if n < 0 { -1 } else { 1 };
-    Ok(int_list(until_step_vec(0, n, step)?))
+    Ok(int_list(until_step_vec("until", 0, n, step)?))
 }
 
 pub fn until_step(_: &mut FuncEnv, a: &[Value]) -> R {
     arity("untilStep", a, 3)?;
     let (start, stop, step) = (args::int(&a[0])?, args::int(&a[1])?, args::int(&a[2])?);
-    Ok(int_list(until_step_vec(start, stop, step)?))
+    Ok(int_list(until_step_vec("untilStep", start, stop, step)?))
 }
 
 pub fn seq(_: &mut FuncEnv, a: &[Value]) -> R {
@@ -183,11 +181,11 @@ pub fn seq(_: &mut FuncEnv, a: &[Value]) -> R {
     let v = match p.as_slice() {
         [end] => {
             let inc = if *end < 1 { -1 } else { 1 };
-            until_step_vec(1, end.saturating_add(inc), inc)?
+            until_step_vec("seq", 1, end.saturating_add(inc), inc)?
         }
         [start, end] => {
             let step = if end < start { -1 } else { 1 };
-            until_step_vec(*start, end.saturating_add(step), step)?
+            until_step_vec("seq", *start, end.saturating_add(step), step)?
         }
         [start, step, end] => {
             let mut inc = 1;
@@ -197,7 +195,7 @@ pub fn seq(_: &mut FuncEnv, a: &[Value]) -> R {
                     return Ok(Value::from(""));
                 }
             }
-            until_step_vec(*start, end.saturating_add(inc), *step)?
+            until_step_vec("seq", *start, end.saturating_add(inc), *step)?
         }
         _ => Vec::new(),
     };
@@ -348,9 +346,15 @@ mod tests {
 
     #[test]
     fn until_step_shapes() {
-        assert_eq!(until_step_vec(0, 5, 2).ok(), Some(vec![0, 2, 4]));
-        assert_eq!(until_step_vec(5, 0, -2).ok(), Some(vec![5, 3, 1]));
-        assert_eq!(until_step_vec(0, 5, -1).ok(), Some(vec![]));
-        assert!(until_step_vec(0, i64::MAX, 1).is_err());
+        assert_eq!(
+            until_step_vec("untilStep", 0, 5, 2).ok(),
+            Some(vec![0, 2, 4])
+        );
+        assert_eq!(
+            until_step_vec("untilStep", 5, 0, -2).ok(),
+            Some(vec![5, 3, 1])
+        );
+        assert_eq!(until_step_vec("untilStep", 0, 5, -1).ok(), Some(vec![]));
+        assert!(until_step_vec("untilStep", 0, i64::MAX, 1).is_err());
     }
 }

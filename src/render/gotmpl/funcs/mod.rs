@@ -61,6 +61,7 @@ use super::value::Value;
 pub use args::{MAX_ALLOC, MAX_DEPTH, UNWRAPPED};
 pub use conv::strval;
 pub use defaults::{WARN_END, WARN_START};
+pub use encoding::base64_decode;
 pub use gofmt::format_v;
 
 /// What a function may read besides its arguments: the clock and the random source. Kept

@@ -1,0 +1,157 @@
+//! Secret values never leave the process: findings, diffs and PR comments are read by people
+//! (and CI logs by anyone who can see the pull request), while a rendered Secret may carry a
+//! real password from a values file. Like Argo CD, which masks Secret data in its diffs, we
+//! replace every value of a Secret's `data` and `stringData` with a short fingerprint: a
+//! change is still visible, the value is not.
+
+use crate::gitops::Model;
+use crate::report::Finding;
+use crate::yaml::{Node, Value};
+use sha2::{Digest, Sha256};
+
+/// Shorter values are not scrubbed from free text: `true` or `80` would be redacted
+/// everywhere, and a secret that short protects nothing anyway.
+const MIN_SCRUBBED_CHARS: usize = 6;
+
+/// What a Secret value is shown as: a fingerprint, so that a diff still shows it changed.
+pub fn masked(value: &str) -> String {
+    let digest = Sha256::digest(value.as_bytes());
+    let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    format!("<redacted sha256:{hex}>")
+}
+
+fn is_secret(root: &Node) -> bool {
+    root.get("kind").and_then(Node::as_str) == Some("Secret")
+        && root
+            .get("apiVersion")
+            .and_then(Node::as_str)
+            .is_some_and(|v| v == "v1")
+}
+
+fn secret_fields(root: &Node) -> impl Iterator<Item = &Node> {
+    ["data", "stringData"]
+        .into_iter()
+        .filter_map(|k| root.get(k))
+        .flat_map(|m| m.as_map().unwrap_or_default())
+        .map(|e| &e.value)
+}
+
+/// A copy of `root` whose Secret values are masked (other objects are returned as they are).
+pub fn mask_secret(root: &Node) -> Node {
+    let mut out = root.clone();
+    if !is_secret(root) {
+        return out;
+    }
+    if let Value::Map(entries) = &mut out.value {
+        for e in entries.iter_mut() {
+            if !matches!(e.key.as_str(), Some("data" | "stringData")) {
+                continue;
+            }
+            if let Value::Map(values) = &mut e.value.value {
+                for v in values.iter_mut() {
+                    if let Some(text) = v.value.scalar_text() {
+                        let span = v.value.span;
+                        v.value = Node::string(masked(&text), span);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every Secret value the model holds, as written and (for `data`) decoded, longest first so
+/// that a value containing another is scrubbed whole.
+pub fn secret_values(model: &Model) -> Vec<String> {
+    let mut values = Vec::new();
+    for mo in &model.objects {
+        let root = &mo.object.root;
+        if !is_secret(root) {
+            continue;
+        }
+        for v in secret_fields(root) {
+            let Some(text) = v.scalar_text() else {
+                continue;
+            };
+            let decoded = crate::render::gotmpl::funcs::base64_decode(text.trim())
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok());
+            values.push(text);
+            values.extend(decoded);
+        }
+    }
+    values.retain(|v| v.trim().chars().count() >= MIN_SCRUBBED_CHARS);
+    values.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    values.dedup();
+    values
+}
+
+/// `text` with every secret value replaced by its mask.
+pub fn scrub(text: &str, secrets: &[String]) -> String {
+    let mut out = text.to_string();
+    for s in secrets {
+        if out.contains(s.as_str()) {
+            out = out.replace(s.as_str(), &masked(s));
+        }
+    }
+    out
+}
+
+/// Scrub the texts of findings a person will read (message, labels, help).
+pub fn scrub_findings(findings: &mut [Finding], secrets: &[String]) {
+    if secrets.is_empty() {
+        return;
+    }
+    for f in findings {
+        f.message = scrub(&f.message, secrets);
+        f.primary.text = scrub(&f.primary.text, secrets);
+        for l in &mut f.secondary {
+            l.text = scrub(&l.text, secrets);
+        }
+        if let Some(h) = &f.help {
+            f.help = Some(scrub(h, secrets));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::SourceMap;
+    use crate::yaml::{Limits, parse_str};
+
+    fn node(text: &str) -> Node {
+        let map = SourceMap::new();
+        let id = map.add_text("s.yaml", text);
+        let parsed = parse_str(text, id, &Limits::default());
+        parsed
+            .docs
+            .into_iter()
+            .next()
+            .map(|d| d.root)
+            .unwrap_or_else(|| Node::string("", crate::source::Span::new(id, 0, 0)))
+    }
+
+    #[test]
+    fn secret_values_are_masked_and_other_fields_kept() {
+        let secret = node(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\nstringData:\n  password: hunter2-long\ndata:\n  token: c2VjcmV0LXRva2Vu\n",
+        );
+        let text = crate::yaml::emit::to_yaml(&mask_secret(&secret));
+        assert!(!text.contains("hunter2-long"), "{text}");
+        assert!(!text.contains("c2VjcmV0LXRva2Vu"), "{text}");
+        assert!(text.contains("name: db"), "{text}");
+        assert!(text.contains(&masked("hunter2-long")), "{text}");
+        // A ConfigMap is not a Secret.
+        let cm = node("apiVersion: v1\nkind: ConfigMap\ndata:\n  password: visible\n");
+        assert!(crate::yaml::emit::to_yaml(&mask_secret(&cm)).contains("visible"));
+    }
+
+    #[test]
+    fn scrub_replaces_longest_values_first() {
+        let secrets = vec!["hunter2-long".to_string(), "hunter2".to_string()];
+        let out = scrub("value hunter2-long and hunter2", &secrets);
+        assert!(!out.contains("hunter2"), "{out}");
+        assert!(out.contains(&masked("hunter2-long")));
+    }
+}
