@@ -205,7 +205,11 @@ fn lint_walked(
         map.clone(),
         &root,
         &config.repo_urls,
-        &config.render_budget,
+        &crate::render::RenderBudget {
+            render_twice: config.setting("render-nondeterministic")
+                != Some(&crate::config::RuleSetting::Off),
+            ..config.render_budget.clone()
+        },
     );
     model.platform = config.platform.clone();
     findings.extend(rules::run_all(&model));

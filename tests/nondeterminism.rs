@@ -48,6 +48,19 @@ fn each_family_is_reported_at_the_call() {
             "error charts/shop/templates/configmap.yaml:6:15 spec.template.metadata.annotations.checksum/config",
             // the rollme pattern
             "error charts/shop/templates/deployment.yaml:15:20 spec.template.metadata.annotations.rollme",
+            // one family per line: shuffle, randInt, randNumeric, now, ago, bcrypt, htpasswd,
+            // encryptAES, getHostByName, unsorted `values`, genPrivateKey (sorted as strings)
+            "error charts/shop/templates/families.yaml:10:19 data.rendered-at",
+            "error charts/shop/templates/families.yaml:11:14 data.uptime",
+            "error charts/shop/templates/families.yaml:12:21 data.password-hash",
+            "error charts/shop/templates/families.yaml:13:16 data.htpasswd",
+            "error charts/shop/templates/families.yaml:14:17 data.encrypted",
+            "error charts/shop/templates/families.yaml:15:19 data.resolved-db",
+            "error charts/shop/templates/families.yaml:16:13 data.flags",
+            "error charts/shop/templates/families.yaml:17:19 data.signing-key",
+            "error charts/shop/templates/families.yaml:7:30 data.token-order",
+            "error charts/shop/templates/families.yaml:8:22 data.jitter-seconds",
+            "error charts/shop/templates/families.yaml:9:11 data.pin",
             // a self-signed certificate generated at render time
             "error charts/shop/templates/tls.yaml:1:14 data.tls.crt",
             // a hook object: regenerated on every sync, not compared: warning

@@ -240,7 +240,7 @@ impl Ctx<'_> {
             }
             Unit::Helm(h) => {
                 let r = units::render(&unit, self.fs, at, &self.budget);
-                if r.issues.is_empty() {
+                if r.issues.is_empty() && self.budget.render_twice {
                     // The same commit, another seed, clock and zone: what changes is not Git.
                     let again = units::render_helm_with_other_clock(h, self.fs, at, &self.budget);
                     if again.issues.is_empty() {

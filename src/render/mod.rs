@@ -31,6 +31,9 @@ pub struct RenderBudget {
     pub max_kustomize_depth: usize,
     /// `max-render-seconds`: wall time of one render (a chart, a kustomization).
     pub max_render_time: Duration,
+    /// Render each chart a second time with another seed, clock and zone (catalog §5). Off
+    /// when `render-nondeterministic` is: nobody reads the comparison then.
+    pub render_twice: bool,
 }
 
 impl Default for RenderBudget {
@@ -43,6 +46,7 @@ impl Default for RenderBudget {
             max_kustomize_resources: 50_000,
             max_kustomize_depth: 64,
             max_render_time: Duration::from_secs(10),
+            render_twice: true,
         }
     }
 }
