@@ -63,9 +63,36 @@ fn each_family_is_reported_at_the_call() {
             "error charts/shop/templates/families.yaml:9:11 data.pin",
             // a self-signed certificate generated at render time
             "error charts/shop/templates/tls.yaml:1:14 data.tls.crt",
+            // rollme behind a values flag (the flag's line is a secondary label)
+            "error charts/shop/templates/worker.yaml:15:20 spec.template.metadata.annotations.rollme",
             // a hook object: regenerated on every sync, not compared: warning
             "warning charts/shop/templates/seed-job.yaml:4:22 metadata.name",
         ]
+    );
+}
+
+#[test]
+fn the_values_line_that_enables_the_branch_is_a_secondary_label() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/nondeterminism");
+    let r = lint(&LintOptions { root, config: None }).expect("lint");
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.object.as_deref() == Some("Deployment/shop/shop-worker"))
+        .expect("worker finding");
+    let labels: Vec<String> = f
+        .secondary
+        .iter()
+        .map(|l| {
+            let lc = r.map.line_col(l.span);
+            format!("{}:{} {}", r.map.path(l.span.file), lc.line, l.text)
+        })
+        .collect();
+    assert!(
+        labels.iter().any(|l| l.starts_with(
+            "charts/shop/values.yaml:14 `worker.rollOnDeploy` takes the template into this branch"
+        )),
+        "{labels:?}"
     );
 }
 

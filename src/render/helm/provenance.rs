@@ -98,24 +98,43 @@ impl TemplateIndex<'_> {
     }
 
     /// The call that made this output non-deterministic, as a related label whose text
-    /// starts with [`TAINT_LABEL`] followed by the function name.
-    fn taint_in(&self, output: &Output, start: usize, len: usize) -> Option<Related> {
+    /// starts with [`TAINT_LABEL`] followed by the function name; then the values lines of
+    /// the `if`/`with`/`range` conditions that let the call's output through (turning one
+    /// of them off is often the fix: `existingSecret`, `rollOnDeploy: false`).
+    fn taint_in(&self, output: &Output, start: usize, len: usize) -> Vec<Related> {
         let end = start + len.max(1);
         let segs = &output.segments;
         let first = segs.partition_point(|s| s.range.end <= start);
-        let t = segs[first.min(segs.len())..]
+        let Some((seg, t)) = segs[first.min(segs.len())..]
             .iter()
             .take_while(|s| s.range.start < end)
-            .find_map(|s| s.taint.as_ref())?;
-        let Some((Some(file), _)) = self.files.get(&*t.pos.file) else {
-            return None;
+            .find_map(|s| Some((s, s.taint.as_ref()?)))
+        else {
+            return Vec::new();
+        };
+        let Some((Some(file), scope)) = self.files.get(&*t.pos.file) else {
+            return Vec::new();
         };
         let len = self.map.get(*file).text.len();
         let start = t.pos.offset.min(len);
-        Some(Related {
+        let mut out = vec![Related {
             span: Span::new(*file, start, (start + t.func.len()).min(len)),
             label: format!("{TAINT_LABEL}{}", t.func),
-        })
+        }];
+        for path in seg.conditions.iter() {
+            let mut full: Vec<String> = scope.clone();
+            full.extend(path.iter().cloned());
+            if let Some((span, label)) = self.origins.lookup(&full.join(".")) {
+                out.push(Related {
+                    span: *span,
+                    label: format!(
+                        "`{}` takes the template into this branch ({label})",
+                        path.join(".")
+                    ),
+                });
+            }
+        }
+        out
     }
 
     /// Rewrite every span of `root` (parsed from the output bytes starting at `doc_start`).
@@ -125,13 +144,18 @@ impl TemplateIndex<'_> {
         if let Some((span, seg)) = self.source_span(output, start, len) {
             node.span = span;
             let scalar = !matches!(node.value, Y::Seq(_) | Y::Map(_));
-            if scalar && let Some(taint) = self.taint_in(output, start, len) {
+            let taint = if scalar {
+                self.taint_in(output, start, len)
+            } else {
+                Vec::new()
+            };
+            if !taint.is_empty() {
                 let mut list = node
                     .related
                     .as_ref()
                     .map(|r| r.as_ref().clone())
                     .unwrap_or_default();
-                list.push(taint);
+                list.extend(taint);
                 node.related = Some(Arc::new(list));
             }
             if let Some(seg) = seg
