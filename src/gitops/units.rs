@@ -242,6 +242,13 @@ fn render_helm_clocked(
         skip_crds: h.skip_crds,
         kube_version: h.kube_version.clone(),
         api_versions: h.api_versions.clone(),
+        // Argo CD passes the release name as `--name-template` (catalog A2.2), so `{{ }}` in
+        // it is executed. (Flux takes it literally; a Flux name with `{{` fails helm's name
+        // check in both cases, only the message differs.)
+        name_template: h
+            .release_name
+            .contains("{{")
+            .then(|| h.release_name.clone()),
         clock: Some(clock),
         budget: budget.clone(),
         ..Default::default()
