@@ -27,10 +27,13 @@ fn bench_native_corpus() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1);
+    // HELM_BENCH_FILTER=text keeps the cases whose command contains it (for profiling one).
+    let filter = std::env::var("HELM_BENCH_FILTER").unwrap_or_default();
     let cases: Vec<Vec<String>> = index
         .lines()
         .skip(1)
         .filter_map(|l| l.split('\t').nth(2))
+        .filter(|cmd| cmd.contains(&filter))
         .map(|cmd| cmd.split_whitespace().skip(1).map(str::to_string).collect())
         .collect();
     let start = Instant::now();

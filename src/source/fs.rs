@@ -7,7 +7,7 @@
 use super::walk::read_text;
 use super::{FileId, Origin, SourceFile, SourceMap, join_relative, normalize_relative};
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +53,8 @@ pub struct DiskFs {
     map: Arc<SourceMap>,
     max_file_bytes: u64,
     cache: Mutex<HashMap<String, Result<FileId, FsError>>>,
+    /// Real paths of the directories resolved so far (see `real_path`).
+    real_dirs: Mutex<HashMap<PathBuf, PathBuf>>,
 }
 
 impl DiskFs {
@@ -63,6 +65,7 @@ impl DiskFs {
             map,
             max_file_bytes,
             cache: Mutex::new(HashMap::new()),
+            real_dirs: Mutex::new(HashMap::new()),
         }
     }
 
@@ -74,11 +77,39 @@ impl DiskFs {
         &self.map
     }
 
+    /// `canonicalize(dir/name)` is `canonicalize(dir)/name` when `name` is no symlink: each
+    /// directory is canonicalised once (a chart load resolves hundreds of files in a few
+    /// directories, and `realpath` costs a system call per path component).
+    fn real_path(&self, full: &Path) -> std::io::Result<PathBuf> {
+        let (Some(dir), Some(name)) = (full.parent(), full.file_name()) else {
+            return std::fs::canonicalize(full);
+        };
+        if std::fs::symlink_metadata(full)?.file_type().is_symlink() {
+            return std::fs::canonicalize(full);
+        }
+        let known = self
+            .real_dirs
+            .lock()
+            .ok()
+            .and_then(|dirs| dirs.get(dir).cloned());
+        let real_dir = match known {
+            Some(real) => real,
+            None => {
+                let real = std::fs::canonicalize(dir)?;
+                if let Ok(mut dirs) = self.real_dirs.lock() {
+                    dirs.insert(dir.to_path_buf(), real.clone());
+                }
+                real
+            }
+        };
+        Ok(real_dir.join(name))
+    }
+
     /// Lexically normalise and check that the real path (after symlinks) stays inside.
     fn resolve(&self, path: &str) -> Result<(String, PathBuf), FsError> {
         let rel = normalize_relative(path).ok_or_else(|| FsError::OutsideRepo(path.into()))?;
         let full = join_relative(&self.root, &rel);
-        match std::fs::canonicalize(&full) {
+        match self.real_path(&full) {
             Ok(real) if real.starts_with(&self.root) => Ok((rel, real)),
             Ok(_) => Err(FsError::OutsideRepo(path.into())),
             Err(_) => Err(FsError::NotFound(rel)),
@@ -178,5 +209,40 @@ mod tests {
         #[cfg(unix)]
         assert!(matches!(fs.read("link.yaml"), Err(FsError::OutsideRepo(_))));
         assert!(matches!(fs.read("missing.yaml"), Err(FsError::NotFound(_))));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinked_directories_resolve_through_their_target() {
+        let Some(dir) = tempfile::tempdir().ok() else {
+            return;
+        };
+        let root = std::fs::canonicalize(dir.path()).unwrap_or_default();
+        for d in ["repo/real", "outside"] {
+            std::fs::create_dir_all(root.join(d)).ok();
+        }
+        std::fs::write(root.join("repo/real/a.yaml"), "a: 1").ok();
+        std::fs::write(root.join("outside/b.yaml"), "b: 1").ok();
+        std::os::unix::fs::symlink(root.join("repo/real"), root.join("repo/in")).ok();
+        std::os::unix::fs::symlink(root.join("outside"), root.join("repo/out")).ok();
+        let fs = DiskFs::new(root.join("repo"), Arc::new(SourceMap::new()), 1 << 20);
+        // The same directory, reached directly and through a link inside the root: both read.
+        assert!(fs.read("real/a.yaml").is_ok());
+        assert!(fs.read("in/a.yaml").is_ok());
+        assert!(fs.is_dir("in"));
+        // A link to a directory outside: refused for the directory and for files in it.
+        assert!(matches!(
+            fs.read("out/b.yaml"),
+            Err(FsError::OutsideRepo(_))
+        ));
+        assert!(!fs.is_dir("out"));
+        assert!(matches!(
+            fs.read("in/missing.yaml"),
+            Err(FsError::NotFound(_))
+        ));
+        assert!(matches!(
+            fs.read("real/a.yaml/x"),
+            Err(FsError::NotFound(_))
+        ));
     }
 }

@@ -21,8 +21,9 @@ pub struct ChartFile {
 }
 
 impl ChartFile {
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.data).into_owned()
+    /// The file as text (borrowed: chart files are nearly always valid UTF-8 already).
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(&self.data)
     }
 }
 

@@ -647,7 +647,7 @@ fn sort_pairs(items: &mut [Placed]) {
 
 fn collect_crds(chart: &Chart, full_path: &str, out: &mut Vec<(String, String)>) {
     for f in chart.crd_files() {
-        out.push((format!("{full_path}/{}", f.name), f.text()));
+        out.push((format!("{full_path}/{}", f.name), f.text().into_owned()));
     }
     for dep in &chart.dependencies {
         collect_crds(dep, &format!("{full_path}/charts/{}", dep.name()), out);

@@ -92,7 +92,7 @@ fn rec_all(
         }
         out.push(TemplateEntry {
             name: format!("{full_path}/{}", t.name),
-            text: t.text(),
+            text: t.text().into_owned(),
             file: t.file,
             base_path: format!("{full_path}/templates"),
             data: next.clone(),
