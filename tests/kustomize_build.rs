@@ -311,3 +311,184 @@ fn generated_config_map_gets_kustomize_hash_and_references_follow() {
     assert!(yaml.contains("name: cfg-m8t7bmb6g2"), "{yaml}");
     assert_eq!(yaml.matches("cfg-m8t7bmb6g2").count(), 2, "{yaml}");
 }
+
+const SA_AND_BINDING: &str = "apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: sa
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: crb
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: cr
+subjects:
+- kind: ServiceAccount
+  name: sa
+";
+
+#[test]
+fn ambiguous_name_reference_is_an_error_on_the_reference() {
+    // Two namespaced copies of one ServiceAccount: a binding naming `sa` without a
+    // namespace cannot tell which one it means (kustomize fails the same way).
+    let Some(r) = repo(&[
+        ("repo/kustomization.yaml", "resources:\n- a\n- b\n"),
+        (
+            "repo/a/kustomization.yaml",
+            "namespace: a\nresources:\n- sa.yaml\n",
+        ),
+        ("repo/a/sa.yaml", SA_AND_BINDING),
+        (
+            "repo/b/kustomization.yaml",
+            "namespace: b\nresources:\n- sa.yaml\n",
+        ),
+        (
+            "repo/b/sa.yaml",
+            &SA_AND_BINDING.replace("name: crb", "name: crb-b"),
+        ),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert_eq!(issue.kind, IssueKind::Failed);
+    assert!(
+        issue.message.contains(
+            "found multiple possible referrals: ServiceAccount.v1.[noGrp]/sa.a, ServiceAccount.v1.[noGrp]/sa.b"
+        ),
+        "{}",
+        issue.message
+    );
+    assert_eq!(at(&r.map, issue.span), "a/sa.yaml:16");
+}
+
+#[test]
+fn same_named_references_prefer_the_copy_with_the_referrers_affixes() {
+    // Lenient first (an unsuffixed referrer may name a suffixed object), strict when that
+    // leaves several: each Deployment keeps the ServiceAccount of its own overlay.
+    let deploy = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: dep
+spec:
+  template:
+    spec:
+      serviceAccountName: sa
+";
+    let Some(r) = repo(&[
+        (
+            "repo/kustomization.yaml",
+            "namespace: ns\nresources:\n- plain\n- private\n",
+        ),
+        ("repo/plain/kustomization.yaml", "resources:\n- ../base\n"),
+        (
+            "repo/private/kustomization.yaml",
+            "resources:\n- ../base\nnameSuffix: -private\n",
+        ),
+        (
+            "repo/base/kustomization.yaml",
+            "resources:\n- dep.yaml\n- sa.yaml\n",
+        ),
+        ("repo/base/dep.yaml", deploy),
+        (
+            "repo/base/sa.yaml",
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n",
+        ),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "", &BuildOptions::default());
+    assert!(out.issues.is_empty(), "{:?}", out.issues);
+    let refs: Vec<(String, String)> = out
+        .objects
+        .iter()
+        .filter(|o| o.kind == "Deployment")
+        .map(|o| {
+            let sa = o
+                .root
+                .get_path(&["spec", "template", "spec", "serviceAccountName"])
+                .and_then(Node::as_str)
+                .unwrap_or_default()
+                .to_string();
+            (o.name.clone(), sa)
+        })
+        .collect();
+    assert_eq!(
+        refs,
+        [
+            ("dep".to_string(), "sa".to_string()),
+            ("dep-private".to_string(), "sa-private".to_string())
+        ]
+    );
+}
+
+#[test]
+fn blank_subject_namespace_is_refused_where_it_is_written() {
+    let Some(r) = repo(&[
+        ("repo/kustomization.yaml", "resources:\n- rb.yaml\n"),
+        (
+            "repo/rb.yaml",
+            "apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: rb
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: r
+subjects:
+- kind: ServiceAccount
+  name: sa
+  namespace:
+",
+        ),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert!(
+        issue.message.contains("namespace is blank for resource"),
+        "{}",
+        issue.message
+    );
+    assert_eq!(at(&r.map, issue.span), "rb.yaml:12");
+}
+
+#[test]
+fn namespace_field_spec_on_a_list_is_refused() {
+    let Some(r) = repo(&[
+        (
+            "repo/kustomization.yaml",
+            "resources:\n- sa.yaml\ntransformers:\n- ns.yaml\n",
+        ),
+        ("repo/sa.yaml", SA_AND_BINDING),
+        (
+            "repo/ns.yaml",
+            "apiVersion: builtin
+kind: NamespaceTransformer
+metadata:
+  name: ns
+  namespace: test
+fieldSpecs:
+- path: subjects
+  kind: ClusterRoleBinding
+",
+        ),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert!(
+        issue.message.starts_with(
+            "namespace field specs must target scalar nodes: considering field 'subjects' of object ClusterRoleBinding.v1.rbac.authorization.k8s.io/crb.[noNs]: wrong node kind: expected ScalarNode but got SequenceNode"
+        ),
+        "{}",
+        issue.message
+    );
+    assert_eq!(at(&r.map, issue.span), "ns.yaml:5");
+}

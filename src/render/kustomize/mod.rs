@@ -152,7 +152,7 @@ fn build_top(b: &mut Builder, dir: &str) -> Result<Vec<Resource>, Fail> {
     }
     let mut config = fieldspec::TransformerConfig::defaults().clone();
     config.merge(&acc.config);
-    nameref::fix(&mut acc.resources, &config);
+    nameref::fix(&mut acc.resources, &config)?;
     vars::resolve(&mut acc, &config.var_reference)?;
     // Local-config objects (`config.kubernetes.io/local-config: "true"`) feed the build but
     // are never output.
