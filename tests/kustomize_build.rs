@@ -492,3 +492,36 @@ fieldSpecs:
     );
     assert_eq!(at(&r.map, issue.span), "ns.yaml:5");
 }
+
+#[test]
+fn openapi_field_errors_are_located() {
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n";
+    let Some(r) = repo(&[
+        (
+            "repo/old/kustomization.yaml",
+            "resources:\n- cm.yaml\nopenapi:\n  version: v1.14.1\n",
+        ),
+        ("repo/old/cm.yaml", cm),
+        (
+            "repo/missing/kustomization.yaml",
+            "resources:\n- cm.yaml\nopenapi:\n  path: schema.json\n",
+        ),
+        ("repo/missing/cm.yaml", cm),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "old", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert!(
+        issue
+            .message
+            .starts_with("the specified OpenAPI version is not built in"),
+        "{}",
+        issue.message
+    );
+    assert_eq!(at(&r.map, issue.span), "old/kustomization.yaml:4");
+    let out = build(&r.fs, "missing", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert!(issue.message.contains("schema.json"), "{}", issue.message);
+    assert_eq!(at(&r.map, issue.span), "missing/kustomization.yaml:4");
+}

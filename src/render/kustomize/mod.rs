@@ -14,6 +14,7 @@ mod generators;
 mod json6902;
 mod kustomization;
 mod nameref;
+mod openapi;
 mod overrides;
 mod patches;
 mod replacements;
