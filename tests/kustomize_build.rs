@@ -525,3 +525,89 @@ fn openapi_field_errors_are_located() {
     assert!(issue.message.contains("schema.json"), "{}", issue.message);
     assert_eq!(at(&r.map, issue.span), "missing/kustomization.yaml:4");
 }
+
+/// The vendored-chart fixture: `helmCharts` with a chart under `charts/`.
+fn helm_fixture() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kustomize/helm-charts")
+}
+
+fn build_helm_fixture() -> (RenderOutput, Arc<SourceMap>) {
+    let map = Arc::new(SourceMap::new());
+    let root = std::fs::canonicalize(helm_fixture()).unwrap_or_else(|_| helm_fixture());
+    let fs = DiskFs::new(root, map.clone(), 1 << 20);
+    (build(&fs, "app", &BuildOptions::default()), map)
+}
+
+fn normalised(s: &str) -> String {
+    s.lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim_end()
+        .to_string()
+}
+
+#[test]
+fn vendored_helm_chart_renders_like_kubectl_kustomize_enable_helm() {
+    let (out, _) = build_helm_fixture();
+    assert!(out.issues.is_empty(), "{:?}", out.issues);
+    let want = std::fs::read_to_string(helm_fixture().join("expected.yaml")).unwrap_or_default();
+    assert!(!want.is_empty(), "expected.yaml is missing");
+    assert_eq!(normalised(&to_yaml_stream(&out.objects)), normalised(&want));
+}
+
+#[test]
+fn vendored_helm_chart_values_keep_their_provenance() {
+    let (out, map) = build_helm_fixture();
+    let Some(dep) = out.objects.iter().find(|o| o.kind == "Deployment") else {
+        panic!("no Deployment in {:?}", out.issues);
+    };
+    let replicas = dep.root.get_path(&["spec", "replicas"]);
+    let Some(replicas) = replicas else {
+        panic!("no replicas");
+    };
+    assert_eq!(
+        at(&map, replicas.span),
+        "app/charts/web/templates/deployment.yaml:12"
+    );
+    let related: Vec<String> = replicas
+        .related
+        .iter()
+        .flat_map(|r| r.iter())
+        .map(|r| at(&map, r.span))
+        .collect();
+    assert!(
+        related.iter().any(|r| r == "app/values/prod.yaml:1"),
+        "{related:?}"
+    );
+}
+
+/// Differential check against the real thing when helm and kubectl are installed.
+#[test]
+fn vendored_helm_chart_matches_kubectl_when_available() {
+    let helm = ["/usr/local/bin/helm", "/usr/bin/helm"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file());
+    let Some(helm) = helm else {
+        println!("skipped: helm is not installed (kubectl kustomize --enable-helm needs it)");
+        return;
+    };
+    let run = std::process::Command::new("kubectl")
+        .args(["kustomize", "--enable-helm", "--helm-command", helm])
+        .arg(helm_fixture().join("app"))
+        .output();
+    let Ok(run) = run else {
+        println!("skipped: kubectl is not installed");
+        return;
+    };
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let (out, _) = build_helm_fixture();
+    assert_eq!(
+        normalised(&to_yaml_stream(&out.objects)),
+        normalised(&String::from_utf8_lossy(&run.stdout))
+    );
+}

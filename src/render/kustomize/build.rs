@@ -176,7 +176,6 @@ impl<'a> Builder<'a> {
         // The outermost kustomization's `openapi:` wins; below it, the first one met.
         let outermost = self.stack.len() == 1 && !k.is_component;
         self.choose_openapi(k, outermost)?;
-        self.check_unsupported(k)?;
         let mut entries = k.items("resources");
         entries.extend(k.items("bases"));
         for item in &entries {
@@ -241,24 +240,6 @@ impl<'a> Builder<'a> {
             },
         };
         *self.openapi.borrow_mut() = choice;
-        Ok(())
-    }
-
-    fn check_unsupported(&self, k: &Kustomization) -> Result<(), Fail> {
-        if let Some(charts) = k.get("helmCharts").and_then(Node::as_seq)
-            && let Some(first) = charts.first()
-        {
-            let name = first
-                .get("name")
-                .and_then(super::tree::text)
-                .unwrap_or_default();
-            return Err(unrenderable(
-                first.span,
-                format!(
-                    "helmCharts entry '{name}' needs Helm (kustomize --enable-helm); gitops-lint does not inflate charts inside kustomize builds"
-                ),
-            ));
-        }
         Ok(())
     }
 

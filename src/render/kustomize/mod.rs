@@ -11,6 +11,7 @@ mod crds;
 mod fieldpath;
 mod fieldspec;
 mod generators;
+mod helm_charts;
 mod json6902;
 mod kustomization;
 mod nameref;
