@@ -611,3 +611,25 @@ fn vendored_helm_chart_matches_kubectl_when_available() {
         normalised(&String::from_utf8_lossy(&run.stdout))
     );
 }
+
+#[test]
+fn hash_transformer_hashes_generated_objects_where_it_runs() {
+    // Checked against kubectl kustomize v5.5: the generated ConfigMap still wants its hash
+    // at the end of the build, so it carries two.
+    let Some(r) = repo(&[
+        (
+            "repo/kustomization.yaml",
+            "configMapGenerator:\n- name: cm\n  literals:\n  - a=b\ntransformers:\n- h.yaml\n",
+        ),
+        (
+            "repo/h.yaml",
+            "apiVersion: builtin\nkind: HashTransformer\nmetadata:\n  name: h\n",
+        ),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "", &BuildOptions::default());
+    assert!(out.issues.is_empty(), "{:?}", out.issues);
+    let names: Vec<&str> = out.objects.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(names, ["cm-4h2mbtbbt6-4h2mbtbbt6"]);
+}

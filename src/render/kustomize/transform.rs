@@ -661,6 +661,14 @@ fn configured(
                 apply_image(acc, &img, &specs);
             }
         }
+        "HashTransformer" => {
+            // As kustomize's: generated objects that want a hash get it now (and again at
+            // the end of the build, since they still want one).
+            for r in acc.resources.iter_mut().filter(|r| r.needs_hash) {
+                let name = format!("{}-{}", r.name(), super::generators::hash_suffix(r));
+                r.set_name(&name, at);
+            }
+        }
         "ReplicaCountTransformer" => {
             if let Some(rep) = cfg.get("replica") {
                 let name = rep.get("name").and_then(tree::text).unwrap_or_default();
