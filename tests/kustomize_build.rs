@@ -311,3 +311,325 @@ fn generated_config_map_gets_kustomize_hash_and_references_follow() {
     assert!(yaml.contains("name: cfg-m8t7bmb6g2"), "{yaml}");
     assert_eq!(yaml.matches("cfg-m8t7bmb6g2").count(), 2, "{yaml}");
 }
+
+const SA_AND_BINDING: &str = "apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: sa
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: crb
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: cr
+subjects:
+- kind: ServiceAccount
+  name: sa
+";
+
+#[test]
+fn ambiguous_name_reference_is_an_error_on_the_reference() {
+    // Two namespaced copies of one ServiceAccount: a binding naming `sa` without a
+    // namespace cannot tell which one it means (kustomize fails the same way).
+    let Some(r) = repo(&[
+        ("repo/kustomization.yaml", "resources:\n- a\n- b\n"),
+        (
+            "repo/a/kustomization.yaml",
+            "namespace: a\nresources:\n- sa.yaml\n",
+        ),
+        ("repo/a/sa.yaml", SA_AND_BINDING),
+        (
+            "repo/b/kustomization.yaml",
+            "namespace: b\nresources:\n- sa.yaml\n",
+        ),
+        (
+            "repo/b/sa.yaml",
+            &SA_AND_BINDING.replace("name: crb", "name: crb-b"),
+        ),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert_eq!(issue.kind, IssueKind::Failed);
+    assert!(
+        issue.message.contains(
+            "found multiple possible referrals: ServiceAccount.v1.[noGrp]/sa.a, ServiceAccount.v1.[noGrp]/sa.b"
+        ),
+        "{}",
+        issue.message
+    );
+    assert_eq!(at(&r.map, issue.span), "a/sa.yaml:16");
+}
+
+#[test]
+fn same_named_references_prefer_the_copy_with_the_referrers_affixes() {
+    // Lenient first (an unsuffixed referrer may name a suffixed object), strict when that
+    // leaves several: each Deployment keeps the ServiceAccount of its own overlay.
+    let deploy = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: dep
+spec:
+  template:
+    spec:
+      serviceAccountName: sa
+";
+    let Some(r) = repo(&[
+        (
+            "repo/kustomization.yaml",
+            "namespace: ns\nresources:\n- plain\n- private\n",
+        ),
+        ("repo/plain/kustomization.yaml", "resources:\n- ../base\n"),
+        (
+            "repo/private/kustomization.yaml",
+            "resources:\n- ../base\nnameSuffix: -private\n",
+        ),
+        (
+            "repo/base/kustomization.yaml",
+            "resources:\n- dep.yaml\n- sa.yaml\n",
+        ),
+        ("repo/base/dep.yaml", deploy),
+        (
+            "repo/base/sa.yaml",
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n",
+        ),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "", &BuildOptions::default());
+    assert!(out.issues.is_empty(), "{:?}", out.issues);
+    let refs: Vec<(String, String)> = out
+        .objects
+        .iter()
+        .filter(|o| o.kind == "Deployment")
+        .map(|o| {
+            let sa = o
+                .root
+                .get_path(&["spec", "template", "spec", "serviceAccountName"])
+                .and_then(Node::as_str)
+                .unwrap_or_default()
+                .to_string();
+            (o.name.clone(), sa)
+        })
+        .collect();
+    assert_eq!(
+        refs,
+        [
+            ("dep".to_string(), "sa".to_string()),
+            ("dep-private".to_string(), "sa-private".to_string())
+        ]
+    );
+}
+
+#[test]
+fn blank_subject_namespace_is_refused_where_it_is_written() {
+    let Some(r) = repo(&[
+        ("repo/kustomization.yaml", "resources:\n- rb.yaml\n"),
+        (
+            "repo/rb.yaml",
+            "apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: rb
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: r
+subjects:
+- kind: ServiceAccount
+  name: sa
+  namespace:
+",
+        ),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert!(
+        issue.message.contains("namespace is blank for resource"),
+        "{}",
+        issue.message
+    );
+    assert_eq!(at(&r.map, issue.span), "rb.yaml:12");
+}
+
+#[test]
+fn namespace_field_spec_on_a_list_is_refused() {
+    let Some(r) = repo(&[
+        (
+            "repo/kustomization.yaml",
+            "resources:\n- sa.yaml\ntransformers:\n- ns.yaml\n",
+        ),
+        ("repo/sa.yaml", SA_AND_BINDING),
+        (
+            "repo/ns.yaml",
+            "apiVersion: builtin
+kind: NamespaceTransformer
+metadata:
+  name: ns
+  namespace: test
+fieldSpecs:
+- path: subjects
+  kind: ClusterRoleBinding
+",
+        ),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert!(
+        issue.message.starts_with(
+            "namespace field specs must target scalar nodes: considering field 'subjects' of object ClusterRoleBinding.v1.rbac.authorization.k8s.io/crb.[noNs]: wrong node kind: expected ScalarNode but got SequenceNode"
+        ),
+        "{}",
+        issue.message
+    );
+    assert_eq!(at(&r.map, issue.span), "ns.yaml:5");
+}
+
+#[test]
+fn openapi_field_errors_are_located() {
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n";
+    let Some(r) = repo(&[
+        (
+            "repo/old/kustomization.yaml",
+            "resources:\n- cm.yaml\nopenapi:\n  version: v1.14.1\n",
+        ),
+        ("repo/old/cm.yaml", cm),
+        (
+            "repo/missing/kustomization.yaml",
+            "resources:\n- cm.yaml\nopenapi:\n  path: schema.json\n",
+        ),
+        ("repo/missing/cm.yaml", cm),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "old", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert!(
+        issue
+            .message
+            .starts_with("the specified OpenAPI version is not built in"),
+        "{}",
+        issue.message
+    );
+    assert_eq!(at(&r.map, issue.span), "old/kustomization.yaml:4");
+    let out = build(&r.fs, "missing", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert!(issue.message.contains("schema.json"), "{}", issue.message);
+    assert_eq!(at(&r.map, issue.span), "missing/kustomization.yaml:4");
+}
+
+/// The vendored-chart fixture: `helmCharts` with a chart under `charts/`.
+fn helm_fixture() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kustomize/helm-charts")
+}
+
+fn build_helm_fixture() -> (RenderOutput, Arc<SourceMap>) {
+    let map = Arc::new(SourceMap::new());
+    let root = std::fs::canonicalize(helm_fixture()).unwrap_or_else(|_| helm_fixture());
+    let fs = DiskFs::new(root, map.clone(), 1 << 20);
+    (build(&fs, "app", &BuildOptions::default()), map)
+}
+
+fn normalised(s: &str) -> String {
+    s.lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim_end()
+        .to_string()
+}
+
+#[test]
+fn vendored_helm_chart_renders_like_kubectl_kustomize_enable_helm() {
+    let (out, _) = build_helm_fixture();
+    assert!(out.issues.is_empty(), "{:?}", out.issues);
+    let want = std::fs::read_to_string(helm_fixture().join("expected.yaml")).unwrap_or_default();
+    assert!(!want.is_empty(), "expected.yaml is missing");
+    assert_eq!(normalised(&to_yaml_stream(&out.objects)), normalised(&want));
+}
+
+#[test]
+fn vendored_helm_chart_values_keep_their_provenance() {
+    let (out, map) = build_helm_fixture();
+    let Some(dep) = out.objects.iter().find(|o| o.kind == "Deployment") else {
+        panic!("no Deployment in {:?}", out.issues);
+    };
+    let replicas = dep.root.get_path(&["spec", "replicas"]);
+    let Some(replicas) = replicas else {
+        panic!("no replicas");
+    };
+    assert_eq!(
+        at(&map, replicas.span),
+        "app/charts/web/templates/deployment.yaml:12"
+    );
+    let related: Vec<String> = replicas
+        .related
+        .iter()
+        .flat_map(|r| r.iter())
+        .map(|r| at(&map, r.span))
+        .collect();
+    assert!(
+        related.iter().any(|r| r == "app/values/prod.yaml:1"),
+        "{related:?}"
+    );
+}
+
+/// Differential check against the real thing when helm and kubectl are installed.
+#[test]
+fn vendored_helm_chart_matches_kubectl_when_available() {
+    let helm = ["/usr/local/bin/helm", "/usr/bin/helm"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file());
+    let Some(helm) = helm else {
+        println!("skipped: helm is not installed (kubectl kustomize --enable-helm needs it)");
+        return;
+    };
+    let run = std::process::Command::new("kubectl")
+        .args(["kustomize", "--enable-helm", "--helm-command", helm])
+        .arg(helm_fixture().join("app"))
+        .output();
+    let Ok(run) = run else {
+        println!("skipped: kubectl is not installed");
+        return;
+    };
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let (out, _) = build_helm_fixture();
+    assert_eq!(
+        normalised(&to_yaml_stream(&out.objects)),
+        normalised(&String::from_utf8_lossy(&run.stdout))
+    );
+}
+
+#[test]
+fn hash_transformer_hashes_generated_objects_where_it_runs() {
+    // Checked against kubectl kustomize v5.5: the generated ConfigMap still wants its hash
+    // at the end of the build, so it carries two.
+    let Some(r) = repo(&[
+        (
+            "repo/kustomization.yaml",
+            "configMapGenerator:\n- name: cm\n  literals:\n  - a=b\ntransformers:\n- h.yaml\n",
+        ),
+        (
+            "repo/h.yaml",
+            "apiVersion: builtin\nkind: HashTransformer\nmetadata:\n  name: h\n",
+        ),
+    ]) else {
+        return;
+    };
+    let out = build(&r.fs, "", &BuildOptions::default());
+    assert!(out.issues.is_empty(), "{:?}", out.issues);
+    let names: Vec<&str> = out.objects.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(names, ["cm-4h2mbtbbt6-4h2mbtbbt6"]);
+}

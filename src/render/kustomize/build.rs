@@ -4,6 +4,7 @@
 use super::fieldspec::TransformerConfig;
 use super::generators;
 use super::kustomization::{self, Item, Kustomization, display_dir, is_within, join};
+use super::openapi::{self, CustomSchema, SchemaChoice};
 use super::resource::Resource;
 use super::transform;
 use super::vars::VarDef;
@@ -18,9 +19,8 @@ pub struct Acc {
     /// kustomize's builtin field specs plus every `configurations:`/`crds:` file seen.
     pub config: TransformerConfig,
     pub vars: Vec<VarDef>,
-    /// A kustomization of this build declares `openapi:`: custom resources' lists merge by
-    /// the keys that schema gives (approximated by kyaml's key inference).
-    pub infer_lists: bool,
+    /// The build's `openapi:` choice as this kustomization's patches see it.
+    pub openapi: SchemaChoice,
 }
 
 impl Default for Acc {
@@ -29,7 +29,7 @@ impl Default for Acc {
             resources: Vec::new(),
             config: TransformerConfig::defaults().clone(),
             vars: Vec::new(),
-            infer_lists: false,
+            openapi: SchemaChoice::default(),
         }
     }
 }
@@ -61,8 +61,8 @@ pub struct Builder<'a> {
     pub resource_count: usize,
     /// In-memory replacement for a kustomization file (Argo CD overrides).
     pub overlay: Option<(String, Node)>,
-    /// Some kustomization declares a custom `openapi:` schema.
-    pub custom_openapi: std::cell::Cell<bool>,
+    /// The schema chosen by `openapi:` fields so far (one for the whole build).
+    openapi: std::cell::RefCell<SchemaChoice>,
 }
 
 /// Does an entry name a remote target kustomize would fetch?
@@ -85,7 +85,7 @@ impl<'a> Builder<'a> {
             stack: Vec::new(),
             resource_count: 0,
             overlay: None,
-            custom_openapi: std::cell::Cell::new(false),
+            openapi: std::cell::RefCell::new(SchemaChoice::default()),
         }
     }
 
@@ -174,11 +174,9 @@ impl<'a> Builder<'a> {
     }
 
     fn run_inner(&mut self, k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
-        if k.get("openapi").is_some() {
-            self.custom_openapi.set(true);
-        }
-        acc.infer_lists |= self.custom_openapi.get();
-        self.check_unsupported(k)?;
+        // The outermost kustomization's `openapi:` wins; below it, the first one met.
+        let outermost = self.stack.len() == 1 && !k.is_component;
+        self.choose_openapi(k, outermost)?;
         let mut entries = k.items("resources");
         entries.extend(k.items("bases"));
         for item in &entries {
@@ -187,6 +185,7 @@ impl<'a> Builder<'a> {
         for item in k.items("components") {
             self.accumulate_component(k, &item, acc)?;
         }
+        acc.openapi = self.openapi.borrow().clone();
         for item in k.items("configurations") {
             let docs = self.load_docs(k, &item)?;
             for d in docs {
@@ -206,21 +205,42 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    fn check_unsupported(&self, k: &Kustomization) -> Result<(), Fail> {
-        if let Some(charts) = k.get("helmCharts").and_then(Node::as_seq)
-            && let Some(first) = charts.first()
-        {
-            let name = first
-                .get("name")
-                .and_then(super::tree::text)
-                .unwrap_or_default();
-            return Err(unrenderable(
-                first.span,
-                format!(
-                    "helmCharts entry '{name}' needs Helm (kustomize --enable-helm); gitops-lint does not inflate charts inside kustomize builds"
-                ),
-            ));
+    /// Apply a kustomization's `openapi:` field as kustomize does: a schema file is read (and
+    /// must exist) whenever it is named, but only the first choice counts unless `outermost`.
+    fn choose_openapi(&self, k: &Kustomization, outermost: bool) -> Result<(), Fail> {
+        let field = k.get("openapi");
+        let schema = match field.and_then(|f| f.get("path")) {
+            Some(p) => {
+                let item = Item {
+                    text: super::tree::text(p).unwrap_or_default(),
+                    span: p.span,
+                };
+                let file = self.read_file(k, &item)?;
+                Some(CustomSchema::load(self.fs.source_map(), file))
+            }
+            None => None,
+        };
+        if self.openapi.borrow().chosen && !outermost {
+            return Ok(());
         }
+        let choice = match openapi::request(field).map_err(|(s, m)| failed(s, m))? {
+            openapi::Request::None => return Ok(()),
+            openapi::Request::Version(v) => {
+                openapi::check_version(v).map_err(|(s, m)| failed(s, m))?;
+                if super::tree::text(v).unwrap_or_default().is_empty() {
+                    return Ok(());
+                }
+                SchemaChoice {
+                    chosen: true,
+                    custom: None,
+                }
+            }
+            openapi::Request::Path => SchemaChoice {
+                chosen: true,
+                custom: schema.map(std::sync::Arc::new),
+            },
+        };
+        *self.openapi.borrow_mut() = choice;
         Ok(())
     }
 

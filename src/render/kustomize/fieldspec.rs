@@ -132,6 +132,22 @@ pub fn visit(
     visit(child, rest, span, make_leaf, f);
 }
 
+/// The first node `path` ends on that is a map or a sequence, for field specs that must name
+/// scalars (sequences on the way are searched item by item, as `visit` walks them).
+pub fn non_scalar_leaf<'a>(node: &'a Node, path: &[String]) -> Option<&'a Node> {
+    let Some((first, rest)) = path.split_first() else {
+        return matches!(node.value, Value::Map(_) | Value::Seq(_)).then_some(node);
+    };
+    match &node.value {
+        Value::Seq(items) => items.iter().find_map(|i| non_scalar_leaf(i, path)),
+        Value::Map(_) => {
+            let key = first.strip_suffix("[]").unwrap_or(first);
+            non_scalar_leaf(node.get(key)?, rest)
+        }
+        _ => None,
+    }
+}
+
 /// Apply `f` at every field spec matching the resource.
 pub fn apply_specs(
     r: &mut Resource,

@@ -41,6 +41,7 @@ pub fn run(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<(), Fail
         let r = generate(b, k, g, "Secret", global)?;
         add(b, acc, r)?;
     }
+    super::helm_charts::run(b, k, acc)?;
     for item in k.items("generators") {
         if item.text.contains('\n') {
             for doc in super::transform::inline_docs(b, k, &tree::string(&item.text, item.span))? {
@@ -179,7 +180,7 @@ pub fn plugin_reason(doc: &Node) -> Option<&'static str> {
     None
 }
 
-fn add(b: &mut Builder, acc: &mut Acc, r: Resource) -> Result<(), Fail> {
+pub fn add(b: &mut Builder, acc: &mut Acc, r: Resource) -> Result<(), Fail> {
     let span = r.origin;
     let (name, ns) = (r.name(), r.effective_namespace());
     let kind = r.kind();

@@ -11,9 +11,11 @@ mod crds;
 mod fieldpath;
 mod fieldspec;
 mod generators;
+mod helm_charts;
 mod json6902;
 mod kustomization;
 mod nameref;
+mod openapi;
 mod overrides;
 mod patches;
 mod replacements;
@@ -155,7 +157,7 @@ fn build_top(b: &mut Builder, dir: &str) -> Result<Vec<Resource>, Fail> {
     }
     let mut config = fieldspec::TransformerConfig::defaults().clone();
     config.merge(&acc.config);
-    nameref::fix(&mut acc.resources, &config);
+    nameref::fix(&mut acc.resources, &config)?;
     vars::resolve(&mut acc, &config.var_reference)?;
     // Local-config objects (`config.kubernetes.io/local-config: "true"`) feed the build but
     // are never output.

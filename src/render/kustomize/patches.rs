@@ -4,6 +4,7 @@
 use super::build::{Acc, Builder, Fail, failed};
 use super::json6902;
 use super::kustomization::{Item, Kustomization};
+use super::openapi::SchemaChoice;
 use super::resource::Resource;
 use super::selector::Selector;
 use super::smp::{Smp, deletes_object};
@@ -90,21 +91,26 @@ const BUILTIN_KINDS: &[&str] = &[
 
 /// The schema comes from the patch's own apiVersion/kind (as kyaml looks it up), falling
 /// back to the target's.
-pub fn smp_for(r: &Resource, patch: &Node, infer: bool) -> Smp {
+pub fn smp_for(r: &Resource, patch: &Node, openapi: &SchemaChoice) -> Smp {
     let kind = patch
         .get("kind")
         .and_then(tree::text)
         .unwrap_or_else(|| r.kind());
-    let group = match patch.get("apiVersion").and_then(tree::text) {
-        Some(av) => av
-            .split_once('/')
-            .map(|(g, _)| g.to_string())
-            .unwrap_or_default(),
-        None => r.group(),
+    let (group, version) = match patch.get("apiVersion").and_then(tree::text) {
+        Some(av) => match av.split_once('/') {
+            Some((g, v)) => (g.to_string(), v.to_string()),
+            None => (String::new(), av),
+        },
+        None => (r.group(), r.version()),
     };
     Smp {
         builtin: is_builtin_group(&group) && BUILTIN_KINDS.contains(&kind.as_str()),
-        infer,
+        // Any `openapi:` path makes kyaml infer list keys where the schema is silent.
+        infer: openapi.chosen && openapi.custom.is_some(),
+        custom: openapi
+            .custom
+            .clone()
+            .map(|schema| (schema, (group, version, kind))),
     }
 }
 
@@ -228,9 +234,8 @@ fn apply_smp(acc: &mut Acc, i: usize, doc: &Node) {
         acc.resources.remove(i);
         return;
     }
-    let infer = acc.infer_lists;
     let r = &mut acc.resources[i];
-    let smp = smp_for(r, doc, infer);
+    let smp = smp_for(r, doc, &acc.openapi);
     let mut patch = doc.clone();
     // A patch never renames: the target keeps its identity.
     if let Some(meta) = patch.get_mut("metadata") {
@@ -335,7 +340,7 @@ pub fn apply_patch(
                 continue;
             }
             let r = &mut acc.resources[i];
-            let smp = smp_for(r, d, acc.infer_lists);
+            let smp = smp_for(r, d, &acc.openapi);
             let mut patch = d.clone();
             let before = (r.name(), r.namespace());
             if !allow_name && let Some(meta) = patch.get_mut("metadata") {

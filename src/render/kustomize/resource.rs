@@ -136,14 +136,15 @@ impl Resource {
         }
     }
 
-    /// `group/version/kind|namespace|name`-style id used in messages.
+    /// The id text kustomize prints in messages.
     pub fn id_string(&self) -> String {
         let ns = self.namespace();
         let g = self.group();
+        // kustomize's ResId text: Kind.version.group/name.namespace.
         let gv = if g.is_empty() {
-            self.version()
+            format!("{}.[noGrp]", self.version())
         } else {
-            format!("{g}.{}", self.version())
+            format!("{}.{g}", self.version())
         };
         if ns.is_empty() {
             format!("{}.{}/{}.[noNs]", self.kind(), gv, self.name())

@@ -8,8 +8,10 @@
 //! value deletes its key. A value the patch sets points at the patch and remembers the base
 //! value it overrode as a related span.
 
+use super::openapi::{CustomSchema, ListMerge};
 use super::tree;
 use crate::yaml::{Entry, Node, Value};
+use std::sync::Arc;
 
 /// Keys kyaml uses to treat a list of maps as associative when it has no schema.
 const INFERRED_KEYS: [&str; 7] = [
@@ -61,6 +63,9 @@ pub struct Smp {
     pub builtin: bool,
     /// Merge lists of custom resources by inferred keys (a custom schema is declared).
     pub infer: bool,
+    /// The custom `openapi:` schema and the patched object's (group, version, kind): lists
+    /// it declares merge as it says.
+    pub custom: Option<(Arc<CustomSchema>, (String, String, String))>,
 }
 
 /// Does the patch delete the whole object (`$patch: delete` at the top)?
@@ -205,15 +210,24 @@ impl Smp {
             return;
         }
         // Without a schema (custom resources) kustomize replaces lists wholesale.
-        let key = if self.builtin {
-            schema_key(path, field, true).flatten()
-        } else if self.infer {
-            infer_key(pitems).or_else(|| infer_key(bitems))
+        let declared = match (&self.custom, self.builtin) {
+            (Some((schema, (g, v, k))), false) => schema.list_merge(g, v, k, path, field),
+            _ => ListMerge::Unknown,
+        };
+        let key: Option<String> = if self.builtin {
+            schema_key(path, field, true).flatten().map(str::to_string)
         } else {
-            None
+            match declared {
+                ListMerge::ByKey(k) => Some(k),
+                ListMerge::Replace => None,
+                ListMerge::Unknown if self.infer => infer_key(pitems)
+                    .or_else(|| infer_key(bitems))
+                    .map(str::to_string),
+                ListMerge::Unknown => None,
+            }
         };
         let all_maps = pitems.iter().all(|p| p.as_map().is_some());
-        match key {
+        match key.as_deref() {
             Some("") => {
                 // primitive set merge: keep base, add missing
                 for p in pitems {
@@ -344,6 +358,7 @@ mod tests {
         Smp {
             builtin,
             infer: false,
+            custom: None,
         }
         .merge(&mut b, &node(patch, 1));
         emit::to_yaml(&b)
@@ -392,6 +407,7 @@ mod tests {
         Smp {
             builtin: true,
             infer: false,
+            custom: None,
         }
         .merge(&mut b, &node("spec:\n  replicas: 5\n", 1));
         let r = b

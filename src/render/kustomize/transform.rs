@@ -25,7 +25,7 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
         && !ns.is_empty()
     {
         let specs = acc.config.namespace.clone();
-        namespace(acc, &ns, span, &specs, false, SubjectMode::DefaultOnly);
+        namespace(acc, &ns, span, &specs, false, SubjectMode::DefaultOnly)?;
         check_unique(acc, span)?;
         record(acc, &kf, "NamespaceTransformer", None);
     }
@@ -151,10 +151,15 @@ pub fn namespace(
     specs: &[FieldSpec],
     unset_only: bool,
     mode: SubjectMode,
-) {
-    for r in &mut acc.resources {
-        namespace_one(r, ns, span, specs, unset_only, mode);
+) -> Result<(), Fail> {
+    // kustomize's NamespaceTransformer does nothing without a namespace.
+    if ns.is_empty() {
+        return Ok(());
     }
+    for r in &mut acc.resources {
+        namespace_one(r, ns, span, specs, unset_only, mode)?;
+    }
+    Ok(())
 }
 
 /// How a namespace change reaches RoleBinding subjects (`setRoleBindingSubjects`).
@@ -166,6 +171,10 @@ pub enum SubjectMode {
     None,
 }
 
+fn is_role_binding(kind: &str) -> bool {
+    matches!(kind, "RoleBinding" | "ClusterRoleBinding")
+}
+
 fn namespace_one(
     r: &mut Resource,
     ns: &str,
@@ -173,11 +182,16 @@ fn namespace_one(
     specs: &[FieldSpec],
     unset_only: bool,
     mode: SubjectMode,
-) {
+) -> Result<(), Fail> {
     let cluster = is_cluster_scoped(&r.kind());
-    let before = (r.name(), r.namespace());
+    // kustomize records the id before a namespace change on every resource, moved or not:
+    // name references look only at resources with a previous id.
+    r.history.push((r.name(), r.namespace()));
     let (g, v, kind) = (r.group(), r.version(), r.kind());
     let core = r.api_version() == "v1";
+    if is_role_binding(&kind) {
+        namespace_subjects(r, ns, span, unset_only, mode);
+    }
     for fs in specs {
         if !fs.gvk.selects_gvk(&g, &v, &kind) {
             continue;
@@ -186,12 +200,32 @@ fn namespace_one(
         if is_meta && cluster {
             continue;
         }
-        // Subjects are handled below, by mode; a Namespace's own name only for core ones.
-        if fs.path.first().is_some_and(|l| l == "subjects") {
+        // Binding subjects' namespaces follow the subject mode above, not field specs; a
+        // Namespace's own name changes only for core ones.
+        if is_role_binding(&kind)
+            && is_role_binding(&fs.gvk.kind)
+            && fs.path == ["subjects", "namespace"]
+        {
             continue;
         }
         if fs.path == ["metadata", "name"] && !(kind == "Namespace" && core) {
             continue;
+        }
+        if !is_meta && let Some(bad) = super::fieldspec::non_scalar_leaf(&r.root, &fs.path) {
+            let got = if bad.as_seq().is_some() {
+                "SequenceNode"
+            } else {
+                "MappingNode"
+            };
+            return Err(failed(
+                span,
+                format!(
+                    "namespace field specs must target scalar nodes: considering field '{}' of object {}: wrong node kind: expected ScalarNode but got {got}: node contents:\n{}",
+                    fs.path.join("/"),
+                    r.id_string(),
+                    crate::yaml::emit::to_yaml(bad)
+                ),
+            ));
         }
         let make = || tree::string(ns, span);
         let mk: Option<&dyn Fn() -> Node> = if fs.create { Some(&make) } else { None };
@@ -204,30 +238,33 @@ fn namespace_one(
             }
         });
     }
-    if matches!(kind.as_str(), "RoleBinding" | "ClusterRoleBinding")
-        && mode != SubjectMode::None
-        && let Some(Value::Seq(subjects)) = r.root.get_mut("subjects").map(|s| &mut s.value)
-    {
-        for s in subjects {
-            let hit = match mode {
-                SubjectMode::DefaultOnly => s.get_str("name") == Some("default"),
-                SubjectMode::AllServiceAccounts => s.get_str("kind") == Some("ServiceAccount"),
-                SubjectMode::None => false,
-            };
-            if !hit {
-                continue;
-            }
-            if unset_only && s.get_str("namespace").is_some_and(|x| !x.is_empty()) {
-                continue;
-            }
-            match s.get_mut("namespace") {
-                Some(n) => tree::replace_scalar(n, Value::String(ns.into()), span, "base value"),
-                None => tree::set(s, "namespace", tree::string(ns, span)),
-            }
-        }
+    Ok(())
+}
+
+/// `setRoleBindingSubjects`: which RoleBinding subjects get the namespace.
+fn namespace_subjects(r: &mut Resource, ns: &str, span: Span, unset_only: bool, mode: SubjectMode) {
+    if mode == SubjectMode::None {
+        return;
     }
-    if (r.name(), r.namespace()) != before {
-        r.history.push(before);
+    let Some(Value::Seq(subjects)) = r.root.get_mut("subjects").map(|s| &mut s.value) else {
+        return;
+    };
+    for s in subjects {
+        let hit = match mode {
+            SubjectMode::DefaultOnly => s.get_str("name") == Some("default"),
+            SubjectMode::AllServiceAccounts => s.get_str("kind") == Some("ServiceAccount"),
+            SubjectMode::None => false,
+        };
+        if !hit {
+            continue;
+        }
+        if unset_only && s.get_str("namespace").is_some_and(|x| !x.is_empty()) {
+            continue;
+        }
+        match s.get_mut("namespace") {
+            Some(n) => tree::replace_scalar(n, Value::String(ns.into()), span, "base value"),
+            None => tree::set(s, "namespace", tree::string(ns, span)),
+        }
     }
 }
 
@@ -607,7 +644,7 @@ fn configured(
                 Some("none") => SubjectMode::None,
                 _ => SubjectMode::DefaultOnly,
             };
-            namespace(acc, &ns, span, &specs, unset_only, mode);
+            namespace(acc, &ns, span, &specs, unset_only, mode)?;
             check_unique(acc, span)?;
         }
         "LabelTransformer" => {
@@ -622,6 +659,14 @@ fn configured(
             if let Some(it) = cfg.get("imageTag") {
                 let img = ImageSpec::from_node(it);
                 apply_image(acc, &img, &specs);
+            }
+        }
+        "HashTransformer" => {
+            // As kustomize's: generated objects that want a hash get it now (and again at
+            // the end of the build, since they still want one).
+            for r in acc.resources.iter_mut().filter(|r| r.needs_hash) {
+                let name = format!("{}-{}", r.name(), super::generators::hash_suffix(r));
+                r.set_name(&name, at);
             }
         }
         "ReplicaCountTransformer" => {
