@@ -17,8 +17,13 @@ fn apps(r: &gitops_lint::lint::LintResult) -> Vec<String> {
         .apps
         .iter()
         .map(|a| {
+            let parent = a
+                .parent
+                .as_deref()
+                .map(|p| format!(" <- {p}"))
+                .unwrap_or_default();
             format!(
-                "{} {} {} [{}]",
+                "{} {} {} [{}]{parent}",
                 a.name,
                 a.kind.as_str(),
                 a.objects.len(),
@@ -198,4 +203,83 @@ fn argocd_source_override_files_apply() {
                 .map(str::to_string)
         });
     assert_eq!(image.as_deref(), Some("registry.example.com/cart:3.2.0"));
+}
+
+/// Findings with their related labels, sorted: `rule file:line app <- file:line ...`.
+fn located(r: &gitops_lint::lint::LintResult) -> Vec<String> {
+    let at = |span: gitops_lint::source::Span| {
+        format!("{}:{}", r.map.path(span.file), r.map.line_col(span).line)
+    };
+    let mut got: Vec<String> = r
+        .findings
+        .iter()
+        .map(|f| {
+            let related: Vec<String> = f.secondary.iter().map(|l| at(l.span)).collect();
+            format!(
+                "{} {} {} <- {}",
+                f.rule,
+                at(f.primary.span),
+                f.app.as_deref().unwrap_or("-"),
+                related.join(" ")
+            )
+        })
+        .collect();
+    got.sort();
+    got
+}
+
+/// A root Application renders a directory of Applications; one of them is a chart that
+/// templates more Applications, another a multi-source app whose prod values come from
+/// `$values`. Every rendered app is an app of the model with its parent, and findings about
+/// a templated Application sit on the chart template's line.
+#[test]
+fn app_of_apps_with_multi_source_values() {
+    let r = run("testdata/apps/app-of-apps");
+    assert_eq!(
+        apps(&r),
+        [
+            "platform argo 1 [helm platform-apps] <- root",
+            "web argo 2 [helm charts/web] <- root",
+            "root argo 2 [directory apps]",
+            "metrics argo 3 [directory workloads/metrics] <- platform",
+            "argocd standalone 1 [directory argocd]",
+        ]
+    );
+    assert_eq!(
+        located(&r),
+        [
+            // replicas: 3 comes from the `$values` file, shown as the related line.
+            "hpa-replicas-conflict charts/web/templates/deployment.yaml:6 web <- charts/web/templates/hpa.yaml:10 envs/prod/values.yaml:2",
+            "hpa-replicas-conflict workloads/metrics/deployment.yaml:6 metrics <- workloads/metrics/deployment.yaml:37 platform-apps/templates/applications.yaml:21",
+            "ignore-differences-broad platform-apps/templates/applications.yaml:24 metrics <- ",
+            "ignore-differences-security-sensitive platform-apps/templates/applications.yaml:24 metrics <- ",
+            "ignore-differences-unjustified platform-apps/templates/applications.yaml:21 metrics <- ",
+            "respect-ignore-differences-missing platform-apps/templates/applications.yaml:24 metrics <- workloads/metrics/deployment.yaml:5 platform-apps/templates/applications.yaml:18",
+        ]
+    );
+}
+
+/// a renders b, whose chart renders a again: reported once, on the line that closes the loop.
+#[test]
+fn app_of_apps_cycle_is_a_located_finding() {
+    let r = run("testdata/apps/app-of-apps-cycle");
+    assert_eq!(
+        apps(&r),
+        [
+            "a argo 1 [helm b-chart]",
+            "b argo 1 [helm a-chart] <- a",
+            "argocd standalone 1 [directory argocd]",
+        ]
+    );
+    assert_eq!(
+        findings(&r),
+        ["offline-unrenderable-input a-chart/templates/app.yaml:5 b"]
+    );
+    assert!(
+        r.findings[0]
+            .message
+            .contains("app-of-apps cycle a → b → a: `a` is not expanded again"),
+        "{}",
+        r.findings[0].message
+    );
 }

@@ -217,3 +217,24 @@ fn bad_input_is_located_and_bounded() {
     println!("bad input linted in {elapsed:?}");
     assert!(elapsed.as_secs() < 30, "took {elapsed:?}");
 }
+
+#[test]
+fn apps_lists_parents() {
+    let out = bin()
+        .args(["apps", repo("testdata/apps/app-of-apps").as_str()])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<String> = text.lines().map(|l| l.trim_end().to_string()).collect();
+    assert_eq!(
+        lines,
+        [
+            "APP                              KIND                 PARENT                   OBJECTS  SOURCE",
+            "platform                         argo                 root                           1  helm platform-apps",
+            "web                              argo                 root                           2  helm charts/web",
+            "root                             argo                 -                              2  directory apps",
+            "metrics                          argo                 platform                       3  directory workloads/metrics",
+            "argocd                           standalone           -                              1  directory argocd",
+        ]
+    );
+}

@@ -2,6 +2,7 @@
 //! what each app renders (its units) and which objects it deploys, and gather the rest into
 //! standalone apps (per directory, per unreferenced kustomization or chart).
 
+use super::app_of_apps::Origin;
 use super::appset::{self, RepoTree};
 use super::argo::{self, ArgoSource};
 use super::envsubst;
@@ -138,9 +139,9 @@ struct Ctx<'a> {
 
 /// What rendering one app's sources produced.
 #[derive(Default)]
-struct Rendered {
-    objects: Vec<Object>,
-    issues: Vec<RenderIssue>,
+pub(super) struct Rendered {
+    pub(super) objects: Vec<Object>,
+    pub(super) issues: Vec<RenderIssue>,
     sources: Vec<String>,
     differences: Vec<super::twice::RenderDifference>,
 }
@@ -389,6 +390,7 @@ fn new_app(name: String, kind: AppKind, span: Option<Span>) -> App {
         issues: Vec::new(),
         render_differences: Vec::new(),
         span,
+        parent: None,
     }
 }
 
@@ -472,7 +474,10 @@ pub fn build_model_with(
 
     // (app, rendered objects, default namespace override)
     let mut pending: Vec<(App, Rendered, Option<String>)> = Vec::new();
+    // The Application / ApplicationSet each pending app was read from (app-of-apps).
+    let mut origins: Vec<Option<Origin>> = Vec::new();
     for obj in &declared {
+        let before = pending.len();
         if argo::is_argo_app(obj) {
             if let Some(spec) = obj.root.get("spec") {
                 pending.push(argo_app(
@@ -488,36 +493,39 @@ pub fn build_model_with(
                 files: &tree_files,
                 map: &map,
             };
-            let exp = appset::expand(obj, &tree, go_template);
-            let mut first = true;
-            for (app_obj, _) in &exp.apps {
-                let Some(spec) = app_obj.root.get("spec") else {
-                    continue;
-                };
-                let (mut app, r, ns) = argo_app(
-                    &mut ctx,
-                    app_obj,
-                    app_obj.name.clone(),
-                    spec,
-                    AppKind::ArgoAppSet,
-                );
-                if first {
-                    app.issues.extend(exp.issues.iter().cloned());
-                    first = false;
-                }
-                pending.push((app, r, ns));
-            }
-            if first && !exp.issues.is_empty() {
-                let mut app = new_app(obj.name.clone(), AppKind::ArgoAppSet, Some(obj.span()));
-                app.issues = exp.issues;
-                pending.push((app, Rendered::default(), None));
-            }
+            pending.extend(appset_apps(&mut ctx, obj, &tree, go_template));
         } else if flux::is_flux_kustomization(obj) {
             pending.push(flux_kustomization(&mut ctx, obj, &find_object));
         } else if flux::is_helm_release(obj) {
             pending.push(helm_release(&mut ctx, obj, &declared, &find_object));
         }
+        let origin = (argo::is_argo_app(obj) || argo::is_argo_appset(obj)).then(|| Origin::of(obj));
+        origins.resize(before, None);
+        origins.resize(pending.len(), origin);
     }
+
+    let tree = RepoTree {
+        files: &tree_files,
+        map: &map,
+    };
+    super::app_of_apps::expand(&mut pending, origins, |obj| {
+        if argo::is_argo_app(obj) {
+            obj.root
+                .get("spec")
+                .map(|spec| {
+                    vec![argo_app(
+                        &mut ctx,
+                        obj,
+                        obj.name.clone(),
+                        spec,
+                        AppKind::Argo,
+                    )]
+                })
+                .unwrap_or_default()
+        } else {
+            appset_apps(&mut ctx, obj, &tree, go_template)
+        }
+    });
 
     // Standalone: unreferenced kustomizations and charts, then loose manifests per directory.
     let standalone_kustomize: Vec<String> = ctx
@@ -651,6 +659,40 @@ pub fn build_model_with(
     model
 }
 
+/// The Applications an ApplicationSet generates (or, when nothing expands, an app that
+/// carries the expansion problems).
+fn appset_apps(
+    ctx: &mut Ctx,
+    obj: &Object,
+    tree: &RepoTree,
+    go_template: GoTemplateFn,
+) -> Vec<(App, Rendered, Option<String>)> {
+    let exp = appset::expand(obj, tree, go_template);
+    let mut out = Vec::new();
+    for (app_obj, _) in &exp.apps {
+        let Some(spec) = app_obj.root.get("spec") else {
+            continue;
+        };
+        let (mut app, r, ns) = argo_app(
+            ctx,
+            app_obj,
+            app_obj.name.clone(),
+            spec,
+            AppKind::ArgoAppSet,
+        );
+        if out.is_empty() {
+            app.issues.extend(exp.issues.iter().cloned());
+        }
+        out.push((app, r, ns));
+    }
+    if out.is_empty() && !exp.issues.is_empty() {
+        let mut app = new_app(obj.name.clone(), AppKind::ArgoAppSet, Some(obj.span()));
+        app.issues = exp.issues;
+        out.push((app, Rendered::default(), None));
+    }
+    out
+}
+
 fn kustomization_span(files: &[LoadedFile], dir: &str) -> Span {
     files
         .iter()
@@ -667,11 +709,20 @@ fn argo_app(
     kind: AppKind,
 ) -> (App, Rendered, Option<String>) {
     let mut argo_app = argo::read_app_spec(obj, spec, kind == AppKind::ArgoAppSet);
+    let ref_files = ref_value_files(&argo_app.sources);
     for src in &mut argo_app.sources {
+        // A `ref` source without a path is this repo when its `$ref/...` files exist here.
+        let probe = match (&src.path, &src.ref_name) {
+            (None, Some(r)) => ref_files
+                .iter()
+                .find(|(name, _)| name == r)
+                .map(|(_, p)| p.clone()),
+            _ => src.path.clone(),
+        };
         src.local = src.chart.is_none()
             && ctx
                 .identity
-                .is_this_repo(src.repo_url.as_deref(), src.path.as_deref(), ctx.fs);
+                .is_this_repo(src.repo_url.as_deref(), probe.as_deref(), ctx.fs);
     }
     let span = obj
         .metadata()
@@ -739,6 +790,28 @@ fn argo_app(
     }
     app.argo = Some(argo_app);
     (app, rendered, None)
+}
+
+/// The `$ref/path` value files of a multi-source app: (ref name, repo-relative directory of
+/// the file), for deciding whether a `ref` source is this repository (catalog A1.9).
+fn ref_value_files(sources: &[ArgoSource]) -> Vec<(String, String)> {
+    sources
+        .iter()
+        .flat_map(|s| {
+            s.node
+                .get_path(&["helm", "valueFiles"])
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(Node::scalar_text)
+                .collect::<Vec<_>>()
+        })
+        .filter_map(|v| {
+            let (r, p) = v.strip_prefix('$')?.split_once('/')?;
+            let p = normalize_relative(p)?;
+            Some((r.to_string(), dir_of(&p).to_string()))
+        })
+        .collect()
 }
 
 /// A Flux GitRepository is this repo when its URL matches, or (no URL known) when the path

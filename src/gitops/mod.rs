@@ -1,6 +1,7 @@
 //! The app model: which GitOps app deploys which objects, with which sync policy and ignore
 //! rules (catalog Part A). Rules read only this model.
 
+mod app_of_apps;
 pub mod appset;
 pub mod argo;
 mod discover;
@@ -66,6 +67,9 @@ pub struct App {
     pub render_differences: Vec<twice::RenderDifference>,
     /// Where the app is declared (the Application's name, or the directory's first object).
     pub span: Option<Span>,
+    /// The app-of-apps parent: the Argo app whose source renders this app's Application
+    /// (or ApplicationSet).
+    pub parent: Option<String>,
 }
 
 impl App {
