@@ -55,9 +55,11 @@ fn flux_kustomizations_render_their_paths_with_substitution_and_ignores() {
     assert_eq!(
         apps(&r),
         [
+            "api flux-helmrelease 2 [helm charts/api]",
             "podinfo flux-kustomization 2 [directory apps/podinfo (flux)]",
             "redis flux-kustomization 2 [directory apps/redis (flux)]",
-            "clusters/prod standalone 4 [directory clusters/prod]",
+            "cache flux-kustomization 2 [directory apps/cache (flux, generated kustomization)]",
+            "clusters/prod standalone 7 [directory clusters/prod]",
         ]
     );
     // targetNamespace moves podinfo's objects to `web`; `${replicas}` came from the
@@ -79,8 +81,78 @@ fn flux_kustomizations_render_their_paths_with_substitution_and_ignores() {
         [
             "hpa-replicas-conflict apps/podinfo/deployment.yaml:8 podinfo",
             "flux-substitution-undefined apps/podinfo/deployment.yaml:22 podinfo",
+            // replicaCount: 4 from the api-values ConfigMap (valuesFrom).
+            "hpa-replicas-conflict charts/api/templates/deployment.yaml:6 api",
+            // The Flux patch sets the replicas: the finding is on its `value` line.
+            "hpa-replicas-conflict clusters/prod/cache.yaml:28 cache",
         ],
         "redis is protected by its spec.ignore rule"
+    );
+    // kustomize-controller's overlay on a path without kustomization.yaml: prefix, target
+    // namespace, image tag, and commonMetadata on every object.
+    let cache = r
+        .model
+        .objects
+        .iter()
+        .find(|o| o.object.kind == "Deployment" && r.model.app_of(o).name == "cache");
+    let cache = cache.map(|o| &o.object);
+    assert_eq!(cache.map(|o| o.name.as_str()), Some("prod-cache"));
+    assert_eq!(cache.and_then(|o| o.namespace.as_deref()), Some("cache"));
+    assert_eq!(cache.and_then(|o| o.label("team")), Some("platform"));
+    let image = cache
+        .and_then(|o| {
+            o.root
+                .get_path(&["spec", "template", "spec", "containers"])
+                .and_then(|c| c.as_seq())
+                .and_then(|c| c.first())
+                .and_then(|c| c.get_str("image"))
+        })
+        .map(str::to_string);
+    assert_eq!(image.as_deref(), Some("registry.example.com/cache:1.1.0"));
+    let hpa_target = r
+        .model
+        .objects
+        .iter()
+        .find(|o| o.object.kind == "HorizontalPodAutoscaler" && r.model.app_of(o).name == "cache")
+        .and_then(|o| o.object.root.get_path(&["spec", "scaleTargetRef", "name"]))
+        .and_then(|n| n.as_str())
+        .map(str::to_string);
+    assert_eq!(
+        hpa_target.as_deref(),
+        Some("prod-cache"),
+        "name references follow the prefix"
+    );
+}
+
+/// A HelmRelease whose chart comes through `chartRef` to a HelmChart declared in the repo
+/// (GitRepository path), with values from a Secret's base64 data.
+#[test]
+fn helmrelease_chart_ref_and_secret_values() {
+    let r = run("testdata/apps/flux-chartref");
+    assert_eq!(
+        apps(&r),
+        [
+            "api flux-helmrelease 1 [helm charts/api]",
+            "api-canary flux-helmrelease 0 [helm charts/api]",
+            "clusters standalone 5 [directory clusters]",
+        ]
+    );
+    let replicas = r
+        .model
+        .objects
+        .iter()
+        .find(|o| o.object.kind == "Deployment")
+        .and_then(|o| o.object.root.get_path(&["spec", "replicas"]))
+        .and_then(|n| n.as_i64());
+    assert_eq!(
+        replicas,
+        Some(5),
+        "replicaCount from the Secret, over values-prod.yaml"
+    );
+    assert_eq!(
+        findings(&r),
+        ["render-failed clusters/api.yaml:65 api-canary"],
+        "the missing second values file fails the release"
     );
 }
 

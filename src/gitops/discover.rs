@@ -254,6 +254,35 @@ impl Ctx<'_> {
         }
     }
 
+    /// A Flux Kustomization with overlay options: the kustomization at the path (or the one
+    /// the controller generates) with the options written into it (catalog A4.1).
+    fn render_flux_overlay(&mut self, dir: &str, spec: &Node, out: &mut Rendered) {
+        use super::flux_overlay::{GeneratedFs, generated_kustomization, overlay};
+        use crate::render::kustomize::{self, BuildOptions, LoadRestrictions};
+        let opts = BuildOptions {
+            load_restrictions: LoadRestrictions::None,
+            ..Default::default()
+        };
+        self.rendered_dirs.insert(dir.to_string());
+        let shown = if dir.is_empty() { "." } else { dir };
+        let r = if self.layout.kustomizations.contains(dir) {
+            out.sources
+                .push(format!("kustomize {shown} (flux overlay)"));
+            let base = read_kustomization(self.fs, dir);
+            kustomize::build_with_kustomization(self.fs, dir, overlay(base, spec), &opts)
+        } else {
+            // The generated kustomization lists the plain files: they are this app's.
+            self.plain_in(dir, true, None, None);
+            out.sources
+                .push(format!("directory {shown} (flux, generated kustomization)"));
+            let text = generated_kustomization(self.fs, dir, &self.layout.kustomizations);
+            let gfs = GeneratedFs::new(self.fs, dir, text);
+            kustomize::build_with_kustomization(&gfs, dir, overlay(gfs.root(), spec), &opts)
+        };
+        out.objects.extend(r.objects);
+        out.issues.extend(r.issues);
+    }
+
     /// The unit an Argo source path renders as (catalog A2.1: explicit block, else discovery).
     fn argo_unit(
         &self,
@@ -792,6 +821,34 @@ fn argo_app(
     (app, rendered, None)
 }
 
+/// The parsed kustomization file of `dir` (null when it cannot be read; the build reports it).
+fn read_kustomization(fs: &dyn RepoFs, dir: &str) -> Node {
+    let null = || Node::new(crate::yaml::Value::Null, Span::default());
+    let Some(path) = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+        .iter()
+        .map(|n| {
+            if dir.is_empty() {
+                n.to_string()
+            } else {
+                format!("{dir}/{n}")
+            }
+        })
+        .find(|p| fs.is_file(p))
+    else {
+        return null();
+    };
+    let Ok(id) = fs.read(&path) else {
+        return null();
+    };
+    let text = fs.source_map().get(id).text.clone();
+    crate::yaml::parse_str(&text, id, &crate::yaml::Limits::default())
+        .docs
+        .into_iter()
+        .next()
+        .map(|d| d.root)
+        .unwrap_or_else(null)
+}
+
 /// The `$ref/path` value files of a multi-source app: (ref name, repo-relative directory of
 /// the file), for deciding whether a `ref` source is this repository (catalog A1.9).
 fn ref_value_files(sources: &[ArgoSource]) -> Vec<(String, String)> {
@@ -896,6 +953,9 @@ fn flux_kustomization(
                 span: at,
                 message: format!("kustomization path not found: `{raw_path}`"),
             }),
+            Ok(()) if super::flux_overlay::has_overlay(spec) => {
+                ctx.render_flux_overlay(&path, spec, &mut rendered)
+            }
             Ok(()) => {
                 let unit = if ctx.layout.kustomizations.contains(&path) {
                     Unit::Kustomize(KustomizeUnit {
@@ -939,6 +999,9 @@ fn flux_kustomization(
             }
         }
     }
+    for o in &mut rendered.objects {
+        super::flux_overlay::apply_common_metadata(o, spec);
+    }
     app.flux = Some(fx);
     (app, rendered, target_ns)
 }
@@ -966,7 +1029,20 @@ fn helm_release(
     let target_ns = spec.get("targetNamespace").and_then(Node::scalar_text);
     let release_ns = target_ns.clone().unwrap_or_else(|| ns.clone());
     app.destination_namespace = Some(release_ns.clone());
-    let chart_spec = spec.get_path(&["chart", "spec"]);
+    // `chart.spec` (a HelmChart template) or `chartRef` to a HelmChart declared in the repo,
+    // which has the same fields (catalog A4.3).
+    let chart_ref = spec
+        .get_path(&["chart", "spec"])
+        .is_none()
+        .then(|| chart_ref_spec(spec, find, &ns))
+        .flatten();
+    let chart_source_ns = chart_ref
+        .as_ref()
+        .map(|(_, n)| n.clone())
+        .unwrap_or_else(|| ns.clone());
+    let chart_spec = spec
+        .get_path(&["chart", "spec"])
+        .or_else(|| chart_ref.as_ref().and_then(|(c, _)| c.root.get("spec")));
     let at = chart_spec
         .and_then(|c| c.get("chart"))
         .map(|n| n.span)
@@ -975,13 +1051,22 @@ fn helm_release(
         .and_then(|c| c.get("chart"))
         .and_then(Node::scalar_text)
     else {
-        rendered.sources.push("chartRef".into());
+        let kind = spec
+            .get_path(&["chartRef", "kind"])
+            .and_then(Node::scalar_text)
+            .unwrap_or_default();
+        rendered.sources.push(format!("chartRef {kind}"));
         rendered.issues.push(RenderIssue {
             kind: IssueKind::Unrenderable,
             span: spec.get("chartRef").map(|n| n.span).unwrap_or(obj.span()),
-            message:
-                "spec.chartRef points at an OCI artifact or HelmChart the linter does not fetch"
-                    .into(),
+            message: format!(
+                "spec.chartRef points at {} the linter does not fetch",
+                if kind == "HelmChart" {
+                    "a HelmChart that is not in the repository"
+                } else {
+                    "an OCI artifact or external artifact"
+                }
+            ),
         });
         return (app, rendered, None);
     };
@@ -989,7 +1074,8 @@ fn helm_release(
         .cloned()
         .unwrap_or_else(|| Node::new(crate::yaml::Value::Null, at));
     let local = normalize_relative(&chart).filter(|p| {
-        flux_source_is_local(ctx, &chart_spec, p, find, &ns).is_ok() && ctx.fs.is_dir(p)
+        flux_source_is_local(ctx, &chart_spec, p, find, &chart_source_ns).is_ok()
+            && ctx.fs.is_dir(p)
     });
     let Some(chart_dir) = local else {
         let src = chart_spec
@@ -1015,9 +1101,7 @@ fn helm_release(
         let kind = vf.get_str("kind").unwrap_or("ConfigMap");
         let name = vf.get_str("name").unwrap_or("");
         let key = vf.get_str("valuesKey").unwrap_or("values.yaml");
-        match find(kind, &ns, name)
-            .and_then(|o| o.root.get("data").and_then(|d| d.get(key)).cloned())
-        {
+        match find(kind, &ns, name).and_then(|o| values_key(&o, key)) {
             Some(text) if vf.get("targetPath").is_none() => inline_values.push(text),
             Some(_) => rendered.issues.push(RenderIssue {
                 kind: IssueKind::Unrenderable,
@@ -1045,12 +1129,47 @@ fn helm_release(
             Some(t) => format!("{t}-{}", obj.name),
             None => obj.name.clone(),
         });
+    // chart.spec.valuesFiles: paths from the source's root (this repo), before valuesFrom.
+    let ignore_missing = chart_spec
+        .get("ignoreMissingValuesFiles")
+        .and_then(Node::as_bool)
+        == Some(true);
+    let mut value_files = Vec::new();
+    let mut missing_value_file = false;
+    for v in chart_spec
+        .get("valuesFiles")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+    {
+        let Some(text) = v.scalar_text() else {
+            continue;
+        };
+        match normalize_relative(&text).filter(|p| ctx.fs.is_file(p)) {
+            Some(p) => value_files.push((p, v.span)),
+            None if ignore_missing => {}
+            None => {
+                missing_value_file = true;
+                rendered.issues.push(RenderIssue {
+                    kind: IssueKind::Failed,
+                    span: v.span,
+                    message: format!(
+                        "values file `{text}` does not exist in the chart source (set ignoreMissingValuesFiles to tolerate it)"
+                    ),
+                });
+            }
+        }
+    }
+    if missing_value_file {
+        // helm-controller fails the chart build: nothing of this release is applied.
+        rendered.sources.push(format!("helm {chart_dir}"));
+        return (app, rendered, None);
+    }
     let unit = HelmUnit {
         chart_dir,
         release_name,
         namespace: release_ns.clone(),
-        value_files: vec![],
-        ignore_missing_value_files: false,
+        value_files,
+        ignore_missing_value_files: ignore_missing,
         inline_values,
         parameters: vec![],
         skip_crds: false,
@@ -1060,6 +1179,40 @@ fn helm_release(
     ctx.render_unit(Unit::Helm(unit), at, &mut rendered);
     // Helm's --namespace is a default: objects that name their namespace keep it.
     (app, rendered, None)
+}
+
+/// `spec.chartRef` to a HelmChart declared in the repo: the HelmChart and its namespace.
+fn chart_ref_spec(
+    spec: &Node,
+    find: &dyn Fn(&str, &str, &str) -> Option<Object>,
+    ns: &str,
+) -> Option<(Object, String)> {
+    let r = spec.get("chartRef")?;
+    if r.get_str("kind") != Some("HelmChart") {
+        return None;
+    }
+    let chart_ns = r
+        .get("namespace")
+        .and_then(Node::scalar_text)
+        .unwrap_or_else(|| ns.to_string());
+    let chart = find("HelmChart", &chart_ns, r.get_str("name")?)?;
+    Some((chart, chart_ns))
+}
+
+/// A `valuesFrom` key of a ConfigMap or Secret in the repo (Secret `data` is base64).
+fn values_key(obj: &Object, key: &str) -> Option<Node> {
+    if let Some(v) = obj.root.get("data").and_then(|d| d.get(key)) {
+        if obj.kind == "Secret" {
+            let decoded = flux::decode_base64(&v.scalar_text()?)?;
+            return Some(Node::string(decoded, v.span));
+        }
+        return Some(v.clone());
+    }
+    obj.root
+        .get("stringData")
+        .filter(|_| obj.kind == "Secret")
+        .and_then(|d| d.get(key))
+        .cloned()
 }
 
 /// Argo's directory include/exclude: a glob, or `{a,b}` alternatives.

@@ -7,6 +7,7 @@ pub mod argo;
 mod discover;
 pub mod envsubst;
 pub mod flux;
+pub mod flux_overlay;
 pub mod gotemplate;
 pub mod ignore;
 mod remotes;
