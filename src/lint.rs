@@ -2,7 +2,7 @@
 //! One broken file or app never stops the others: each problem becomes a finding.
 
 use crate::config::{Config, RuleSetting, object_matches};
-use crate::gitops::{LoadedFile, Model, build_model};
+use crate::gitops::{LoadedFile, Model, build_model_for};
 use crate::report::{Finding, Severity};
 use crate::rules::{self, suppression_without_reason, yaml_syntax};
 use crate::source::{
@@ -199,7 +199,14 @@ fn lint_walked(
         });
     }
 
-    let mut model = build_model(&loaded, fs, map.clone(), &root, &config.repo_urls);
+    let mut model = build_model_for(
+        &loaded,
+        fs,
+        map.clone(),
+        &root,
+        &config.repo_urls,
+        &config.profile,
+    );
     model.platform = config.platform.clone();
     findings.extend(rules::run_all(&model));
 

@@ -360,3 +360,49 @@ fn app_of_apps_cycle_is_a_located_finding() {
         r.findings[0].message
     );
 }
+
+/// `profile:` in `.gitops-lint.yaml` gives Helm the destination cluster's version and APIs
+/// (`.Capabilities`), unless the Application pins `helm.kubeVersion` / `helm.apiVersions`.
+#[test]
+fn profile_sets_helm_capabilities_unless_the_app_pins_them() {
+    let r = run("testdata/apps/profile");
+    assert_eq!(
+        apps(&r),
+        [
+            "metrics-edge argo 1 [helm charts/metrics]",
+            "argocd standalone 1 [directory argocd]",
+        ]
+    );
+    let with_profile = {
+        use gitops_lint::lint::{LintOptions, lint};
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/apps/profile");
+        let config = root.join(".gitops-lint.yaml");
+        match lint(&LintOptions {
+            root: root.join("charts"),
+            config: Some(config),
+        }) {
+            Ok(r) => r,
+            Err(e) => panic!("{e}"),
+        }
+    };
+    let kube = |r: &gitops_lint::lint::LintResult| -> Vec<String> {
+        r.model
+            .objects
+            .iter()
+            .map(|o| match o.object.root.get_path(&["data", "kube"]) {
+                Some(v) => format!("{} {}", o.object.kind, v.as_str().unwrap_or("?")),
+                None => o.object.kind.clone(),
+            })
+            .collect()
+    };
+    assert_eq!(
+        kube(&r)[0],
+        "ConfigMap v1.30.4",
+        "the app's own kubeVersion wins"
+    );
+    assert_eq!(
+        kube(&with_profile),
+        ["ConfigMap v1.31.2", "ServiceMonitor"],
+        "a standalone chart renders for the profile's cluster"
+    );
+}

@@ -238,3 +238,31 @@ fn apps_lists_parents() {
         ]
     );
 }
+
+#[test]
+fn profile_errors_are_located() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (text, at, needle) in [
+        (
+            "profile:\n  kube-version: latest\n",
+            ".gitops-lint.yaml:2:17",
+            "not a Kubernetes version",
+        ),
+        (
+            "profile:\n  api-versions: [v1, {kind: ServiceMonitor}]\n",
+            ".gitops-lint.yaml:2:22",
+            "group/version",
+        ),
+        (
+            "profile:\n  argo-version: 3.1\n",
+            ".gitops-lint.yaml:2:3",
+            "unknown key `argo-version`",
+        ),
+    ] {
+        std::fs::write(dir.path().join(".gitops-lint.yaml"), text).expect("write");
+        let out = bin().arg(dir.path()).output().expect("run");
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(at) && err.contains(needle), "{text}: {err}");
+    }
+}

@@ -10,6 +10,7 @@ use super::flux::{self, FluxApp};
 use super::remotes::{git_remotes, normalize_url};
 use super::units::{self, HelmUnit, KustomizeUnit, Unit};
 use super::{App, AppKind, Model, ModelObject};
+use crate::config::Profile;
 use crate::object::Object;
 use crate::render::{IssueKind, RenderIssue};
 use crate::source::{FileId, RepoFs, SourceMap, Span, normalize_relative};
@@ -135,6 +136,8 @@ struct Ctx<'a> {
     owned: Vec<bool>,
     /// Kustomization and chart directories some app renders (not standalone then).
     rendered_dirs: BTreeSet<String>,
+    /// The destination cluster: Helm's `.Capabilities` unless an app pins them.
+    profile: &'a Profile,
 }
 
 /// What rendering one app's sources produced.
@@ -183,8 +186,18 @@ impl Ctx<'_> {
         out
     }
 
-    fn render_unit(&mut self, unit: Unit, at: Span, out: &mut Rendered) {
+    fn render_unit(&mut self, mut unit: Unit, at: Span, out: &mut Rendered) {
         out.sources.push(unit.describe());
+        if let Unit::Helm(h) = &mut unit {
+            // Argo passes the destination cluster's version and APIs unless the app sets
+            // helm.kubeVersion / helm.apiVersions; Flux always the cluster's (catalog A2.2).
+            if h.kube_version.is_none() {
+                h.kube_version = self.profile.kube_version.clone();
+            }
+            if h.api_versions.is_empty() {
+                h.api_versions = self.profile.api_versions.clone();
+            }
+        }
         match &unit {
             Unit::Kustomize(k) => {
                 self.rendered_dirs.insert(k.dir.clone());
@@ -433,6 +446,18 @@ pub fn build_model(
     root: &Path,
     repo_urls: &[String],
 ) -> Model {
+    build_model_for(files, fs, map, root, repo_urls, &Profile::default())
+}
+
+/// [`build_model`] for a destination cluster described by the config's `profile:`.
+pub fn build_model_for(
+    files: &[LoadedFile],
+    fs: &dyn RepoFs,
+    map: Arc<SourceMap>,
+    root: &Path,
+    repo_urls: &[String],
+    profile: &Profile,
+) -> Model {
     build_model_with(
         files,
         fs,
@@ -440,6 +465,7 @@ pub fn build_model(
         root,
         repo_urls,
         Some(&super::gotemplate::render),
+        profile,
     )
 }
 
@@ -450,6 +476,7 @@ pub fn build_model_with(
     root: &Path,
     repo_urls: &[String],
     go_template: GoTemplateFn,
+    profile: &Profile,
 ) -> Model {
     let layout = Layout::of(files);
     let mut plain: Vec<(Object, String)> = Vec::new();
@@ -477,6 +504,7 @@ pub fn build_model_with(
         plain,
         owned,
         rendered_dirs: BTreeSet::new(),
+        profile,
     };
     let mut model = Model {
         map: map.clone(),

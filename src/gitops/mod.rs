@@ -15,7 +15,7 @@ pub mod twice;
 pub mod units;
 
 pub use argo::{ArgoApp, ArgoSettings, SyncPolicy};
-pub use discover::{LoadedFile, build_model};
+pub use discover::{LoadedFile, build_model, build_model_for};
 
 impl AppKind {
     pub fn as_str(&self) -> &'static str {
