@@ -32,6 +32,66 @@ pub struct Config {
     pub render_budget: crate::render::RenderBudget,
     /// Facts about the platform the repo deploys to (`platform:`).
     pub platform: Platform,
+    /// The cluster the repo deploys to, as the renderers need it (`profile:`).
+    pub profile: Profile,
+}
+
+/// `profile:` — the destination cluster as Argo CD and Flux pass it to Helm (catalog A2.2:
+/// `--kube-version` / `--api-versions` come from the cluster unless the app pins them).
+#[derive(Clone, Debug, Default)]
+pub struct Profile {
+    /// `kube-version`: `.Capabilities.KubeVersion` and the chart `kubeVersion` check.
+    pub kube_version: Option<String>,
+    /// `api-versions`: extra `.Capabilities.APIVersions` (`v1`, `group/version` or
+    /// `group/version/Kind`).
+    pub api_versions: Vec<String>,
+}
+
+const PROFILE_KEYS: &[&str] = &["kube-version", "api-versions"];
+
+fn parse_profile(node: &Node) -> Result<Profile, (Span, String)> {
+    unknown_keys(node, PROFILE_KEYS, "`profile`")?;
+    let mut profile = Profile::default();
+    if let Some(v) = node.get("kube-version") {
+        let text = v.scalar_text().filter(|t| !t.is_empty()).ok_or((
+            v.span,
+            "`profile.kube-version` must be a version such as `1.31.2`".to_string(),
+        ))?;
+        let bare = text.trim_start_matches('v');
+        let mut parts = bare.split('.');
+        let numeric = |p: Option<&str>| {
+            p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        };
+        if !numeric(parts.next()) || !numeric(parts.next()) {
+            return Err((
+                v.span,
+                format!(
+                    "`profile.kube-version` `{text}` is not a Kubernetes version (`1.31` or `v1.31.2`)"
+                ),
+            ));
+        }
+        profile.kube_version = Some(text);
+    }
+    if let Some(v) = node.get("api-versions") {
+        let items = v
+            .as_seq()
+            .ok_or((v.span, "`profile.api-versions` must be a list".to_string()))?;
+        for item in items {
+            match item
+                .scalar_text()
+                .filter(|t| !t.is_empty() && !t.contains(char::is_whitespace))
+            {
+                Some(t) => profile.api_versions.push(t),
+                None => {
+                    return Err((
+                        item.span,
+                        "`profile.api-versions` entries are `v1`, `group/version` or `group/version/Kind`".into(),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(profile)
 }
 
 /// `platform:` — what the linter cannot see in the repo.
@@ -72,6 +132,7 @@ const TOP_KEYS: &[&str] = &[
     "repo-urls",
     "limits",
     "platform",
+    "profile",
 ];
 const OWNED_FIELD_KEYS: &[&str] = &["owner", "path", "value", "selector", "reason"];
 const OWNED_SELECTOR_KEYS: &[&str] = &[
@@ -255,6 +316,9 @@ impl Config {
                 }
                 "platform" => {
                     cfg.platform = parse_platform(&e.value).map_err(|(s, m)| err(Some(s), m))?
+                }
+                "profile" => {
+                    cfg.profile = parse_profile(&e.value).map_err(|(s, m)| err(Some(s), m))?
                 }
                 other => {
                     return Err(err(

@@ -2,7 +2,7 @@
 //! One broken file or app never stops the others: each problem becomes a finding.
 
 use crate::config::{Config, RuleSetting, object_matches};
-use crate::gitops::{LoadedFile, Model, build_model};
+use crate::gitops::{LoadedFile, Model, ModelSettings, build_model};
 use crate::report::{Finding, Severity};
 use crate::rules::{self, suppression_without_reason, yaml_syntax};
 use crate::source::{
@@ -199,18 +199,17 @@ fn lint_walked(
         });
     }
 
-    let mut model = build_model(
-        &loaded,
-        fs,
-        map.clone(),
-        &root,
-        &config.repo_urls,
-        &crate::render::RenderBudget {
-            render_twice: config.setting("render-nondeterministic")
-                != Some(&crate::config::RuleSetting::Off),
-            ..config.render_budget.clone()
-        },
-    );
+    let budget = crate::render::RenderBudget {
+        render_twice: config.setting("render-nondeterministic")
+            != Some(&crate::config::RuleSetting::Off),
+        ..config.render_budget.clone()
+    };
+    let settings = ModelSettings {
+        repo_urls: &config.repo_urls,
+        budget: &budget,
+        profile: &config.profile,
+    };
+    let mut model = build_model(&loaded, fs, map.clone(), &root, &settings);
     model.platform = config.platform.clone();
     findings.extend(rules::run_all(&model));
 

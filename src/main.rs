@@ -221,14 +221,15 @@ fn apps(path: PathBuf, config: Option<PathBuf>) -> ExitCode {
         }
     };
     let mut text = format!(
-        "{:<32} {:<20} {:>7}  {}\n",
-        "APP", "KIND", "OBJECTS", "SOURCE"
+        "{:<32} {:<20} {:<24} {:>7}  {}\n",
+        "APP", "KIND", "PARENT", "OBJECTS", "SOURCE"
     );
     for app in &result.model.apps {
         text.push_str(&format!(
-            "{:<32} {:<20} {:>7}  {}\n",
+            "{:<32} {:<20} {:<24} {:>7}  {}\n",
             app.name,
             app.kind.as_str(),
+            app.parent.as_deref().unwrap_or("-"),
             app.objects.len(),
             app.sources.join(", ")
         ));

@@ -17,8 +17,13 @@ fn apps(r: &gitops_lint::lint::LintResult) -> Vec<String> {
         .apps
         .iter()
         .map(|a| {
+            let parent = a
+                .parent
+                .as_deref()
+                .map(|p| format!(" <- {p}"))
+                .unwrap_or_default();
             format!(
-                "{} {} {} [{}]",
+                "{} {} {} [{}]{parent}",
                 a.name,
                 a.kind.as_str(),
                 a.objects.len(),
@@ -50,9 +55,11 @@ fn flux_kustomizations_render_their_paths_with_substitution_and_ignores() {
     assert_eq!(
         apps(&r),
         [
+            "api flux-helmrelease 2 [helm charts/api]",
             "podinfo flux-kustomization 2 [directory apps/podinfo (flux)]",
             "redis flux-kustomization 2 [directory apps/redis (flux)]",
-            "clusters/prod standalone 4 [directory clusters/prod]",
+            "cache flux-kustomization 2 [directory apps/cache (flux, generated kustomization)]",
+            "clusters/prod standalone 7 [directory clusters/prod]",
         ]
     );
     // targetNamespace moves podinfo's objects to `web`; `${replicas}` came from the
@@ -74,8 +81,78 @@ fn flux_kustomizations_render_their_paths_with_substitution_and_ignores() {
         [
             "hpa-replicas-conflict apps/podinfo/deployment.yaml:8 podinfo",
             "flux-substitution-undefined apps/podinfo/deployment.yaml:22 podinfo",
+            // replicaCount: 4 from the api-values ConfigMap (valuesFrom).
+            "hpa-replicas-conflict charts/api/templates/deployment.yaml:6 api",
+            // The Flux patch sets the replicas: the finding is on its `value` line.
+            "hpa-replicas-conflict clusters/prod/cache.yaml:28 cache",
         ],
         "redis is protected by its spec.ignore rule"
+    );
+    // kustomize-controller's overlay on a path without kustomization.yaml: prefix, target
+    // namespace, image tag, and commonMetadata on every object.
+    let cache = r
+        .model
+        .objects
+        .iter()
+        .find(|o| o.object.kind == "Deployment" && r.model.app_of(o).name == "cache");
+    let cache = cache.map(|o| &o.object);
+    assert_eq!(cache.map(|o| o.name.as_str()), Some("prod-cache"));
+    assert_eq!(cache.and_then(|o| o.namespace.as_deref()), Some("cache"));
+    assert_eq!(cache.and_then(|o| o.label("team")), Some("platform"));
+    let image = cache
+        .and_then(|o| {
+            o.root
+                .get_path(&["spec", "template", "spec", "containers"])
+                .and_then(|c| c.as_seq())
+                .and_then(|c| c.first())
+                .and_then(|c| c.get_str("image"))
+        })
+        .map(str::to_string);
+    assert_eq!(image.as_deref(), Some("registry.example.com/cache:1.1.0"));
+    let hpa_target = r
+        .model
+        .objects
+        .iter()
+        .find(|o| o.object.kind == "HorizontalPodAutoscaler" && r.model.app_of(o).name == "cache")
+        .and_then(|o| o.object.root.get_path(&["spec", "scaleTargetRef", "name"]))
+        .and_then(|n| n.as_str())
+        .map(str::to_string);
+    assert_eq!(
+        hpa_target.as_deref(),
+        Some("prod-cache"),
+        "name references follow the prefix"
+    );
+}
+
+/// A HelmRelease whose chart comes through `chartRef` to a HelmChart declared in the repo
+/// (GitRepository path), with values from a Secret's base64 data.
+#[test]
+fn helmrelease_chart_ref_and_secret_values() {
+    let r = run("testdata/apps/flux-chartref");
+    assert_eq!(
+        apps(&r),
+        [
+            "api flux-helmrelease 1 [helm charts/api]",
+            "api-canary flux-helmrelease 0 [helm charts/api]",
+            "clusters standalone 5 [directory clusters]",
+        ]
+    );
+    let replicas = r
+        .model
+        .objects
+        .iter()
+        .find(|o| o.object.kind == "Deployment")
+        .and_then(|o| o.object.root.get_path(&["spec", "replicas"]))
+        .and_then(|n| n.as_i64());
+    assert_eq!(
+        replicas,
+        Some(5),
+        "replicaCount from the Secret, over values-prod.yaml"
+    );
+    assert_eq!(
+        findings(&r),
+        ["render-failed clusters/api.yaml:65 api-canary"],
+        "the missing second values file fails the release"
     );
 }
 
@@ -111,6 +188,11 @@ fn stale_ignore_entries_are_info() {
         [
             "ignore-differences-stale argocd/cart.yaml:17 cart",
             "ignore-differences-stale argocd/cart.yaml:25 cart",
+            // Flux: a Kustomization rule for a removed Deployment, a path nothing declares,
+            // and a HelmRelease driftDetection rule for a kind the chart does not render.
+            "ignore-differences-stale flux/billing.yaml:15 billing",
+            "ignore-differences-stale flux/billing.yaml:20 billing",
+            "ignore-differences-stale flux/billing.yaml:42 billing-db",
         ]
     );
     assert!(
@@ -198,4 +280,129 @@ fn argocd_source_override_files_apply() {
                 .map(str::to_string)
         });
     assert_eq!(image.as_deref(), Some("registry.example.com/cart:3.2.0"));
+}
+
+/// Findings with their related labels, sorted: `rule file:line app <- file:line ...`.
+fn located(r: &gitops_lint::lint::LintResult) -> Vec<String> {
+    let at = |span: gitops_lint::source::Span| {
+        format!("{}:{}", r.map.path(span.file), r.map.line_col(span).line)
+    };
+    let mut got: Vec<String> = r
+        .findings
+        .iter()
+        .map(|f| {
+            let related: Vec<String> = f.secondary.iter().map(|l| at(l.span)).collect();
+            format!(
+                "{} {} {} <- {}",
+                f.rule,
+                at(f.primary.span),
+                f.app.as_deref().unwrap_or("-"),
+                related.join(" ")
+            )
+        })
+        .collect();
+    got.sort();
+    got
+}
+
+/// A root Application renders a directory of Applications; one of them is a chart that
+/// templates more Applications, another a multi-source app whose prod values come from
+/// `$values`. Every rendered app is an app of the model with its parent, and findings about
+/// a templated Application sit on the chart template's line.
+#[test]
+fn app_of_apps_with_multi_source_values() {
+    let r = run("testdata/apps/app-of-apps");
+    assert_eq!(
+        apps(&r),
+        [
+            "platform argo 1 [helm platform-apps] <- root",
+            "web argo 2 [helm charts/web] <- root",
+            "root argo 2 [directory apps]",
+            "metrics argo 3 [directory workloads/metrics] <- platform",
+            "argocd standalone 1 [directory argocd]",
+        ]
+    );
+    assert_eq!(
+        located(&r),
+        [
+            // replicas: 3 comes from the `$values` file, shown as the related line.
+            "hpa-replicas-conflict charts/web/templates/deployment.yaml:6 web <- charts/web/templates/hpa.yaml:10 envs/prod/values.yaml:2",
+            "hpa-replicas-conflict workloads/metrics/deployment.yaml:6 metrics <- workloads/metrics/deployment.yaml:37 platform-apps/templates/applications.yaml:21",
+            "ignore-differences-broad platform-apps/templates/applications.yaml:24 metrics <- ",
+            "ignore-differences-security-sensitive platform-apps/templates/applications.yaml:24 metrics <- ",
+            "ignore-differences-unjustified platform-apps/templates/applications.yaml:21 metrics <- ",
+            "respect-ignore-differences-missing platform-apps/templates/applications.yaml:24 metrics <- workloads/metrics/deployment.yaml:5 platform-apps/templates/applications.yaml:18",
+        ]
+    );
+}
+
+/// a renders b, whose chart renders a again: reported once, on the line that closes the loop.
+#[test]
+fn app_of_apps_cycle_is_a_located_finding() {
+    let r = run("testdata/apps/app-of-apps-cycle");
+    assert_eq!(
+        apps(&r),
+        [
+            "a argo 1 [helm b-chart]",
+            "b argo 1 [helm a-chart] <- a",
+            "argocd standalone 1 [directory argocd]",
+        ]
+    );
+    assert_eq!(
+        findings(&r),
+        ["offline-unrenderable-input a-chart/templates/app.yaml:5 b"]
+    );
+    assert!(
+        r.findings[0]
+            .message
+            .contains("app-of-apps cycle a → b → a: `a` is not expanded again"),
+        "{}",
+        r.findings[0].message
+    );
+}
+
+/// `profile:` in `.gitops-lint.yaml` gives Helm the destination cluster's version and APIs
+/// (`.Capabilities`), unless the Application pins `helm.kubeVersion` / `helm.apiVersions`.
+#[test]
+fn profile_sets_helm_capabilities_unless_the_app_pins_them() {
+    let r = run("testdata/apps/profile");
+    assert_eq!(
+        apps(&r),
+        [
+            "metrics-edge argo 1 [helm charts/metrics]",
+            "argocd standalone 1 [directory argocd]",
+        ]
+    );
+    let with_profile = {
+        use gitops_lint::lint::{LintOptions, lint};
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/apps/profile");
+        let config = root.join(".gitops-lint.yaml");
+        match lint(&LintOptions {
+            root: root.join("charts"),
+            config: Some(config),
+        }) {
+            Ok(r) => r,
+            Err(e) => panic!("{e}"),
+        }
+    };
+    let kube = |r: &gitops_lint::lint::LintResult| -> Vec<String> {
+        r.model
+            .objects
+            .iter()
+            .map(|o| match o.object.root.get_path(&["data", "kube"]) {
+                Some(v) => format!("{} {}", o.object.kind, v.as_str().unwrap_or("?")),
+                None => o.object.kind.clone(),
+            })
+            .collect()
+    };
+    assert_eq!(
+        kube(&r)[0],
+        "ConfigMap v1.30.4",
+        "the app's own kubeVersion wins"
+    );
+    assert_eq!(
+        kube(&with_profile),
+        ["ConfigMap v1.31.2", "ServiceMonitor"],
+        "a standalone chart renders for the profile's cluster"
+    );
 }

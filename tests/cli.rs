@@ -217,3 +217,52 @@ fn bad_input_is_located_and_bounded() {
     println!("bad input linted in {elapsed:?}");
     assert!(elapsed.as_secs() < 30, "took {elapsed:?}");
 }
+
+#[test]
+fn apps_lists_parents() {
+    let out = bin()
+        .args(["apps", repo("testdata/apps/app-of-apps").as_str()])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<String> = text.lines().map(|l| l.trim_end().to_string()).collect();
+    assert_eq!(
+        lines,
+        [
+            "APP                              KIND                 PARENT                   OBJECTS  SOURCE",
+            "platform                         argo                 root                           1  helm platform-apps",
+            "web                              argo                 root                           2  helm charts/web",
+            "root                             argo                 -                              2  directory apps",
+            "metrics                          argo                 platform                       3  directory workloads/metrics",
+            "argocd                           standalone           -                              1  directory argocd",
+        ]
+    );
+}
+
+#[test]
+fn profile_errors_are_located() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (text, at, needle) in [
+        (
+            "profile:\n  kube-version: latest\n",
+            ".gitops-lint.yaml:2:17",
+            "not a Kubernetes version",
+        ),
+        (
+            "profile:\n  api-versions: [v1, {kind: ServiceMonitor}]\n",
+            ".gitops-lint.yaml:2:22",
+            "group/version",
+        ),
+        (
+            "profile:\n  argo-version: 3.1\n",
+            ".gitops-lint.yaml:2:3",
+            "unknown key `argo-version`",
+        ),
+    ] {
+        std::fs::write(dir.path().join(".gitops-lint.yaml"), text).expect("write");
+        let out = bin().arg(dir.path()).output().expect("run");
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(at) && err.contains(needle), "{text}: {err}");
+    }
+}

@@ -2,6 +2,7 @@
 //! what each app renders (its units) and which objects it deploys, and gather the rest into
 //! standalone apps (per directory, per unreferenced kustomization or chart).
 
+use super::app_of_apps::Origin;
 use super::appset::{self, RepoTree};
 use super::argo::{self, ArgoSource};
 use super::envsubst;
@@ -9,6 +10,7 @@ use super::flux::{self, FluxApp};
 use super::remotes::{git_remotes, normalize_url};
 use super::units::{self, HelmUnit, KustomizeUnit, Unit};
 use super::{App, AppKind, Model, ModelObject};
+use crate::config::Profile;
 use crate::object::Object;
 use crate::render::{IssueKind, RenderBudget, RenderIssue};
 use crate::source::{FileId, RepoFs, SourceMap, Span, normalize_relative};
@@ -135,13 +137,15 @@ struct Ctx<'a> {
     /// Kustomization and chart directories some app renders (not standalone then).
     rendered_dirs: BTreeSet<String>,
     budget: RenderBudget,
+    /// The destination cluster: Helm's `.Capabilities` unless an app pins them.
+    profile: &'a Profile,
 }
 
 /// What rendering one app's sources produced.
 #[derive(Default)]
-struct Rendered {
-    objects: Vec<Object>,
-    issues: Vec<RenderIssue>,
+pub(super) struct Rendered {
+    pub(super) objects: Vec<Object>,
+    pub(super) issues: Vec<RenderIssue>,
     sources: Vec<String>,
     differences: Vec<super::twice::RenderDifference>,
 }
@@ -183,8 +187,18 @@ impl Ctx<'_> {
         out
     }
 
-    fn render_unit(&mut self, unit: Unit, at: Span, out: &mut Rendered) {
+    fn render_unit(&mut self, mut unit: Unit, at: Span, out: &mut Rendered) {
         out.sources.push(unit.describe());
+        if let Unit::Helm(h) = &mut unit {
+            // Argo passes the destination cluster's version and APIs unless the app sets
+            // helm.kubeVersion / helm.apiVersions; Flux always the cluster's (catalog A2.2).
+            if h.kube_version.is_none() {
+                h.kube_version = self.profile.kube_version.clone();
+            }
+            if h.api_versions.is_empty() {
+                h.api_versions = self.profile.api_versions.clone();
+            }
+        }
         match &unit {
             Unit::Kustomize(k) => {
                 self.rendered_dirs.insert(k.dir.clone());
@@ -252,6 +266,35 @@ impl Ctx<'_> {
                 out.issues.extend(r.issues);
             }
         }
+    }
+
+    /// A Flux Kustomization with overlay options: the kustomization at the path (or the one
+    /// the controller generates) with the options written into it (catalog A4.1).
+    fn render_flux_overlay(&mut self, dir: &str, spec: &Node, out: &mut Rendered) {
+        use super::flux_overlay::{GeneratedFs, generated_kustomization, overlay};
+        use crate::render::kustomize::{self, BuildOptions, LoadRestrictions};
+        let opts = BuildOptions {
+            load_restrictions: LoadRestrictions::None,
+            ..Default::default()
+        };
+        self.rendered_dirs.insert(dir.to_string());
+        let shown = if dir.is_empty() { "." } else { dir };
+        let r = if self.layout.kustomizations.contains(dir) {
+            out.sources
+                .push(format!("kustomize {shown} (flux overlay)"));
+            let base = read_kustomization(self.fs, dir);
+            kustomize::build_with_kustomization(self.fs, dir, overlay(base, spec), &opts)
+        } else {
+            // The generated kustomization lists the plain files: they are this app's.
+            self.plain_in(dir, true, None, None);
+            out.sources
+                .push(format!("directory {shown} (flux, generated kustomization)"));
+            let text = generated_kustomization(self.fs, dir, &self.layout.kustomizations);
+            let gfs = GeneratedFs::new(self.fs, dir, text);
+            kustomize::build_with_kustomization(&gfs, dir, overlay(gfs.root(), spec), &opts)
+        };
+        out.objects.extend(r.objects);
+        out.issues.extend(r.issues);
     }
 
     /// The unit an Argo source path renders as (catalog A2.1: explicit block, else discovery).
@@ -390,27 +433,36 @@ fn new_app(name: String, kind: AppKind, span: Option<Span>) -> App {
         issues: Vec::new(),
         render_differences: Vec::new(),
         span,
+        parent: None,
     }
 }
 
 /// Renders Go templates for ApplicationSets with `goTemplate: true`.
 pub type GoTemplateFn<'a> = Option<&'a dyn Fn(&str, &serde_json::Value) -> Result<String, String>>;
 
+/// What the model needs besides the files: from `.gitops-lint.yaml` and the command line.
+pub struct ModelSettings<'a> {
+    /// URLs that mean "this repository" in Application sources.
+    pub repo_urls: &'a [String],
+    /// Limits of each render.
+    pub budget: &'a RenderBudget,
+    /// The destination cluster (`profile:`): Helm's `.Capabilities` unless an app pins them.
+    pub profile: &'a Profile,
+}
+
 pub fn build_model(
     files: &[LoadedFile],
     fs: &dyn RepoFs,
     map: Arc<SourceMap>,
     root: &Path,
-    repo_urls: &[String],
-    budget: &RenderBudget,
+    settings: &ModelSettings,
 ) -> Model {
     build_model_with(
         files,
         fs,
         map,
         root,
-        repo_urls,
-        budget,
+        settings,
         Some(&super::gotemplate::render),
     )
 }
@@ -420,10 +472,10 @@ pub fn build_model_with(
     fs: &dyn RepoFs,
     map: Arc<SourceMap>,
     root: &Path,
-    repo_urls: &[String],
-    budget: &RenderBudget,
+    settings: &ModelSettings,
     go_template: GoTemplateFn,
 ) -> Model {
+    let (repo_urls, budget, profile) = (settings.repo_urls, settings.budget, settings.profile);
     let layout = Layout::of(files);
     let mut plain: Vec<(Object, String)> = Vec::new();
     for f in files {
@@ -451,6 +503,7 @@ pub fn build_model_with(
         owned,
         rendered_dirs: BTreeSet::new(),
         budget: budget.clone(),
+        profile,
     };
     let mut model = Model {
         map: map.clone(),
@@ -477,7 +530,10 @@ pub fn build_model_with(
 
     // (app, rendered objects, default namespace override)
     let mut pending: Vec<(App, Rendered, Option<String>)> = Vec::new();
+    // The Application / ApplicationSet each pending app was read from (app-of-apps).
+    let mut origins: Vec<Option<Origin>> = Vec::new();
     for obj in &declared {
+        let before = pending.len();
         if argo::is_argo_app(obj) {
             if let Some(spec) = obj.root.get("spec") {
                 pending.push(argo_app(
@@ -493,36 +549,39 @@ pub fn build_model_with(
                 files: &tree_files,
                 map: &map,
             };
-            let exp = appset::expand(obj, &tree, go_template);
-            let mut first = true;
-            for (app_obj, _) in &exp.apps {
-                let Some(spec) = app_obj.root.get("spec") else {
-                    continue;
-                };
-                let (mut app, r, ns) = argo_app(
-                    &mut ctx,
-                    app_obj,
-                    app_obj.name.clone(),
-                    spec,
-                    AppKind::ArgoAppSet,
-                );
-                if first {
-                    app.issues.extend(exp.issues.iter().cloned());
-                    first = false;
-                }
-                pending.push((app, r, ns));
-            }
-            if first && !exp.issues.is_empty() {
-                let mut app = new_app(obj.name.clone(), AppKind::ArgoAppSet, Some(obj.span()));
-                app.issues = exp.issues;
-                pending.push((app, Rendered::default(), None));
-            }
+            pending.extend(appset_apps(&mut ctx, obj, &tree, go_template));
         } else if flux::is_flux_kustomization(obj) {
             pending.push(flux_kustomization(&mut ctx, obj, &find_object));
         } else if flux::is_helm_release(obj) {
             pending.push(helm_release(&mut ctx, obj, &declared, &find_object));
         }
+        let origin = (argo::is_argo_app(obj) || argo::is_argo_appset(obj)).then(|| Origin::of(obj));
+        origins.resize(before, None);
+        origins.resize(pending.len(), origin);
     }
+
+    let tree = RepoTree {
+        files: &tree_files,
+        map: &map,
+    };
+    super::app_of_apps::expand(&mut pending, origins, |obj| {
+        if argo::is_argo_app(obj) {
+            obj.root
+                .get("spec")
+                .map(|spec| {
+                    vec![argo_app(
+                        &mut ctx,
+                        obj,
+                        obj.name.clone(),
+                        spec,
+                        AppKind::Argo,
+                    )]
+                })
+                .unwrap_or_default()
+        } else {
+            appset_apps(&mut ctx, obj, &tree, go_template)
+        }
+    });
 
     // Standalone: unreferenced kustomizations and charts, then loose manifests per directory.
     let standalone_kustomize: Vec<String> = ctx
@@ -656,6 +715,40 @@ pub fn build_model_with(
     model
 }
 
+/// The Applications an ApplicationSet generates (or, when nothing expands, an app that
+/// carries the expansion problems).
+fn appset_apps(
+    ctx: &mut Ctx,
+    obj: &Object,
+    tree: &RepoTree,
+    go_template: GoTemplateFn,
+) -> Vec<(App, Rendered, Option<String>)> {
+    let exp = appset::expand(obj, tree, go_template);
+    let mut out = Vec::new();
+    for (app_obj, _) in &exp.apps {
+        let Some(spec) = app_obj.root.get("spec") else {
+            continue;
+        };
+        let (mut app, r, ns) = argo_app(
+            ctx,
+            app_obj,
+            app_obj.name.clone(),
+            spec,
+            AppKind::ArgoAppSet,
+        );
+        if out.is_empty() {
+            app.issues.extend(exp.issues.iter().cloned());
+        }
+        out.push((app, r, ns));
+    }
+    if out.is_empty() && !exp.issues.is_empty() {
+        let mut app = new_app(obj.name.clone(), AppKind::ArgoAppSet, Some(obj.span()));
+        app.issues = exp.issues;
+        out.push((app, Rendered::default(), None));
+    }
+    out
+}
+
 fn kustomization_span(files: &[LoadedFile], dir: &str) -> Span {
     files
         .iter()
@@ -672,11 +765,20 @@ fn argo_app(
     kind: AppKind,
 ) -> (App, Rendered, Option<String>) {
     let mut argo_app = argo::read_app_spec(obj, spec, kind == AppKind::ArgoAppSet);
+    let ref_files = ref_value_files(&argo_app.sources);
     for src in &mut argo_app.sources {
+        // A `ref` source without a path is this repo when its `$ref/...` files exist here.
+        let probe = match (&src.path, &src.ref_name) {
+            (None, Some(r)) => ref_files
+                .iter()
+                .find(|(name, _)| name == r)
+                .map(|(_, p)| p.clone()),
+            _ => src.path.clone(),
+        };
         src.local = src.chart.is_none()
             && ctx
                 .identity
-                .is_this_repo(src.repo_url.as_deref(), src.path.as_deref(), ctx.fs);
+                .is_this_repo(src.repo_url.as_deref(), probe.as_deref(), ctx.fs);
     }
     let span = obj
         .metadata()
@@ -744,6 +846,56 @@ fn argo_app(
     }
     app.argo = Some(argo_app);
     (app, rendered, None)
+}
+
+/// The parsed kustomization file of `dir` (null when it cannot be read; the build reports it).
+fn read_kustomization(fs: &dyn RepoFs, dir: &str) -> Node {
+    let null = || Node::new(crate::yaml::Value::Null, Span::default());
+    let Some(path) = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+        .iter()
+        .map(|n| {
+            if dir.is_empty() {
+                n.to_string()
+            } else {
+                format!("{dir}/{n}")
+            }
+        })
+        .find(|p| fs.is_file(p))
+    else {
+        return null();
+    };
+    let Ok(id) = fs.read(&path) else {
+        return null();
+    };
+    let text = fs.source_map().get(id).text.clone();
+    crate::yaml::parse_str(&text, id, &crate::yaml::Limits::default())
+        .docs
+        .into_iter()
+        .next()
+        .map(|d| d.root)
+        .unwrap_or_else(null)
+}
+
+/// The `$ref/path` value files of a multi-source app: (ref name, repo-relative directory of
+/// the file), for deciding whether a `ref` source is this repository (catalog A1.9).
+fn ref_value_files(sources: &[ArgoSource]) -> Vec<(String, String)> {
+    sources
+        .iter()
+        .flat_map(|s| {
+            s.node
+                .get_path(&["helm", "valueFiles"])
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(Node::scalar_text)
+                .collect::<Vec<_>>()
+        })
+        .filter_map(|v| {
+            let (r, p) = v.strip_prefix('$')?.split_once('/')?;
+            let p = normalize_relative(p)?;
+            Some((r.to_string(), dir_of(&p).to_string()))
+        })
+        .collect()
 }
 
 /// A Flux GitRepository is this repo when its URL matches, or (no URL known) when the path
@@ -828,6 +980,9 @@ fn flux_kustomization(
                 span: at,
                 message: format!("kustomization path not found: `{raw_path}`"),
             }),
+            Ok(()) if super::flux_overlay::has_overlay(spec) => {
+                ctx.render_flux_overlay(&path, spec, &mut rendered)
+            }
             Ok(()) => {
                 let unit = if ctx.layout.kustomizations.contains(&path) {
                     Unit::Kustomize(KustomizeUnit {
@@ -871,6 +1026,9 @@ fn flux_kustomization(
             }
         }
     }
+    for o in &mut rendered.objects {
+        super::flux_overlay::apply_common_metadata(o, spec);
+    }
     app.flux = Some(fx);
     (app, rendered, target_ns)
 }
@@ -898,7 +1056,20 @@ fn helm_release(
     let target_ns = spec.get("targetNamespace").and_then(Node::scalar_text);
     let release_ns = target_ns.clone().unwrap_or_else(|| ns.clone());
     app.destination_namespace = Some(release_ns.clone());
-    let chart_spec = spec.get_path(&["chart", "spec"]);
+    // `chart.spec` (a HelmChart template) or `chartRef` to a HelmChart declared in the repo,
+    // which has the same fields (catalog A4.3).
+    let chart_ref = spec
+        .get_path(&["chart", "spec"])
+        .is_none()
+        .then(|| chart_ref_spec(spec, find, &ns))
+        .flatten();
+    let chart_source_ns = chart_ref
+        .as_ref()
+        .map(|(_, n)| n.clone())
+        .unwrap_or_else(|| ns.clone());
+    let chart_spec = spec
+        .get_path(&["chart", "spec"])
+        .or_else(|| chart_ref.as_ref().and_then(|(c, _)| c.root.get("spec")));
     let at = chart_spec
         .and_then(|c| c.get("chart"))
         .map(|n| n.span)
@@ -907,13 +1078,22 @@ fn helm_release(
         .and_then(|c| c.get("chart"))
         .and_then(Node::scalar_text)
     else {
-        rendered.sources.push("chartRef".into());
+        let kind = spec
+            .get_path(&["chartRef", "kind"])
+            .and_then(Node::scalar_text)
+            .unwrap_or_default();
+        rendered.sources.push(format!("chartRef {kind}"));
         rendered.issues.push(RenderIssue {
             kind: IssueKind::Unrenderable,
             span: spec.get("chartRef").map(|n| n.span).unwrap_or(obj.span()),
-            message:
-                "spec.chartRef points at an OCI artifact or HelmChart the linter does not fetch"
-                    .into(),
+            message: format!(
+                "spec.chartRef points at {} the linter does not fetch",
+                if kind == "HelmChart" {
+                    "a HelmChart that is not in the repository"
+                } else {
+                    "an OCI artifact or external artifact"
+                }
+            ),
         });
         return (app, rendered, None);
     };
@@ -921,7 +1101,8 @@ fn helm_release(
         .cloned()
         .unwrap_or_else(|| Node::new(crate::yaml::Value::Null, at));
     let local = normalize_relative(&chart).filter(|p| {
-        flux_source_is_local(ctx, &chart_spec, p, find, &ns).is_ok() && ctx.fs.is_dir(p)
+        flux_source_is_local(ctx, &chart_spec, p, find, &chart_source_ns).is_ok()
+            && ctx.fs.is_dir(p)
     });
     let Some(chart_dir) = local else {
         let src = chart_spec
@@ -947,9 +1128,7 @@ fn helm_release(
         let kind = vf.get_str("kind").unwrap_or("ConfigMap");
         let name = vf.get_str("name").unwrap_or("");
         let key = vf.get_str("valuesKey").unwrap_or("values.yaml");
-        match find(kind, &ns, name)
-            .and_then(|o| o.root.get("data").and_then(|d| d.get(key)).cloned())
-        {
+        match find(kind, &ns, name).and_then(|o| values_key(&o, key)) {
             Some(text) if vf.get("targetPath").is_none() => inline_values.push(text),
             Some(_) => rendered.issues.push(RenderIssue {
                 kind: IssueKind::Unrenderable,
@@ -977,12 +1156,47 @@ fn helm_release(
             Some(t) => format!("{t}-{}", obj.name),
             None => obj.name.clone(),
         });
+    // chart.spec.valuesFiles: paths from the source's root (this repo), before valuesFrom.
+    let ignore_missing = chart_spec
+        .get("ignoreMissingValuesFiles")
+        .and_then(Node::as_bool)
+        == Some(true);
+    let mut value_files = Vec::new();
+    let mut missing_value_file = false;
+    for v in chart_spec
+        .get("valuesFiles")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+    {
+        let Some(text) = v.scalar_text() else {
+            continue;
+        };
+        match normalize_relative(&text).filter(|p| ctx.fs.is_file(p)) {
+            Some(p) => value_files.push((p, v.span)),
+            None if ignore_missing => {}
+            None => {
+                missing_value_file = true;
+                rendered.issues.push(RenderIssue {
+                    kind: IssueKind::Failed,
+                    span: v.span,
+                    message: format!(
+                        "values file `{text}` does not exist in the chart source (set ignoreMissingValuesFiles to tolerate it)"
+                    ),
+                });
+            }
+        }
+    }
+    if missing_value_file {
+        // helm-controller fails the chart build: nothing of this release is applied.
+        rendered.sources.push(format!("helm {chart_dir}"));
+        return (app, rendered, None);
+    }
     let unit = HelmUnit {
         chart_dir,
         release_name,
         namespace: release_ns.clone(),
-        value_files: vec![],
-        ignore_missing_value_files: false,
+        value_files,
+        ignore_missing_value_files: ignore_missing,
         inline_values,
         parameters: vec![],
         skip_crds: false,
@@ -992,6 +1206,40 @@ fn helm_release(
     ctx.render_unit(Unit::Helm(unit), at, &mut rendered);
     // Helm's --namespace is a default: objects that name their namespace keep it.
     (app, rendered, None)
+}
+
+/// `spec.chartRef` to a HelmChart declared in the repo: the HelmChart and its namespace.
+fn chart_ref_spec(
+    spec: &Node,
+    find: &dyn Fn(&str, &str, &str) -> Option<Object>,
+    ns: &str,
+) -> Option<(Object, String)> {
+    let r = spec.get("chartRef")?;
+    if r.get_str("kind") != Some("HelmChart") {
+        return None;
+    }
+    let chart_ns = r
+        .get("namespace")
+        .and_then(Node::scalar_text)
+        .unwrap_or_else(|| ns.to_string());
+    let chart = find("HelmChart", &chart_ns, r.get_str("name")?)?;
+    Some((chart, chart_ns))
+}
+
+/// A `valuesFrom` key of a ConfigMap or Secret in the repo (Secret `data` is base64).
+fn values_key(obj: &Object, key: &str) -> Option<Node> {
+    if let Some(v) = obj.root.get("data").and_then(|d| d.get(key)) {
+        if obj.kind == "Secret" {
+            let decoded = flux::decode_base64(&v.scalar_text()?)?;
+            return Some(Node::string(decoded, v.span));
+        }
+        return Some(v.clone());
+    }
+    obj.root
+        .get("stringData")
+        .filter(|_| obj.kind == "Secret")
+        .and_then(|d| d.get(key))
+        .cloned()
 }
 
 /// Argo's directory include/exclude: a glob, or `{a,b}` alternatives.

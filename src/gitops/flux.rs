@@ -180,7 +180,7 @@ pub fn post_build_vars(
     (vars, missing)
 }
 
-fn decode_base64(s: &str) -> Option<String> {
+pub(super) fn decode_base64(s: &str) -> Option<String> {
     const T: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = Vec::new();
     let mut buf = 0u32;

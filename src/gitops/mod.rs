@@ -1,11 +1,13 @@
 //! The app model: which GitOps app deploys which objects, with which sync policy and ignore
 //! rules (catalog Part A). Rules read only this model.
 
+mod app_of_apps;
 pub mod appset;
 pub mod argo;
 mod discover;
 pub mod envsubst;
 pub mod flux;
+pub mod flux_overlay;
 pub mod gotemplate;
 pub mod ignore;
 mod remotes;
@@ -13,7 +15,7 @@ pub mod twice;
 pub mod units;
 
 pub use argo::{ArgoApp, ArgoSettings, SyncPolicy};
-pub use discover::{LoadedFile, build_model};
+pub use discover::{LoadedFile, ModelSettings, build_model};
 
 impl AppKind {
     pub fn as_str(&self) -> &'static str {
@@ -66,6 +68,9 @@ pub struct App {
     pub render_differences: Vec<twice::RenderDifference>,
     /// Where the app is declared (the Application's name, or the directory's first object).
     pub span: Option<Span>,
+    /// The app-of-apps parent: the Argo app whose source renders this app's Application
+    /// (or ApplicationSet).
+    pub parent: Option<String>,
 }
 
 impl App {

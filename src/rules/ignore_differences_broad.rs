@@ -1,6 +1,7 @@
 //! Catalog §11: ignore entries that cover a whole object, all of `/spec`, or every kind.
 
 use super::RuleMeta;
+use crate::gitops::flux::FluxIgnore;
 use crate::gitops::ignore::{IgnoreEntry, IgnoreOrigin};
 use crate::gitops::{App, Model};
 use crate::report::{Finding, Severity};
@@ -49,6 +50,63 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
     }
     for e in &model.argo.ignores {
         check_entry(model, None, e, out);
+    }
+    for app in &model.apps {
+        if let Some(flux) = &app.flux {
+            for rule in &flux.ignores {
+                check_flux(app, rule, out);
+            }
+        }
+    }
+}
+
+/// Flux rules (catalog §11): no `target` (the Flux docs warn it matches every object), a
+/// `.*` target field, the whole document (`""`) or a whole subtree.
+fn check_flux(app: &App, rule: &FluxIgnore, out: &mut Vec<Finding>) {
+    for p in &rule.paths {
+        let t = p.text.trim_end_matches('/');
+        if p.text.is_empty() {
+            emit(
+                out,
+                Some(app),
+                p.span,
+                "ignoring `\"\"` hides the whole document of every matched object".into(),
+                "whole-document ignore",
+            );
+        } else if BROAD_POINTERS.contains(&t) {
+            emit(
+                out,
+                Some(app),
+                p.span,
+                format!(
+                    "ignoring `{}` hides every change below it, including real drift",
+                    p.text
+                ),
+                "whole-subtree ignore",
+            );
+        }
+    }
+    match &rule.target {
+        None => emit(
+            out,
+            Some(app),
+            rule.span,
+            "Flux ignore rule without `target` applies to every object of this app".into(),
+            "applies to every object",
+        ),
+        Some(target) => {
+            for (field, pattern) in target {
+                if matches!(pattern.as_str(), ".*" | "^.*$" | ".+" | "^.+$") {
+                    emit(
+                        out,
+                        Some(app),
+                        rule.span,
+                        format!("Flux ignore target `{field}: {pattern}` matches everything"),
+                        "matches every value",
+                    );
+                }
+            }
+        }
     }
 }
 

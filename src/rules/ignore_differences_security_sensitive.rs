@@ -2,6 +2,7 @@
 //! fields, or human edits (managedFieldsManagers naming people's tools).
 
 use super::RuleMeta;
+use crate::gitops::flux::FluxIgnore;
 use crate::gitops::ignore::{IgnoreEntry, glob_match, jq_simple_path, pointer_segments};
 use crate::gitops::{App, Model};
 use crate::report::{Finding, Severity};
@@ -159,6 +160,78 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
     }
     for e in &model.argo.ignores {
         check_entry(None, e, out);
+    }
+    for app in &model.apps {
+        if let Some(flux) = &app.flux {
+            for rule in &flux.ignores {
+                check_flux(model, app, rule, out);
+            }
+        }
+    }
+}
+
+/// Flux rules: the kinds of the app's objects the rule matches (when the app rendered
+/// nothing, the kinds its `target.kind` regex admits), and their JSON pointers; `""` (the
+/// whole document) hides everything.
+fn check_flux(model: &Model, app: &App, rule: &FluxIgnore, out: &mut Vec<Finding>) {
+    let kind_re = rule
+        .target
+        .as_ref()
+        .and_then(|t| t.get("kind"))
+        .map(|k| regex::Regex::new(&format!("^(?:{k})$")));
+    let rendered: Vec<&str> = model
+        .objects_of(app)
+        .filter(|mo| rule.matches(&mo.object, &mo.namespace))
+        .map(|mo| mo.object.kind.as_str())
+        .collect();
+    let kinds: Vec<&str> = KNOWN_KINDS
+        .iter()
+        .copied()
+        .filter(|k| {
+            if app.objects.is_empty() {
+                match &kind_re {
+                    None => true,
+                    Some(Ok(re)) => re.is_match(k),
+                    Some(Err(_)) => false,
+                }
+            } else {
+                rendered.contains(k)
+            }
+        })
+        .collect();
+    for p in &rule.paths {
+        let path = if p.text.is_empty() {
+            vec!["*".to_string()]
+        } else {
+            match pointer_segments(&p.text) {
+                Some(path) => path,
+                None => continue,
+            }
+        };
+        if path.last().is_some_and(|s| s == "caBundle") {
+            continue;
+        }
+        let hit = kinds.iter().find_map(|k| {
+            sensitive_paths(k)
+                .into_iter()
+                .find(|(s, _)| overlaps(&path, s) || p.text.is_empty())
+                .map(|(_, why)| (*k, why))
+        });
+        let Some((kind, why)) = hit else { continue };
+        out.push(
+            Finding::new(
+                ID,
+                Severity::Error,
+                format!(
+                    "Flux ignore path `{}` on {kind} hides {why}: a change there is never corrected",
+                    p.text
+                ),
+                p.span,
+            )
+            .label(format!("hides {why}"))
+            .app(app.name.clone())
+            .help("Do not hide fields that control privileges, identity or code. If a platform webhook sets it, put that policy in Git; otherwise fix the writer."),
+        );
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::RuleMeta;
 use crate::gitops::Model;
-use crate::gitops::ignore::{IgnoreOrigin, declares};
+use crate::gitops::ignore::{IgnoreOrigin, declares, pointer_segments};
 use crate::report::{Finding, Severity};
 
 pub const ID: &str = "ignore-differences-stale";
@@ -27,6 +27,7 @@ fn written_by_others(path: &[String]) -> bool {
 }
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    check_flux(model, out);
     for (app, argo) in model.argo_apps() {
         // An app whose render is incomplete may render what the entry matches.
         if !app.issues.is_empty() || app.objects.is_empty() {
@@ -63,6 +64,61 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                 }
                 if !matched.iter().any(|mo| declares(&mo.object.root, &path)) {
                     out.push(Finding::new(ID, Severity::Info, format!("no matched object declares `/{}` and no known controller writes it", path.join("/")), span).label("nothing to ignore here").app(app.name.clone()).help("Remove the path if nothing writes it any more."));
+                }
+            }
+        }
+    }
+}
+
+/// Flux `spec.ignore[]` / `driftDetection.ignore[]` rules: same questions, with Flux's
+/// regex targets and JSON pointers (`""` is the whole document: never stale).
+fn check_flux(model: &Model, out: &mut Vec<Finding>) {
+    for app in &model.apps {
+        let Some(flux) = &app.flux else { continue };
+        if !app.issues.is_empty() || app.objects.is_empty() {
+            continue;
+        }
+        for rule in &flux.ignores {
+            let matched: Vec<_> = model
+                .objects_of(app)
+                .filter(|mo| rule.matches(&mo.object, &mo.namespace))
+                .collect();
+            if matched.is_empty() {
+                out.push(
+                    Finding::new(
+                        ID,
+                        Severity::Info,
+                        "Flux ignore rule matches no object this app renders".to_string(),
+                        rule.span,
+                    )
+                    .label("matches nothing")
+                    .app(app.name.clone())
+                    .help("Remove the unused rule, or fix its target."),
+                );
+                continue;
+            }
+            for p in &rule.paths {
+                let Some(path) = pointer_segments(&p.text) else {
+                    continue;
+                };
+                if written_by_others(&path) {
+                    continue;
+                }
+                if !matched.iter().any(|mo| declares(&mo.object.root, &path)) {
+                    out.push(
+                        Finding::new(
+                            ID,
+                            Severity::Info,
+                            format!(
+                                "no matched object declares `{}` and no known controller writes it",
+                                p.text
+                            ),
+                            p.span,
+                        )
+                        .label("nothing to ignore here")
+                        .app(app.name.clone())
+                        .help("Remove the path if nothing writes it any more."),
+                    );
                 }
             }
         }

@@ -60,7 +60,9 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                 continue;
             }
             // Sources in this repo tracking a branch are normal GitOps; only external ones.
-            if src.local {
+            // A generator placeholder left in the template (an ApplicationSet generator that
+            // does not expand offline) is no revision at all.
+            if src.local || rev.contains("{{") {
                 continue;
             }
             if rev.is_empty()

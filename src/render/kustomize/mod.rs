@@ -92,6 +92,19 @@ pub fn build_with_overrides(
     run(fs, &dir, opts, Some((dir.clone(), node)))
 }
 
+/// Build `dir` with its kustomization file's content replaced by `kustomization`: the
+/// overlay a GitOps controller writes before building (Flux's kustomize-controller). The
+/// directory must hold a kustomization file; spans stay those of the given nodes.
+pub fn build_with_kustomization(
+    fs: &dyn RepoFs,
+    dir: &str,
+    kustomization: crate::yaml::Node,
+    opts: &BuildOptions,
+) -> RenderOutput {
+    let dir = normalize_dir(dir);
+    run(fs, &dir, opts, Some((dir.clone(), kustomization)))
+}
+
 /// The YAML stream `kubectl kustomize` prints for these objects.
 pub fn to_yaml_stream(objects: &[Object]) -> String {
     crate::yaml::emit::to_yaml_stream(objects.iter().map(|o| &o.root))

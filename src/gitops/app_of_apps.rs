@@ -1,0 +1,166 @@
+//! App-of-apps: an Argo app whose source renders `Application` / `ApplicationSet` objects
+//! manages those apps, so they become apps of the model too, rendered in turn. A child
+//! declared as a plain file is already an app (it only gains its parent); a child rendered
+//! by a chart or kustomization is created here, its spans pointing at the template line or
+//! the file in the parent's path. Nesting is bounded and cycles are reported.
+
+use super::App;
+use super::argo::{is_argo_app, is_argo_appset};
+use super::discover::Rendered;
+use crate::object::Object;
+use crate::render::{IssueKind, RenderIssue};
+use crate::source::Span;
+
+/// Deeper nesting than this is almost certainly a generated loop; Argo itself has no limit,
+/// but a linter must stop somewhere.
+pub const MAX_DEPTH: usize = 8;
+
+/// One pending app: the app, what it rendered, its default-namespace override.
+pub(super) type Pending = (App, Rendered, Option<String>);
+
+/// The object an app was read from (an Application, or the ApplicationSet that generated it).
+#[derive(Clone, Debug)]
+pub(super) struct Origin {
+    span: Span,
+    kind: String,
+    namespace: Option<String>,
+    name: String,
+}
+
+impl Origin {
+    pub(super) fn of(obj: &Object) -> Origin {
+        Origin {
+            span: obj.span(),
+            kind: obj.kind.clone(),
+            namespace: obj.namespace.clone(),
+            name: obj.name.clone(),
+        }
+    }
+
+    /// The same Argo object: kind and name, and the namespace when both name one (a root
+    /// applied by hand often omits it).
+    fn same_object(&self, other: &Origin) -> bool {
+        self.kind == other.kind
+            && self.name == other.name
+            && match (&self.namespace, &other.namespace) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
+    }
+}
+
+/// Add the apps rendered by Argo apps to `pending` (breadth first), and set every child's
+/// parent. `origins[i]` is the declaring object of `pending[i]` (None for Flux and
+/// standalone apps); `create` reads the apps of a rendered Application or ApplicationSet.
+pub(super) fn expand(
+    pending: &mut Vec<Pending>,
+    mut origins: Vec<Option<Origin>>,
+    mut create: impl FnMut(&Object) -> Vec<Pending>,
+) {
+    origins.resize(pending.len(), None);
+    let mut parents: Vec<Option<usize>> = vec![None; pending.len()];
+    let mut i = 0;
+    while i < pending.len() {
+        if pending[i].0.argo.is_none() {
+            i += 1;
+            continue;
+        }
+        let children: Vec<Object> = pending[i]
+            .1
+            .objects
+            .iter()
+            .filter(|o| is_argo_app(o) || is_argo_appset(o))
+            .cloned()
+            .collect();
+        for child in children {
+            let origin = Origin::of(&child);
+            let at = child
+                .metadata()
+                .and_then(|m| m.get("name"))
+                .map(|n| n.span)
+                .unwrap_or(origin.span);
+            // An app managing its own Application is the usual root pattern, not a cycle.
+            if origins[i].as_ref().is_some_and(|o| o.same_object(&origin)) {
+                continue;
+            }
+            let chain = ancestors(&parents, i);
+            if let Some(&a) = chain
+                .iter()
+                .find(|&&a| origins[a].as_ref().is_some_and(|o| o.same_object(&origin)))
+            {
+                let mut names: Vec<&str> = chain
+                    .iter()
+                    .rev()
+                    .skip_while(|&&c| c != a)
+                    .map(|&c| pending[c].0.name.as_str())
+                    .collect();
+                names.push(pending[i].0.name.as_str());
+                names.push(pending[a].0.name.as_str());
+                let message = format!(
+                    "app-of-apps cycle {}: `{}` is not expanded again",
+                    names.join(" → "),
+                    origin.name
+                );
+                pending[i].1.issues.push(RenderIssue {
+                    kind: IssueKind::Unrenderable,
+                    span: at,
+                    message,
+                });
+                continue;
+            }
+            // A child declared in the repo (or created for an earlier parent) already exists.
+            let existing: Vec<usize> = (0..pending.len())
+                .filter(|&j| {
+                    origins[j].as_ref().is_some_and(|o| {
+                        o.span == origin.span || (o.same_object(&origin) && j != i)
+                    })
+                })
+                .collect();
+            if !existing.is_empty() {
+                for j in existing {
+                    // The first parent wins; a second one is a shared resource (rule 9).
+                    if j != i && parents[j].is_none() {
+                        parents[j] = Some(i);
+                    }
+                }
+                continue;
+            }
+            if chain.len() + 1 >= MAX_DEPTH {
+                pending[i].1.issues.push(RenderIssue {
+                    kind: IssueKind::Unrenderable,
+                    span: at,
+                    message: format!(
+                        "app-of-apps nesting deeper than {MAX_DEPTH} levels: `{}` is not rendered",
+                        origin.name
+                    ),
+                });
+                continue;
+            }
+            for app in create(&child) {
+                pending.push(app);
+                origins.push(Some(origin.clone()));
+                parents.push(Some(i));
+            }
+        }
+        i += 1;
+    }
+    for (j, parent) in parents.iter().enumerate() {
+        if let Some(p) = parent {
+            pending[j].0.parent = Some(pending[*p].0.name.clone());
+        }
+    }
+}
+
+/// `i`'s ancestors, nearest first.
+fn ancestors(parents: &[Option<usize>], i: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut cur = parents[i];
+    while let Some(p) = cur {
+        if out.contains(&p) || out.len() > parents.len() {
+            break;
+        }
+        out.push(p);
+        cur = parents[p];
+    }
+    out
+}
