@@ -3,6 +3,7 @@
 #   TARGET execs=N time=Ss crashes=N corpus=FILES/BYTES
 #
 # Usage: fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]   (default: 60 s, all targets)
+# Set NO_BUILD=1 to run the binaries already built (e.g. while editing the crate).
 # Share the machine: `nice -n 10 fuzz/run.sh 300`.
 # Stable toolchain with `--sanitizer none` (Rust panics, overflows with debug assertions,
 # timeouts and OOMs are what we hunt; there is no unsafe code of ours for ASan to check).
@@ -22,7 +23,9 @@ MAX_RESTARTS=${MAX_RESTARTS:-5}
 LIBFUZZER_FLAGS=(-timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1)
 
 python3 seed_corpus.py .. "$SHARED"
-cargo fuzz build --sanitizer none >/dev/null
+# Build once; the rounds run the binaries themselves, so build time is not fuzzing time.
+[ -n "${NO_BUILD:-}" ] || cargo fuzz build --sanitizer none >/dev/null
+BIN=target/$(rustc -vV | sed -n 's/^host: //p')/release
 
 # Sum a libFuzzer final-stats field over all logs given.
 stat_sum() {
@@ -41,7 +44,7 @@ for t in "${TARGETS[@]}"; do
         left=$((SECS - ($(date +%s) - start)))
         [ "$left" -ge 5 ] || break
         log="logs/$t.$runs.log"
-        if cargo fuzz run --sanitizer none "$t" "corpus/$t" -- \
+        if "$BIN/$t" "corpus/$t" \
             -max_total_time="$left" -artifact_prefix="artifacts/$t/" "${LIBFUZZER_FLAGS[@]}" \
             >"$log" 2>&1; then
             runs=$((runs + 1))
@@ -55,8 +58,14 @@ for t in "${TARGETS[@]}"; do
     logs=(logs/"$t".*.log)
     execs=$(stat_sum number_of_executed_units "${logs[@]}")
     crashes=$(cat "${logs[@]}" | grep -c "Test unit written to" || true)
-    cargo fuzz cmin --sanitizer none "$t" "corpus/$t" -- "${LIBFUZZER_FLAGS[@]}" >"logs/$t.cmin" 2>&1 ||
-        echo "$t: cmin failed, see fuzz/logs/$t.cmin" >&2
+    # `cargo fuzz cmin`'s merge, on the binary built above.
+    rm -rf "corpus/$t.cmin" && mkdir "corpus/$t.cmin"
+    if "$BIN/$t" -merge=1 "corpus/$t.cmin" "corpus/$t" "${LIBFUZZER_FLAGS[@]}" >"logs/$t.cmin" 2>&1; then
+        rm -rf "corpus/$t" && mv "corpus/$t.cmin" "corpus/$t"
+    else
+        rm -rf "corpus/$t.cmin"
+        echo "$t: corpus minimisation failed, see fuzz/logs/$t.cmin" >&2
+    fi
     files=$(find "corpus/$t" -type f | wc -l)
     bytes=$(du -sb "corpus/$t" | cut -f1)
     line="$t execs=$execs time=${elapsed}s crashes=$crashes corpus=$files/${bytes}B"
