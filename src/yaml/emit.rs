@@ -13,6 +13,8 @@ use super::resolve::format_float;
 use std::cmp::Ordering;
 
 const BEST_WIDTH: usize = 80;
+/// libyaml writes keys longer than this (in bytes) as explicit `? key` entries.
+const MAX_SIMPLE_KEY: usize = 128;
 
 /// One document (no `---`), ending in a newline.
 pub fn to_yaml(node: &Node) -> String {
@@ -539,7 +541,16 @@ impl Emitter {
             if i > 0 {
                 self.pad(indent);
             }
-            self.string(&key, indent, true);
+            if key.len() > MAX_SIMPLE_KEY {
+                // As libyaml: a long key is written explicitly (`? key` then `: value`); an
+                // implicit key over 1024 characters does not parse (found by fuzzing).
+                self.put("? ");
+                self.string(&key, indent + 2, true);
+                self.put_char('\n');
+                self.pad(indent);
+            } else {
+                self.string(&key, indent, true);
+            }
             self.put_char(':');
             self.value_after_key(value, indent);
         }
@@ -839,6 +850,19 @@ mod tests {
             assert!(back.error.is_none(), "{out:?}");
             assert_eq!(back.docs.first().and_then(|d| d.root.as_str()), Some(text));
         }
+    }
+
+    #[test]
+    fn long_keys_are_explicit_and_parse_back() {
+        let key = "k".repeat(1100);
+        let out = roundtrip(&format!("? \"{key}\"\n: v\nb: 1\n"));
+        assert_eq!(out, format!("b: 1\n? {key}\n: v\n"));
+        let back = parse_str(&out, FileId::default(), &Limits::default());
+        assert!(back.error.is_none());
+        assert_eq!(
+            back.docs.first().and_then(|d| d.root.get_str(&key)),
+            Some("v")
+        );
     }
 
     #[test]
