@@ -6,6 +6,8 @@ pub mod baseline;
 pub mod config;
 pub mod diff;
 pub mod fix;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod github;
 pub mod gitops;
 pub mod lint;

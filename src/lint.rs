@@ -57,6 +57,10 @@ fn load_config(root: &Path, explicit: Option<&Path>, map: &SourceMap) -> Result<
     })?;
     let name =
         crate::source::relative_path(root, &path).unwrap_or_else(|| path.display().to_string());
+    config_from_text(name, text, map)
+}
+
+fn config_from_text(name: String, text: String, map: &SourceMap) -> Result<Config, LintError> {
     let file = map.add(SourceFile::new(name.clone(), text, Origin::Virtual));
     let ids: Vec<&str> = rules::registry().iter().map(|r| r.meta.id).collect();
     Config::parse(map, file, &ids).map_err(|e| {
@@ -130,6 +134,25 @@ pub fn lint_tree(opts: &LintOptions, tree: Arc<MemTree>) -> Result<LintResult, L
     let root = canonical_root(&opts.root)?;
     let map = Arc::new(SourceMap::new());
     let config = load_config(&root, opts.config.as_deref(), &map)?;
+    let walk_opts = walk_options(&config)?;
+    let walked = walk_tree(&tree, root.clone(), &walk_opts, &map);
+    let fs = MemFs::new(tree, map.clone(), walk_opts.max_file_bytes);
+    Ok(lint_walked(root, map, &config, &walked, &fs))
+}
+
+/// Lint a tree held in memory with the configuration given as text (`None`: defaults),
+/// reading nothing from disk under `root`: the `lint_repo` fuzz target runs the whole
+/// pipeline through it.
+pub fn lint_memory(
+    root: PathBuf,
+    tree: Arc<MemTree>,
+    config_text: Option<&str>,
+) -> Result<LintResult, LintError> {
+    let map = Arc::new(SourceMap::new());
+    let config = match config_text {
+        Some(text) => config_from_text(".gitops-lint.yaml".to_string(), text.to_string(), &map)?,
+        None => Config::default(),
+    };
     let walk_opts = walk_options(&config)?;
     let walked = walk_tree(&tree, root.clone(), &walk_opts, &map);
     let fs = MemFs::new(tree, map.clone(), walk_opts.max_file_bytes);

@@ -13,6 +13,8 @@ use super::resolve::format_float;
 use std::cmp::Ordering;
 
 const BEST_WIDTH: usize = 80;
+/// libyaml writes keys longer than this (in bytes) as explicit `? key` entries.
+const MAX_SIMPLE_KEY: usize = 128;
 
 /// One document (no `---`), ending in a newline.
 pub fn to_yaml(node: &Node) -> String {
@@ -80,7 +82,33 @@ pub fn sorted_entries(node: &Node) -> Vec<(String, &Node)> {
             out.push((k, &e.value));
         }
     }
-    out.sort_by(|a, b| natural_cmp(&a.0, &b.0));
+    merge_sort_by(out, &|a: &(String, &Node), b: &(String, &Node)| {
+        natural_cmp(&a.0, &b.0)
+    })
+}
+
+/// A stable merge sort that accepts any comparator. go-yaml's key order is not a total order
+/// (digit runs past i64 wrap, the leading-zero rule), and std's sort may panic on such a
+/// comparator (found by fuzzing); Go's sort just returns some order.
+fn merge_sort_by<T>(mut v: Vec<T>, cmp: &impl Fn(&T, &T) -> Ordering) -> Vec<T> {
+    if v.len() <= 1 {
+        return v;
+    }
+    let right = v.split_off(v.len() / 2);
+    let left = merge_sort_by(v, cmp);
+    let right = merge_sort_by(right, cmp);
+    let mut out = Vec::with_capacity(left.len() + right.len());
+    let mut l = left.into_iter().peekable();
+    let mut r = right.into_iter().peekable();
+    loop {
+        let take_right = match (l.peek(), r.peek()) {
+            (Some(a), Some(b)) => cmp(b, a) == Ordering::Less,
+            (Some(_), None) => false,
+            (None, Some(_)) => true,
+            (None, None) => break,
+        };
+        out.extend(if take_right { r.next() } else { l.next() });
+    }
     out
 }
 
@@ -513,7 +541,16 @@ impl Emitter {
             if i > 0 {
                 self.pad(indent);
             }
-            self.string(&key, indent, true);
+            if key.len() > MAX_SIMPLE_KEY {
+                // As libyaml: a long key is written explicitly (`? key` then `: value`); an
+                // implicit key over 1024 characters does not parse (found by fuzzing).
+                self.put("? ");
+                self.string(&key, indent + 2, true);
+                self.put_char('\n');
+                self.pad(indent);
+            } else {
+                self.string(&key, indent, true);
+            }
             self.put_char(':');
             self.value_after_key(value, indent);
         }
@@ -708,11 +745,14 @@ impl Emitter {
         self.put_char('"');
     }
 
-    fn literal(&mut self, s: &str, indent: usize) {
+    fn literal(&mut self, s: &str, mut indent: usize) {
         self.put_char('|');
         let chars: Vec<char> = s.chars().collect();
         if chars.first().is_some_and(|&c| c == ' ' || is_break(c)) {
             self.put_char('2');
+            // The indicator counts from the parent's indentation; a document-level scalar
+            // has none, so its content must sit at column 2 to parse back (found by fuzzing).
+            indent = indent.max(2);
         }
         let n = chars.len();
         let chomp = if n == 0 || !is_break(chars[n - 1]) {
@@ -764,7 +804,7 @@ fn json_float(f: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::FileId;
+    use crate::source::{FileId, Span};
     use crate::yaml::{Limits, parse_str};
 
     fn roundtrip(src: &str) -> String {
@@ -802,9 +842,39 @@ mod tests {
     }
 
     #[test]
+    fn document_level_literal_with_leading_break_parses_back() {
+        // Found by fuzzing: `|2` at the document level with content at column 0.
+        for text in ["\n>\n", " x\ny\n"] {
+            let out = to_yaml(&Node::string(text, Span::default()));
+            let back = parse_str(&out, FileId::default(), &Limits::default());
+            assert!(back.error.is_none(), "{out:?}");
+            assert_eq!(back.docs.first().and_then(|d| d.root.as_str()), Some(text));
+        }
+    }
+
+    #[test]
+    fn long_keys_are_explicit_and_parse_back() {
+        let key = "k".repeat(1100);
+        let out = roundtrip(&format!("? \"{key}\"\n: v\nb: 1\n"));
+        assert_eq!(out, format!("b: 1\n? {key}\n: v\n"));
+        let back = parse_str(&out, FileId::default(), &Limits::default());
+        assert!(back.error.is_none());
+        assert_eq!(
+            back.docs.first().and_then(|d| d.root.get_str(&key)),
+            Some("v")
+        );
+    }
+
+    #[test]
     fn natural_key_order() {
         assert_eq!(natural_cmp("a2", "a10"), Ordering::Less);
         assert_eq!(natural_cmp("a-b", "ab"), Ordering::Less);
+        // Not a total order (wrapping digit runs): sorting must still not panic.
+        let keys: Vec<String> = (0..64)
+            .map(|i| format!("{}{}", "9".repeat(18 + i % 5), i))
+            .collect();
+        let sorted = merge_sort_by(keys.clone(), &|a: &String, b: &String| natural_cmp(a, b));
+        assert_eq!(sorted.len(), keys.len());
     }
 
     #[test]

@@ -51,11 +51,7 @@ fn lib(name: &str) -> Option<Func> {
 }
 
 fn env() -> FuncEnv {
-    FuncEnv {
-        seed: 1,
-        now_unix_nanos: 0,
-        utc_offset_secs: 0,
-    }
+    FuncEnv::new(1, 0, 0)
 }
 
 fn values(pairs: &[(&str, Value)]) -> Value {

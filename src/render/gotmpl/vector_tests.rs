@@ -283,11 +283,7 @@ fn test_funcs(name: &str) -> Option<Func> {
 }
 
 fn env() -> FuncEnv {
-    FuncEnv {
-        seed: 1,
-        now_unix_nanos: 0,
-        utc_offset_secs: 0,
-    }
+    FuncEnv::new(1, 0, 0)
 }
 
 fn render(name: &str, input: &str, data: Value) -> Result<String, String> {

@@ -137,9 +137,5 @@ pub fn func_env() -> FuncEnv {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as i128)
         .unwrap_or(0);
-    FuncEnv {
-        seed: 0,
-        now_unix_nanos: now,
-        utc_offset_secs: 0,
-    }
+    FuncEnv::new(0, now, 0)
 }

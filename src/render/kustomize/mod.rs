@@ -110,6 +110,24 @@ pub fn to_yaml_stream(objects: &[Object]) -> String {
     crate::yaml::emit::to_yaml_stream(objects.iter().map(|o| &o.root))
 }
 
+/// One patch applied to one object outside a build (the `patch` fuzz target): a sequence is
+/// a JSON 6902 op list, anything else a strategic merge, as a `patches` entry decides.
+/// `builtin` selects Kubernetes' merge keys, `infer` kyaml's inferred keys for other lists.
+#[doc(hidden)]
+pub fn apply_patch(
+    object: &mut crate::yaml::Node,
+    patch: &crate::yaml::Node,
+    builtin: bool,
+    infer: bool,
+) -> Result<(), (Span, String)> {
+    if patch.as_seq().is_some() {
+        let ops = json6902::parse_ops(patch)?;
+        return json6902::apply(object, &ops);
+    }
+    smp::Smp { builtin, infer }.merge(object, patch);
+    Ok(())
+}
+
 fn normalize_dir(dir: &str) -> String {
     crate::source::normalize_relative(dir).unwrap_or_else(|| dir.to_string())
 }

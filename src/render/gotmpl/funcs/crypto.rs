@@ -65,12 +65,14 @@ fn bcrypt_hash(env: &mut FuncEnv, password: &str) -> String {
 
 pub fn bcrypt_fn(env: &mut FuncEnv, a: &[Value]) -> R {
     arity("bcrypt", a, 1)?;
+    env.spend_heavy("bcrypt")?;
     let s = args::string(&a[0])?;
     Ok(Value::from(bcrypt_hash(env, &s)))
 }
 
 pub fn htpasswd(env: &mut FuncEnv, a: &[Value]) -> R {
     arity("htpasswd", a, 2)?;
+    env.spend_heavy("htpasswd")?;
     let user = args::string(&a[0])?;
     let pw = args::string(&a[1])?;
     if user.contains(':') {

@@ -596,6 +596,7 @@ fn cert_with(env: &mut FuncEnv, t: &Template, key: Key, issuer: Option<Issuer<'_
 
 pub fn gen_private_key(env: &mut FuncEnv, a: &[Value]) -> R {
     arity("genPrivateKey", a, 1)?;
+    env.spend_heavy("genPrivateKey")?;
     let typ = args::string(&a[0])?;
     let key = match &*typ {
         "" | "rsa" => gen_rsa(env, 4096),
@@ -619,6 +620,7 @@ pub fn gen_private_key(env: &mut FuncEnv, a: &[Value]) -> R {
 
 pub fn gen_ca(env: &mut FuncEnv, a: &[Value]) -> R {
     arity("genCA", a, 2)?;
+    env.spend_heavy("genCA")?;
     let cn = args::string(&a[0])?;
     let days = args::int(&a[1])?;
     let key = gen_rsa(env, 2048)?;
@@ -640,6 +642,7 @@ pub fn gen_ca_with_key(env: &mut FuncEnv, a: &[Value]) -> R {
 
 pub fn gen_self_signed_cert(env: &mut FuncEnv, a: &[Value]) -> R {
     arity("genSelfSignedCert", a, 4)?;
+    env.spend_heavy("genSelfSignedCert")?;
     let cn = args::string(&a[0])?;
     let (ips, dns) = (list_arg(&a[1])?, list_arg(&a[2])?);
     let days = args::int(&a[3])?;
@@ -681,6 +684,7 @@ fn signed(env: &mut FuncEnv, a: &[Value], key: Key) -> R {
 
 pub fn gen_signed_cert(env: &mut FuncEnv, a: &[Value]) -> R {
     arity("genSignedCert", a, 5)?;
+    env.spend_heavy("genSignedCert")?;
     // Check the arguments' types before the (slow) key generation, as Go does.
     args::string(&a[0])?;
     list_arg(&a[1])?;

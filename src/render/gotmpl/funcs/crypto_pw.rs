@@ -74,8 +74,9 @@ fn hmac_sha256(key: &[u8], msg: &[u8]) -> Vec<u8> {
     Sha256::digest([opad.as_slice(), inner.as_slice()].concat()).to_vec()
 }
 
-pub fn derive_password(_: &mut FuncEnv, a: &[Value]) -> R {
+pub fn derive_password(env: &mut FuncEnv, a: &[Value]) -> R {
     arity("derivePassword", a, 5)?;
+    env.spend_heavy("derivePassword")?;
     let counter = match &a[0] {
         Value::Int(i) if (0..=i64::from(u32::MAX)).contains(i) => *i as u32,
         other => {

@@ -78,7 +78,16 @@ pub struct FuncEnv {
     pub now_unix_nanos: i128,
     /// Offset east of UTC, in seconds, of the "local" time zone (`now`, `date`, `ago`).
     pub utc_offset_secs: i32,
+    /// Key generations and password hashes this render may still compute (see
+    /// [`MAX_HEAVY_CALLS`]).
+    pub heavy_calls_left: u32,
 }
+
+/// Key generation and password hashing (genPrivateKey, genCA, gen*Cert, bcrypt, htpasswd,
+/// derivePassword) cost 0.1–1 s each, so a loop over them in a pull request would stall the
+/// linter for hours (found by fuzzing). Charts call them a handful of times; a render may
+/// call them this often in all.
+pub const MAX_HEAVY_CALLS: u32 = 16;
 
 impl FuncEnv {
     pub fn new(seed: u64, now_unix_nanos: i128, utc_offset_secs: i32) -> FuncEnv {
@@ -86,6 +95,20 @@ impl FuncEnv {
             seed,
             now_unix_nanos,
             utc_offset_secs,
+            heavy_calls_left: MAX_HEAVY_CALLS,
+        }
+    }
+
+    /// Charge one heavy call to this render's budget; over it, the call fails.
+    pub fn spend_heavy(&mut self, name: &str) -> Result<(), String> {
+        match self.heavy_calls_left.checked_sub(1) {
+            Some(left) => {
+                self.heavy_calls_left = left;
+                Ok(())
+            }
+            None => Err(format!(
+                "{name}: more than {MAX_HEAVY_CALLS} key generations or password hashes in one render (gitops-lint's limit)"
+            )),
         }
     }
 

@@ -27,8 +27,10 @@ fn unescape(s: &str) -> Result<String, String> {
                 b.get(i + 1).copied().and_then(unhex),
                 b.get(i + 2).copied().and_then(unhex),
             ) else {
+                // Bytes, not a str slice: the escape may end inside a multi-byte character.
                 let end = (i + 3).min(b.len());
-                return Err(format!("invalid URL escape {:?}", &s[i..end]));
+                let bad = String::from_utf8_lossy(&b[i..end]);
+                return Err(format!("invalid URL escape {bad:?}"));
             };
             out.push(h * 16 + l);
             i += 3;
@@ -233,5 +235,12 @@ mod tests {
         assert_eq!(j.as_str(), Some("https://user:pw@host:8080/p%20a?q=1#frag"));
         let u = url_parse(&mut e, &[Value::from("mailto:a@b.c")]).unwrap_or_default();
         assert!(format_v(&u).contains("opaque:a@b.c"));
+    }
+
+    #[test]
+    fn bad_escape_before_multibyte_char_is_an_error() {
+        // Found by the gotmpl fuzzer: the error text sliced the input inside a character.
+        assert!(unescape("a%\u{2019}b").is_err_and(|e| e.starts_with("invalid URL escape")));
+        assert!(unescape("%9\u{e9}").is_err());
     }
 }

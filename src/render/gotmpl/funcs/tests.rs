@@ -210,3 +210,23 @@ fn from_yaml_errors_read_like_go_yaml() {
     assert_eq!(super::gofmt::format_v(&v), "map[a:1 b:[x] c:1.5]");
     assert!(matches!(v, Value::Map(ref m) if matches!(m.borrow().get("a"), Some(Value::Float(_)))));
 }
+
+#[test]
+fn heavy_calls_are_budgeted_per_render() {
+    let mut env = FuncEnv::default();
+    for _ in 0..MAX_HEAVY_CALLS {
+        assert!(env.spend_heavy("bcrypt").is_ok());
+    }
+    // The budget is spent: every heavy function now fails before computing anything.
+    let args = [
+        Value::Int(1),
+        Value::from("long"),
+        Value::from("m"),
+        Value::from("a"),
+        Value::from("b"),
+    ];
+    let e = call(&mut env, "derivePassword", &args);
+    assert!(e.is_err_and(|m| m.contains("key generations or password hashes")));
+    assert!(call(&mut env, "genPrivateKey", &[Value::from("rsa")]).is_err());
+    assert!(call(&mut env, "htpasswd", &[Value::from("u"), Value::from("p")]).is_err());
+}

@@ -1,0 +1,8 @@
+#![no_main]
+//! See gitops_lint::fuzzing::patch for the input encoding.
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let _ = gitops_lint::fuzzing::patch(data);
+});
