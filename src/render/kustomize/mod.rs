@@ -124,7 +124,12 @@ pub fn apply_patch(
         let ops = json6902::parse_ops(patch)?;
         return json6902::apply(object, &ops);
     }
-    smp::Smp { builtin, infer }.merge(object, patch);
+    smp::Smp {
+        builtin,
+        infer,
+        custom: None,
+    }
+    .merge(object, patch);
     Ok(())
 }
 
