@@ -60,7 +60,7 @@ for t in "${TARGETS[@]}"; do
     crashes=$(cat "${logs[@]}" | grep -c "Test unit written to" || true)
     # `cargo fuzz cmin`'s merge, on the binary built above.
     rm -rf "corpus/$t.cmin" && mkdir "corpus/$t.cmin"
-    if "$BIN/$t" -merge=1 "corpus/$t.cmin" "corpus/$t" "${LIBFUZZER_FLAGS[@]}" >"logs/$t.cmin" 2>&1; then
+    if "$BIN/$t" -merge=1 -artifact_prefix="artifacts/$t/" "corpus/$t.cmin" "corpus/$t" "${LIBFUZZER_FLAGS[@]}" >"logs/$t.cmin" 2>&1; then
         rm -rf "corpus/$t" && mv "corpus/$t.cmin" "corpus/$t"
     else
         rm -rf "corpus/$t.cmin"
