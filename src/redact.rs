@@ -117,20 +117,7 @@ pub fn scrub_findings(findings: &mut [Finding], secrets: &[String]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::SourceMap;
-    use crate::yaml::{Limits, parse_str};
-
-    fn node(text: &str) -> Node {
-        let map = SourceMap::new();
-        let id = map.add_text("s.yaml", text);
-        let parsed = parse_str(text, id, &Limits::default());
-        parsed
-            .docs
-            .into_iter()
-            .next()
-            .map(|d| d.root)
-            .unwrap_or_else(|| Node::string("", crate::source::Span::new(id, 0, 0)))
-    }
+    use crate::yaml::first_doc as node;
 
     #[test]
     fn secret_values_are_masked_and_other_fields_kept() {

@@ -245,17 +245,9 @@ impl RepoFs for GeneratedFs<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::Span;
 
     fn parse(text: &str) -> Node {
-        let map = SourceMap::new();
-        let id = map.add(SourceFile::new("k.yaml", text.to_string(), Origin::Repo));
-        parse_str(text, id, &Limits::default())
-            .docs
-            .into_iter()
-            .next()
-            .map(|d| d.root)
-            .unwrap_or_else(|| Node::new(Value::Null, Span::default()))
+        crate::yaml::first_doc(text)
     }
 
     #[test]

@@ -8,3 +8,15 @@ pub mod resolve;
 
 pub use node::{Entry, Node, PathSeg, Related, Style, Value, path_to_string};
 pub use parse::{Document, Limits, Parsed, YamlError, parse_file, parse_str};
+
+/// The first document of inline YAML (null when there is none): for unit tests that build
+/// nodes from text and do not look at the file their spans name.
+#[cfg(test)]
+pub fn first_doc(text: &str) -> Node {
+    parse_str(text, crate::source::FileId(0), &Limits::default())
+        .docs
+        .into_iter()
+        .next()
+        .map(|d| d.root)
+        .unwrap_or_else(|| Node::new(Value::Null, crate::source::Span::default()))
+}

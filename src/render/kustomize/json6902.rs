@@ -274,16 +274,10 @@ fn remove(root: &mut Node, segs: &[String], path: &str) -> Result<Node, String> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::FileId;
-    use crate::yaml::{Limits, emit, parse_str};
+    use crate::yaml::emit;
 
     fn node(text: &str) -> Node {
-        parse_str(text, FileId(0), &Limits::default())
-            .docs
-            .into_iter()
-            .next()
-            .map(|d| d.root)
-            .unwrap_or_else(|| Node::new(Value::Null, Span::default()))
+        crate::yaml::first_doc(text)
     }
 
     #[test]
