@@ -750,10 +750,11 @@ impl Emitter {
         let chars: Vec<char> = s.chars().collect();
         if chars.first().is_some_and(|&c| c == ' ' || is_break(c)) {
             self.put_char('2');
-            // The indicator counts from the parent's indentation; a document-level scalar
-            // has none, so its content must sit at column 2 to parse back (found by fuzzing).
-            indent = indent.max(2);
         }
+        // go-yaml indents a document-level block scalar by its best indent (2) too: at column
+        // 0 the `|2` indicator would not parse back, nor would a line that is `...` or `---`
+        // (both found by fuzzing).
+        indent = indent.max(2);
         let n = chars.len();
         let chomp = if n == 0 || !is_break(chars[n - 1]) {
             "-"
@@ -842,14 +843,18 @@ mod tests {
     }
 
     #[test]
-    fn document_level_literal_with_leading_break_parses_back() {
-        // Found by fuzzing: `|2` at the document level with content at column 0.
-        for text in ["\n>\n", " x\ny\n"] {
+    fn document_level_literal_parses_back() {
+        // Found by fuzzing: `|2`, or a `...` line, at the document level with content at column 0.
+        for text in ["\n>\n", " x\ny\n", "a\n...\nb", "x\n--- y\n"] {
             let out = to_yaml(&Node::string(text, Span::default()));
             let back = parse_str(&out, FileId::default(), &Limits::default());
             assert!(back.error.is_none(), "{out:?}");
             assert_eq!(back.docs.first().and_then(|d| d.root.as_str()), Some(text));
         }
+        // What helm 3.18 prints for `toYaml "a\n...\nb"` and `toYaml " a\nb"`.
+        let emit = |t: &str| to_yaml(&Node::string(t, Span::default()));
+        assert_eq!(emit("a\n...\nb"), "|-\n  a\n  ...\n  b\n");
+        assert_eq!(emit(" a\nb"), "|2-\n   a\n  b\n");
     }
 
     #[test]
