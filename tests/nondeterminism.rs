@@ -213,3 +213,62 @@ fn render_twice_reports_unexplained_differences_once() {
         ["charts/shop/templates/schedule.yaml:7 data.window-start"]
     );
 }
+
+/// Every finding of `rules` as `rule severity file:line:col object`, sorted.
+fn located(rel: &str, rules: &[&str]) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    let r = lint(&LintOptions { root, config: None }).expect("lint");
+    let mut out: Vec<String> = r
+        .findings
+        .iter()
+        .filter(|f| rules.contains(&f.rule))
+        .map(|f| {
+            let lc = r.map.line_col(f.primary.span);
+            format!(
+                "{} {} {}:{}:{} {}",
+                f.rule,
+                f.severity.as_str(),
+                r.map.path(f.primary.span.file),
+                lc.line,
+                lc.column,
+                f.object.as_deref().unwrap_or("")
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// `.Release.IsInstall`/`.IsUpgrade`/`.Revision` mean different things per controller. The
+/// same chart: under Argo CD (`helm template`, always a first install) the install/upgrade
+/// logic is §26 at the read; under a Flux HelmRelease (real installs and upgrades) every
+/// field computed from or gated by the read changes between releases: §4 warning at the
+/// read. Printing the revision under Argo CD is a constant 1 and is not reported.
+#[test]
+fn release_state_reads_are_reported_per_controller() {
+    assert_eq!(
+        located(
+            "testdata/nondeterminism-release",
+            &[
+                "helm-install-hook-every-sync",
+                "helm-nondeterministic-function",
+                "render-nondeterministic"
+            ]
+        ),
+        [
+            // the helper's branch, reached through include
+            "helm-install-hook-every-sync warning charts/billing/templates/_helpers.tpl:2:8 Deployment/billing/billing",
+            // a whole object behind `if .Release.IsInstall`
+            "helm-install-hook-every-sync warning charts/billing/templates/bootstrap-secret.yaml:1:8 Secret/billing/billing-bootstrap",
+            // ternary on IsInstall (a value, not a branch), and a branch on a Revision comparison
+            "helm-install-hook-every-sync warning charts/billing/templates/configmap.yaml:7:41 ConfigMap/billing/billing",
+            "helm-install-hook-every-sync warning charts/billing/templates/configmap.yaml:8:18 ConfigMap/billing/billing",
+            "helm-nondeterministic-function warning charts/billing/templates/_helpers.tpl:2:8 Deployment/billing-flux/billing",
+            "helm-nondeterministic-function warning charts/billing/templates/bootstrap-secret.yaml:1:8 Secret/billing-flux/billing-bootstrap",
+            "helm-nondeterministic-function warning charts/billing/templates/configmap.yaml:7:41 ConfigMap/billing-flux/billing",
+            "helm-nondeterministic-function warning charts/billing/templates/configmap.yaml:8:18 ConfigMap/billing-flux/billing",
+            // the printed revision: only under Flux
+            "helm-nondeterministic-function warning charts/billing/templates/deployment.yaml:14:30 Deployment/billing-flux/billing",
+        ]
+    );
+}

@@ -1,9 +1,14 @@
-//! Catalog §26: install-only Helm hooks, which Argo CD runs on every sync.
+//! Catalog §26: install-only Helm hooks, which Argo CD runs on every sync, and templates
+//! whose output depends on `.Release.IsInstall`/`.IsUpgrade`/`.Revision`, which `helm
+//! template` fixes to a first install: the install-only side is applied on every sync.
 
 use super::RuleMeta;
+use super::release_state;
 use super::util::{about, object_id};
 use crate::gitops::Model;
 use crate::report::{Finding, Severity};
+use crate::source::Span;
+use std::collections::BTreeSet;
 
 pub const ID: &str = "helm-install-hook-every-sync";
 
@@ -15,6 +20,43 @@ pub const META: RuleMeta = RuleMeta {
 };
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    install_only_hooks(model, out);
+    install_state_logic(model, out);
+}
+
+/// A template that branches on (or computes from) the release's install/upgrade state, in a
+/// chart an Argo app renders: reported at the read, once per object it shapes.
+fn install_state_logic(model: &Model, out: &mut Vec<Finding>) {
+    for mo in &model.objects {
+        let app = model.app_of(mo);
+        if app.argo.is_none() {
+            continue;
+        }
+        let mut seen: BTreeSet<Span> = BTreeSet::new();
+        for read in release_state::reads(mo) {
+            if !read.is_logic() || !seen.insert(read.at) {
+                continue;
+            }
+            let (name, field) = (&read.name, &read.field);
+            let how = if read.branch {
+                format!("is rendered inside a branch on `{name}`")
+            } else {
+                format!("is computed from `{name}`")
+            };
+            out.push(about(
+                Finding::new(ID, Severity::Warning, format!("{} {how}: Argo CD renders with `helm template`, where every sync is a first install (IsInstall=true, IsUpgrade=false, Revision=1), so install-only logic is applied on every sync and upgrade-only logic never", read.subject(&object_id(mo))), read.at)
+                    .label("always a first install under Argo CD")
+                    .secondary(read.node, format!("reaches {field}"))
+                    .field(field.clone())
+                    .help("Render the same object on every sync: move one-time work into an idempotent hook, generate secrets outside the chart (External Secrets, Sealed Secrets, cert-manager) or take them from a value, and do not rely on .Release.IsInstall, .IsUpgrade or .Revision under Argo CD."),
+                app,
+                mo,
+            ));
+        }
+    }
+}
+
+fn install_only_hooks(model: &Model, out: &mut Vec<Finding>) {
     for mo in &model.objects {
         let app = model.app_of(mo);
         if app.argo.is_none() || mo.object.annotation("argocd.argoproj.io/hook").is_some() {
