@@ -272,3 +272,45 @@ fn release_state_reads_are_reported_per_controller() {
         ]
     );
 }
+
+/// A kustomize `helmCharts` entry with no `version` and no vendored chart resolves to the
+/// newest chart at each build: §5 with its own message at the entry, besides §25 (the
+/// linter cannot render it offline). The same entry vendored is clean.
+#[test]
+fn unpinned_unvendored_helm_chart_is_a_static_cause() {
+    let bad = "testdata/rules/render-nondeterministic/bad";
+    let at = |rule: &str| {
+        located(bad, &[rule])
+            .into_iter()
+            .filter(|l| l.contains("apps/redis/"))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        at("render-nondeterministic"),
+        ["render-nondeterministic error apps/redis/kustomization.yaml:3:5 "]
+    );
+    assert_eq!(
+        at("offline-unrenderable-input"),
+        ["offline-unrenderable-input warning apps/redis/kustomization.yaml:3:5 "]
+    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(bad);
+    let r = lint(&LintOptions { root, config: None }).expect("lint");
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.rule == "render-nondeterministic" && f.message.contains("helmCharts"))
+        .expect("helmCharts finding");
+    assert!(
+        f.message.contains("no `version`") && f.message.contains("latest 'redis'"),
+        "{}",
+        f.message
+    );
+    let clean = "testdata/rules/render-nondeterministic/clean";
+    assert!(
+        located(
+            clean,
+            &["render-nondeterministic", "offline-unrenderable-input"]
+        )
+        .is_empty()
+    );
+}
