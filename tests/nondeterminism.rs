@@ -269,6 +269,9 @@ fn release_state_reads_are_reported_per_controller() {
             ]
         ),
         [
+            // an install-only hook holding a generated token: re-created with a new one on
+            // every Argo CD sync (error); the call itself is §4, a warning in a hook and under Flux
+            "helm-install-hook-every-sync error charts/billing/templates/init-token.yaml:7:19 Secret/billing/billing-init-token",
             // the helper's branch, reached through include
             "helm-install-hook-every-sync warning charts/billing/templates/_helpers.tpl:2:8 Deployment/billing/billing",
             // a whole object behind `if .Release.IsInstall`
@@ -282,6 +285,8 @@ fn release_state_reads_are_reported_per_controller() {
             "helm-nondeterministic-function warning charts/billing/templates/configmap.yaml:8:18 ConfigMap/billing-flux/billing",
             // the printed revision: only under Flux
             "helm-nondeterministic-function warning charts/billing/templates/deployment.yaml:14:30 Deployment/billing-flux/billing",
+            "helm-nondeterministic-function warning charts/billing/templates/init-token.yaml:9:13 Secret/billing-flux/billing-init-token",
+            "helm-nondeterministic-function warning charts/billing/templates/init-token.yaml:9:13 Secret/billing/billing-init-token",
         ]
     );
 }
