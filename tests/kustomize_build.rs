@@ -119,6 +119,10 @@ fn remote_bases_and_unvendored_charts_are_unrenderable() {
             "repo/chart/kustomization.yaml",
             "helmCharts:\n- name: redis\n  repo: https://charts.example.com\n",
         ),
+        (
+            "repo/pinned/kustomization.yaml",
+            "helmCharts:\n- name: redis\n  repo: https://charts.example.com\n  version: 19.0.1\n",
+        ),
     ]) else {
         return;
     };
@@ -128,8 +132,15 @@ fn remote_bases_and_unvendored_charts_are_unrenderable() {
     assert!(issue.message.contains("remote"), "{}", issue.message);
     let out = build(&r.fs, "chart", &BuildOptions::default());
     let issue = only_issue(&out);
-    assert_eq!(issue.kind, IssueKind::Unrenderable);
+    assert!(issue.kind.is_unrenderable());
     assert!(issue.message.contains("redis"), "{}", issue.message);
+    // No `version`: the pull would take the newest chart, so the input also floats.
+    match &issue.kind {
+        IssueKind::Floating(why) => assert!(why.contains("no `version`"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    let out = build(&r.fs, "pinned", &BuildOptions::default());
+    assert_eq!(only_issue(&out).kind, IssueKind::Unrenderable);
 }
 
 #[test]

@@ -99,6 +99,19 @@ fn the_values_line_that_enables_the_branch_is_a_secondary_label() {
 #[test]
 fn disabled_branches_sorted_keys_checksums_and_derive_password_are_clean() {
     assert!(findings("testdata/nondeterminism-clean").is_empty());
+    // `.Capabilities` (the destination cluster: stable between renders) and a printed
+    // `.Release.Revision` (always 1 under Argo CD) are not reported by any of the three.
+    assert_eq!(
+        located(
+            "testdata/nondeterminism-clean",
+            &[
+                "helm-nondeterministic-function",
+                "render-nondeterministic",
+                "helm-install-hook-every-sync"
+            ]
+        ),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
@@ -211,5 +224,111 @@ fn render_twice_reports_unexplained_differences_once() {
     assert_eq!(
         got,
         ["charts/shop/templates/schedule.yaml:7 data.window-start"]
+    );
+}
+
+/// Every finding of `rules` as `rule severity file:line:col object`, sorted.
+fn located(rel: &str, rules: &[&str]) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    let r = lint(&LintOptions { root, config: None }).expect("lint");
+    let mut out: Vec<String> = r
+        .findings
+        .iter()
+        .filter(|f| rules.contains(&f.rule))
+        .map(|f| {
+            let lc = r.map.line_col(f.primary.span);
+            format!(
+                "{} {} {}:{}:{} {}",
+                f.rule,
+                f.severity.as_str(),
+                r.map.path(f.primary.span.file),
+                lc.line,
+                lc.column,
+                f.object.as_deref().unwrap_or("")
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// `.Release.IsInstall`/`.IsUpgrade`/`.Revision` mean different things per controller. The
+/// same chart: under Argo CD (`helm template`, always a first install) the install/upgrade
+/// logic is §26 at the read; under a Flux HelmRelease (real installs and upgrades) every
+/// field computed from or gated by the read changes between releases: §4 warning at the
+/// read. Printing the revision under Argo CD is a constant 1 and is not reported.
+#[test]
+fn release_state_reads_are_reported_per_controller() {
+    assert_eq!(
+        located(
+            "testdata/nondeterminism-release",
+            &[
+                "helm-install-hook-every-sync",
+                "helm-nondeterministic-function",
+                "render-nondeterministic"
+            ]
+        ),
+        [
+            // an install-only hook holding a generated token: re-created with a new one on
+            // every Argo CD sync (error); the call itself is §4, a warning in a hook and under Flux
+            "helm-install-hook-every-sync error charts/billing/templates/init-token.yaml:7:19 Secret/billing/billing-init-token",
+            // the helper's branch, reached through include
+            "helm-install-hook-every-sync warning charts/billing/templates/_helpers.tpl:2:8 Deployment/billing/billing",
+            // a whole object behind `if .Release.IsInstall`
+            "helm-install-hook-every-sync warning charts/billing/templates/bootstrap-secret.yaml:1:8 Secret/billing/billing-bootstrap",
+            // ternary on IsInstall (a value, not a branch), and a branch on a Revision comparison
+            "helm-install-hook-every-sync warning charts/billing/templates/configmap.yaml:7:41 ConfigMap/billing/billing",
+            "helm-install-hook-every-sync warning charts/billing/templates/configmap.yaml:8:18 ConfigMap/billing/billing",
+            "helm-nondeterministic-function warning charts/billing/templates/_helpers.tpl:2:8 Deployment/billing-flux/billing",
+            "helm-nondeterministic-function warning charts/billing/templates/bootstrap-secret.yaml:1:8 Secret/billing-flux/billing-bootstrap",
+            "helm-nondeterministic-function warning charts/billing/templates/configmap.yaml:7:41 ConfigMap/billing-flux/billing",
+            "helm-nondeterministic-function warning charts/billing/templates/configmap.yaml:8:18 ConfigMap/billing-flux/billing",
+            // the printed revision: only under Flux
+            "helm-nondeterministic-function warning charts/billing/templates/deployment.yaml:14:30 Deployment/billing-flux/billing",
+            "helm-nondeterministic-function warning charts/billing/templates/init-token.yaml:9:13 Secret/billing-flux/billing-init-token",
+            "helm-nondeterministic-function warning charts/billing/templates/init-token.yaml:9:13 Secret/billing/billing-init-token",
+        ]
+    );
+}
+
+/// A kustomize `helmCharts` entry with no `version` and no vendored chart resolves to the
+/// newest chart at each build: §5 with its own message at the entry, besides §25 (the
+/// linter cannot render it offline). The same entry vendored is clean.
+#[test]
+fn unpinned_unvendored_helm_chart_is_a_static_cause() {
+    let bad = "testdata/rules/render-nondeterministic/bad";
+    let at = |rule: &str| {
+        located(bad, &[rule])
+            .into_iter()
+            .filter(|l| l.contains("apps/redis/"))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        at("render-nondeterministic"),
+        ["render-nondeterministic error apps/redis/kustomization.yaml:3:5 "]
+    );
+    assert_eq!(
+        at("offline-unrenderable-input"),
+        ["offline-unrenderable-input warning apps/redis/kustomization.yaml:3:5 "]
+    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(bad);
+    let r = lint(&LintOptions { root, config: None }).expect("lint");
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.rule == "render-nondeterministic" && f.message.contains("helmCharts"))
+        .expect("helmCharts finding");
+    assert!(
+        f.message.contains("no `version`") && f.message.contains("latest 'redis'"),
+        "{}",
+        f.message
+    );
+    let clean = "testdata/rules/render-nondeterministic/clean";
+    assert!(
+        located(
+            clean,
+            &["render-nondeterministic", "offline-unrenderable-input"]
+        )
+        .is_empty()
     );
 }

@@ -65,6 +65,17 @@ pub enum IssueKind {
     /// An input the tool will not fetch or run offline: remote base, exec/KRM plugin,
     /// a chart that is not vendored (catalog §25 `offline-unrenderable-input`).
     Unrenderable,
+    /// An unrenderable input that also floats: with no version pinned it is fetched at
+    /// whatever is latest on every render, so the same commit renders differently (§25 and
+    /// §5 `render-nondeterministic`). The text says what floats and why.
+    Floating(String),
+}
+
+impl IssueKind {
+    /// The input is not fetched offline (§25), floating or not.
+    pub fn is_unrenderable(&self) -> bool {
+        matches!(self, IssueKind::Unrenderable | IssueKind::Floating(_))
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -5,6 +5,7 @@
 //! deterministic input (checksum/config) stays clean.
 
 use super::RuleMeta;
+use super::release_state;
 use super::util::{about, object_id};
 use crate::gitops::{AppKind, Model, ModelObject};
 use crate::render::helm::provenance::TAINT_LABEL;
@@ -41,6 +42,53 @@ fn in_lookup_else(text: &str, call: usize) -> bool {
 }
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    nondeterministic_calls(model, out);
+    release_state_under_flux(model, out);
+}
+
+/// helm-controller really installs and upgrades: `.Release.IsInstall`/`.IsUpgrade` flip
+/// after the install and `.Release.Revision` grows with every upgrade, so a field computed
+/// from them (or inside a branch on them) changes between releases of the same commit.
+/// Under Argo CD they are constants (rule §26 reports the install-only logic there).
+fn release_state_under_flux(model: &Model, out: &mut Vec<Finding>) {
+    for mo in &model.objects {
+        let app = model.app_of(mo);
+        if app.kind != AppKind::FluxHelmRelease {
+            continue;
+        }
+        let mut seen: BTreeSet<Span> = BTreeSet::new();
+        for read in release_state::reads(mo) {
+            if !seen.insert(read.at) {
+                continue;
+            }
+            let (name, field) = (&read.name, &read.field);
+            let changes = if name == ".Release.Revision" {
+                "changes with every upgrade (helm-controller increments the revision)"
+            } else {
+                "differs between the install and every later upgrade (helm-controller runs real Helm installs and upgrades; an upgrade deletes what the new manifest no longer holds)"
+            };
+            let message = if read.branch {
+                format!(
+                    "{} is rendered inside a branch on `{name}`, which {changes}",
+                    read.subject(&object_id(mo))
+                )
+            } else {
+                format!(
+                    "`{name}` makes {} `{field}` change: it {changes}",
+                    object_id(mo)
+                )
+            };
+            let f = Finding::new(ID, Severity::Warning, message, read.at)
+                .label(format!("`{name}` differs between releases"))
+                .secondary(read.node, format!("reaches {field}"))
+                .field(field.clone())
+                .help("Render the same object on install and upgrade: do one-time work in a `pre-install,pre-upgrade` hook that is idempotent, keep generated secrets with `lookup` or outside the chart, and keep `.Release.Revision` out of pod templates (each upgrade would restart the pods).");
+            out.push(about(f, app, mo));
+        }
+    }
+}
+
+fn nondeterministic_calls(model: &Model, out: &mut Vec<Finding>) {
     let mut seen: BTreeSet<(usize, Span)> = BTreeSet::new();
     for (index, mo) in model.objects.iter().enumerate() {
         let app = model.app_of(mo);

@@ -28,6 +28,7 @@ mod migration_job_not_hook;
 mod mutation_policy_conflict;
 mod non_canonical_quantity;
 pub mod offline_unrenderable_input;
+mod release_state;
 pub mod render_failed;
 mod render_nondeterministic;
 mod respect_ignore_differences_missing;

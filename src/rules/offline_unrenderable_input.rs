@@ -3,7 +3,6 @@
 
 use super::RuleMeta;
 use crate::gitops::Model;
-use crate::render::IssueKind;
 use crate::report::{Finding, Severity};
 
 pub const ID: &str = "offline-unrenderable-input";
@@ -17,11 +16,7 @@ pub const META: RuleMeta = RuleMeta {
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
     for app in &model.apps {
-        for issue in app
-            .issues
-            .iter()
-            .filter(|i| i.kind == IssueKind::Unrenderable)
-        {
+        for issue in app.issues.iter().filter(|i| i.kind.is_unrenderable()) {
             out.push(
                 Finding::new(ID, Severity::Warning, format!("app `{}` is only partly linted: {}", app.name, issue.message), issue.span)
                     .label("not fetched or run offline")

@@ -137,6 +137,8 @@ struct Shared<'e> {
     stack_base: usize,
     /// Address of the `.Values` map, to recognise it wherever it is reached from.
     values_root: Option<usize>,
+    /// Address of the `.Release` map (shared by subcharts), for its install/upgrade state.
+    release_root: Option<usize>,
     /// Taint of values stored into maps with `set`, by (map address, key): Go maps are
     /// shared, so a generated password set into `.Values` and printed later is still random.
     stored_taint: HashMap<(usize, String), Rc<Taint>>,
@@ -150,6 +152,8 @@ struct State<'s, 'e> {
     out: Output,
     /// `.Values` paths of the `if`/`with`/`range` conditions enclosing the current node.
     conditions: Rc<Vec<ValuesPath>>,
+    /// The release state read by the innermost enclosing `if`/`with` condition that read one.
+    release_branch: Option<Rc<Taint>>,
 }
 
 /// At most this many condition paths are recorded per segment.
@@ -171,13 +175,14 @@ pub fn execute(
     opts: &ExecOptions,
     env: &mut FuncEnv,
 ) -> Result<Output, ExecError> {
-    let values_root = match (&dot, &opts.values_key) {
+    let map_at = |key: &Option<String>| match (&dot, key) {
         (Value::Map(m), Some(key)) => match m.borrow().get(key) {
             Some(Value::Map(v)) => Some(Rc::as_ptr(v) as usize),
             _ => None,
         },
         _ => None,
     };
+    let (values_root, release_root) = (map_at(&opts.values_key), map_at(&opts.release_key));
     let mut sh = Shared {
         env,
         opts,
@@ -188,6 +193,7 @@ pub fn execute(
         template_depth: 0,
         stack_base: stack_addr(),
         values_root,
+        release_root,
         stored_taint: HashMap::new(),
     };
     let Some(tree) = set.trees.get(name).cloned() else {
@@ -214,6 +220,7 @@ pub fn execute(
         vars: vec![("$".into(), dot.clone())],
         out: Output::default(),
         conditions: Rc::default(),
+        release_branch: None,
     };
     st.walk(&dot, &tree.root)?;
     let mut out = st.out;
@@ -292,6 +299,8 @@ impl<'s, 'e> State<'s, 'e> {
                 pos: pos.clone(),
                 values_paths: meta.from.clone(),
                 taint: meta.taint.clone(),
+                release: meta.release.clone(),
+                release_branch: self.release_branch.clone(),
                 via: Vec::new(),
                 conditions: self.conditions.clone(),
             });
@@ -364,8 +373,13 @@ impl<'s, 'e> State<'s, 'e> {
         let mark = self.vars.len();
         let val = self.eval_pipeline(dot, &b.pipe)?;
         let saved = self.push_conditions(&val.meta);
+        let saved_release = self.release_branch.clone();
+        if val.meta.release.is_some() {
+            self.release_branch = val.meta.release.clone();
+        }
         let flow = self.walk_branch(is_with, dot, &val, b);
         self.conditions = saved;
+        self.release_branch = saved_release;
         self.vars.truncate(mark);
         flow
     }

@@ -401,6 +401,50 @@ fn taint_flows_through_variables_and_functions() {
 }
 
 #[test]
+fn release_state_reads_are_recorded_apart_from_taint() {
+    let dot = values(&[]);
+    if let Value::Map(top) = &dot
+        && let Some(Value::Map(r)) = top.borrow().get("Release")
+    {
+        r.borrow_mut().insert("IsInstall".into(), Value::Bool(true));
+        r.borrow_mut().insert("Revision".into(), Value::Int(1));
+    }
+    let src = "a: {{ .Release.Revision }}\n{{ $i := .Release.IsInstall }}{{ if $i }}b: x{{ end }}\nc: {{ .Release.Name }}";
+    let out = helm(src, dot).unwrap_or_default();
+    assert_eq!(out.text, "a: 1\nb: x\nc: rel");
+    let reads: Vec<(&str, Option<String>, Option<String>)> = out
+        .segments
+        .iter()
+        .map(|s| {
+            assert!(
+                s.taint.is_none(),
+                "release state is not a non-deterministic call"
+            );
+            let name = |t: &Option<Rc<crate::render::gotmpl::output::Taint>>| {
+                t.as_ref()
+                    .map(|t| format!("{}@{}:{}", t.func, t.pos.line, t.pos.col))
+            };
+            (
+                &out.text[s.range.clone()],
+                name(&s.release),
+                name(&s.release_branch),
+            )
+        })
+        .collect();
+    assert_eq!(
+        reads,
+        vec![
+            ("a: ", None, None),
+            ("1", Some(".Release.Revision@1:14".into()), None),
+            ("\n", None, None),
+            ("b: x", None, Some(".Release.IsInstall@2:17".into())),
+            ("\nc: ", None, None),
+            ("rel", None, None),
+        ]
+    );
+}
+
+#[test]
 fn no_value_removal_keeps_segments_aligned() {
     let dot = values(&[("a", Value::from("A"))]);
     let out = helm("x{{.Values.nope}}y{{.Values.a}}z", dot).unwrap_or_default();

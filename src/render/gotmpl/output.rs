@@ -29,6 +29,10 @@ pub struct Meta {
     pub from: Vec<ValuesPath>,
     /// First non-deterministic call that influenced the value.
     pub taint: Option<Rc<Taint>>,
+    /// First read of the release's install/upgrade state (`.Release.IsInstall`,
+    /// `.IsUpgrade`, `.Revision`) that influenced the value. Kept apart from `taint`: under
+    /// `helm template` these are constants, and only a real install/upgrade changes them.
+    pub release: Option<Rc<Taint>>,
 }
 
 /// At most this many source paths are kept per value: enough to explain a value, bounded so
@@ -37,7 +41,7 @@ const MAX_PATHS: usize = 16;
 
 impl Meta {
     pub fn is_empty(&self) -> bool {
-        self.from.is_empty() && self.taint.is_none()
+        self.from.is_empty() && self.taint.is_none() && self.release.is_none()
     }
 
     /// The value located at `path`.
@@ -46,6 +50,7 @@ impl Meta {
             at: Some(path.clone()),
             from: vec![path],
             taint: None,
+            release: None,
         }
     }
 
@@ -62,6 +67,9 @@ impl Meta {
         if self.taint.is_none() {
             self.taint = other.taint.clone();
         }
+        if self.release.is_none() {
+            self.release = other.release.clone();
+        }
     }
 
     /// Provenance of something computed from this value (no longer located at a path).
@@ -70,6 +78,7 @@ impl Meta {
             at: None,
             from: self.from.clone(),
             taint: self.taint.clone(),
+            release: self.release.clone(),
         }
     }
 
@@ -81,6 +90,7 @@ impl Meta {
                 path.push(key.to_string());
                 let mut m = Meta::at_path(path.into());
                 m.taint = self.taint.clone();
+                m.release = self.release.clone();
                 m
             }
             None => self.derived(),
@@ -108,6 +118,11 @@ pub struct OutputSegment {
     /// `.Values` paths the printed value came from (empty when none).
     pub values_paths: Vec<ValuesPath>,
     pub taint: Option<Rc<Taint>>,
+    /// The release state read the printed value depends on (`Meta::release`).
+    pub release: Option<Rc<Taint>>,
+    /// The release state read of an enclosing `if`/`with` condition: the text is there (or
+    /// not) because of an install/upgrade branch.
+    pub release_branch: Option<Rc<Taint>>,
     /// For text that came out of `include`/`tpl`: the calling actions, outermost first
     /// (`pos` is then inside the included template).
     pub via: Vec<Pos>,

@@ -46,6 +46,9 @@ pub struct ExecOptions {
     pub max_stack_bytes: usize,
     /// Key of the root data holding chart values, for provenance (`Values` in Helm).
     pub values_key: Option<String>,
+    /// Key of the root data holding the release (`Release` in Helm): reads of its
+    /// install/upgrade state are recorded as `Meta::release`.
+    pub release_key: Option<String>,
     /// Template name `tpl` parses its text under (Helm: the root template, `gotpl`).
     pub tpl_name: String,
     /// Record output segments (provenance). Off saves memory when only the text matters.
@@ -66,6 +69,7 @@ impl Default for ExecOptions {
             max_range_len: 10_000_000,
             max_stack_bytes: 1 << 20,
             values_key: Some("Values".to_string()),
+            release_key: Some("Release".to_string()),
             tpl_name: "gotpl".to_string(),
             record_segments: true,
             deadline: None,

@@ -11,6 +11,12 @@ use std::sync::Arc;
 
 /// Label prefix of a related span that marks a non-deterministic template call (taint).
 pub const TAINT_LABEL: &str = "nondeterministic: ";
+/// Label prefix of a related span at a read of `.Release.IsInstall`/`.IsUpgrade`/`.Revision`
+/// whose value the node prints (followed by the field, e.g. `.Release.Revision`).
+pub const RELEASE_VALUE_LABEL: &str = "install/upgrade state: ";
+/// Label prefix of a related span at such a read in an `if`/`with` condition that let the
+/// node's text through (an install-only or upgrade-only branch).
+pub const RELEASE_BRANCH_LABEL: &str = "install/upgrade branch: ";
 
 /// What the mapper needs to know about the template set.
 pub struct TemplateIndex<'a> {
@@ -137,6 +143,51 @@ impl TemplateIndex<'_> {
         out
     }
 
+    /// The release-state reads the output bytes depend on, as related labels prefixed
+    /// [`RELEASE_VALUE_LABEL`] (the value printed) and [`RELEASE_BRANCH_LABEL`] (the branch
+    /// the text is in), at the `.Release.X` the template reads.
+    fn release_in(&self, output: &Output, start: usize, len: usize) -> Vec<Related> {
+        let end = start + len.max(1);
+        let segs = &output.segments;
+        let first = segs.partition_point(|s| s.range.end <= start);
+        let overlapping = || {
+            segs[first.min(segs.len())..]
+                .iter()
+                .take_while(|s| s.range.start < end)
+        };
+        let value = overlapping().find_map(|s| s.release.clone());
+        let branch = overlapping().find_map(|s| s.release_branch.clone());
+        let mut out = Vec::new();
+        for (read, prefix) in [(value, RELEASE_VALUE_LABEL), (branch, RELEASE_BRANCH_LABEL)] {
+            let Some(read) = read else { continue };
+            let Some((Some(file), _)) = self.files.get(&*read.pos.file) else {
+                continue;
+            };
+            let src = &self.map.get(*file).text;
+            let mut from = read.pos.offset.min(src.len());
+            // The field node starts at `.IsInstall`; show `.Release.IsInstall` when written so.
+            if src.get(..from).is_some_and(|b| b.ends_with(".Release")) {
+                from -= ".Release".len();
+            }
+            // The read may start at `$` or a variable: end the span after the field name.
+            let field = read.func.rsplit('.').next().unwrap_or_default();
+            let rest = src.get(from..).unwrap_or_default();
+            let window = rest
+                .char_indices()
+                .nth(200)
+                .map_or(rest, |(i, _)| &rest[..i]);
+            let to = window
+                .find(field)
+                .map(|i| from + i + field.len())
+                .unwrap_or(from);
+            out.push(Related {
+                span: Span::new(*file, from, to),
+                label: format!("{prefix}{}", read.func),
+            });
+        }
+        out
+    }
+
     /// Rewrite every span of `root` (parsed from the output bytes starting at `doc_start`).
     pub fn map_node(&self, output: &Output, doc_start: usize, node: &mut Node) {
         let start = node.span.start as usize + doc_start;
@@ -145,7 +196,9 @@ impl TemplateIndex<'_> {
             node.span = span;
             let scalar = !matches!(node.value, Y::Seq(_) | Y::Map(_));
             let taint = if scalar {
-                self.taint_in(output, start, len)
+                let mut t = self.taint_in(output, start, len);
+                t.extend(self.release_in(output, start, len));
+                t
             } else {
                 Vec::new()
             };

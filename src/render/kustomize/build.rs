@@ -53,6 +53,15 @@ pub fn unrenderable(span: Span, message: impl Into<String>) -> Fail {
     })
 }
 
+/// An unrenderable input that would be fetched at its latest version on every build.
+pub fn floating(span: Span, message: impl Into<String>, why: impl Into<String>) -> Fail {
+    Box::new(RenderIssue {
+        kind: IssueKind::Floating(why.into()),
+        span,
+        message: message.into(),
+    })
+}
+
 pub struct Builder<'a> {
     pub fs: &'a dyn RepoFs,
     pub opts: &'a BuildOptions,

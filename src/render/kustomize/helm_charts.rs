@@ -12,7 +12,7 @@
 //! Each of them is given to the renderer as a values file in that order, so a value keeps
 //! the line it was written on as its provenance.
 
-use super::build::{Acc, Builder, Fail, failed, unrenderable};
+use super::build::{Acc, Builder, Fail, failed, floating, unrenderable};
 use super::generators;
 use super::kustomization::{Item, Kustomization, display_dir, join};
 use super::resource::{Resource, SourceInfo};
@@ -88,13 +88,22 @@ fn render_entry(
                 ),
             ));
         }
-        return Err(unrenderable(
-            entry.span,
-            format!(
-                "helmCharts entry '{name}' is not vendored at '{chart_dir}' (chartHome '{}'); kustomize would pull it from '{repo}' and gitops-lint renders offline",
-                display_dir(chart_home)
-            ),
-        ));
+        let message = format!(
+            "helmCharts entry '{name}' is not vendored at '{chart_dir}' (chartHome '{}'); kustomize would pull it from '{repo}' and gitops-lint renders offline",
+            display_dir(chart_home)
+        );
+        if version.is_empty() {
+            // `helm pull` without `--version`: the newest chart in the repository, which
+            // changes whenever it publishes one.
+            return Err(floating(
+                entry.span,
+                message,
+                format!(
+                    "helmCharts entry '{name}' has no `version` and is not vendored at '{chart_dir}': kustomize pulls the latest '{name}' from '{repo}' on every build, so the same commit renders differently once the repository publishes a new chart version"
+                ),
+            ));
+        }
+        return Err(unrenderable(entry.span, message));
     }
     let merge = match entry.get("valuesMerge") {
         None => "override".to_string(),

@@ -4,8 +4,8 @@
 use std::rc::Rc;
 
 use super::{R, State, Val};
-use crate::render::gotmpl::ast::Arg;
-use crate::render::gotmpl::output::{Meta, ValuesPath};
+use crate::render::gotmpl::ast::{Arg, Pos};
+use crate::render::gotmpl::output::{Meta, Taint, ValuesPath};
 use crate::render::gotmpl::printf::go_quote;
 use crate::render::gotmpl::template::MissingKey;
 use crate::render::gotmpl::value::Value;
@@ -39,6 +39,23 @@ impl State<'_, '_> {
             return meta;
         }
         parent.child(key)
+    }
+
+    /// `.Release.IsInstall`, `.IsUpgrade` and `.Revision` differ between an install and an
+    /// upgrade: a read of one is recorded where it happens.
+    fn release_state_read(
+        &self,
+        map: &Rc<std::cell::RefCell<crate::render::gotmpl::value::Map>>,
+        name: &str,
+        pos: &Pos,
+    ) -> Option<Rc<Taint>> {
+        let is_release = self.sh.release_root == Some(Rc::as_ptr(map) as usize);
+        (is_release && matches!(name, "IsInstall" | "IsUpgrade" | "Revision")).then(|| {
+            Rc::new(Taint {
+                func: format!(".Release.{name}"),
+                pos: pos.clone(),
+            })
+        })
     }
 
     pub(super) fn eval_field(
@@ -88,6 +105,9 @@ impl State<'_, '_> {
                                 .get(&(Rc::as_ptr(m) as usize, name.to_string()))
                         {
                             meta.taint = Some(t.clone());
+                        }
+                        if meta.release.is_none() {
+                            meta.release = self.release_state_read(m, name, pos);
                         }
                         Ok(Val {
                             v,

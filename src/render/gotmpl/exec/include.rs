@@ -62,6 +62,8 @@ impl State<'_, '_> {
                     pos: seg.pos.clone(),
                     values_paths: seg.values_paths.clone(),
                     taint: seg.taint.clone(),
+                    release: seg.release.clone(),
+                    release_branch: seg.release_branch.clone(),
                     via,
                     conditions: seg.conditions.clone(),
                 });
@@ -105,6 +107,7 @@ impl State<'_, '_> {
             out: Output::default(),
             // Text included under a condition depends on it too.
             conditions: self.conditions.clone(),
+            release_branch: self.release_branch.clone(),
         };
         st.walk(&dot, &tree.root)?;
         Ok(st.out)
@@ -240,8 +243,12 @@ impl State<'_, '_> {
     }
 }
 
-/// ORs the provenance of everything a nested template printed into `meta`.
+/// ORs the provenance of everything a nested template printed into `meta`; text an
+/// install/upgrade branch let through makes the whole result depend on that state.
 fn merge_output_meta(meta: &mut Meta, out: &Output) {
+    if meta.release.is_none() {
+        meta.release = out.segments.iter().find_map(|s| s.release_branch.clone());
+    }
     for s in out
         .segments
         .iter()
@@ -251,6 +258,7 @@ fn merge_output_meta(meta: &mut Meta, out: &Output) {
             at: None,
             from: s.values_paths.clone(),
             taint: s.taint.clone(),
+            release: s.release.clone(),
         });
     }
 }

@@ -1,0 +1,3 @@
+{{- define "billing.mode" -}}
+{{- if .Release.IsUpgrade }}migrate{{ else }}bootstrap{{ end }}
+{{- end }}
