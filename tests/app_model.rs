@@ -406,3 +406,106 @@ fn profile_sets_helm_capabilities_unless_the_app_pins_them() {
         "a standalone chart renders for the profile's cluster"
     );
 }
+
+/// `profile:` says what the repo cannot: the cluster runs Argo CD 2.14 (label tracking and
+/// status compared by default), namespace `shop` carries `pull: always` in the cluster, and an
+/// HPA made outside the repo scales `api`. Each fact turns into a finding located in the repo
+/// with the profile entry as the related line; without the profile they are absent or milder.
+#[test]
+fn profile_cluster_facts_drive_findings() {
+    let r = run("testdata/apps/profile-cluster");
+    let with_severity = |r: &gitops_lint::lint::LintResult| -> Vec<String> {
+        let mut out: Vec<String> = located(r)
+            .into_iter()
+            .zip(r.findings.iter().map(|f| format!("{:?}", f.severity)))
+            .map(|(l, s)| format!("{s} {l}"))
+            .collect();
+        out.sort();
+        out
+    };
+    let _ = with_severity;
+    let mut got: Vec<String> = r
+        .findings
+        .iter()
+        .map(|f| {
+            let at = |span: gitops_lint::source::Span| {
+                format!("{}:{}", r.map.path(span.file), r.map.line_col(span).line)
+            };
+            let related: Vec<String> = f.secondary.iter().map(|l| at(l.span)).collect();
+            format!(
+                "{:?} {} {} <- {}",
+                f.severity,
+                f.rule,
+                at(f.primary.span),
+                related.join(" ")
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "Error hpa-replicas-conflict apps/api/deployment.yaml:8 <- .gitops-lint.yaml:12",
+            "Error mutation-policy-conflict apps/api/deployment.yaml:18 <- platform/pull-policy.yaml:7 .gitops-lint.yaml:8",
+            "Warning committed-live-state apps/api/deployment.yaml:19 <- ",
+            "Warning instance-label-clash apps/api/deployment.yaml:6 <- ",
+        ]
+    );
+    let hpa = r
+        .findings
+        .iter()
+        .find(|f| f.rule == "hpa-replicas-conflict");
+    assert!(
+        hpa.is_some_and(|f| f
+            .message
+            .contains("HorizontalPodAutoscaler shop/api (.gitops-lint.yaml profile.autoscalers)")),
+        "{hpa:?}"
+    );
+    assert_eq!(
+        r.model
+            .profile
+            .argo_version
+            .as_ref()
+            .map(|v| (v.major, v.minor)),
+        Some((2, 14))
+    );
+
+    // The same repo without the profile: no autoscaler, unknown namespace labels (a warning),
+    // Argo CD ≥ 3.0 defaults (annotation tracking, status ignored).
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/apps/profile-cluster");
+    for rel in [
+        "argocd/api.yaml",
+        "apps/api/deployment.yaml",
+        "platform/pull-policy.yaml",
+    ] {
+        let to = tmp.path().join(rel);
+        std::fs::create_dir_all(to.parent().unwrap_or(tmp.path())).ok();
+        std::fs::copy(src.join(rel), &to).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    }
+    std::fs::write(
+        tmp.path().join(".gitops-lint.yaml"),
+        "repo-urls:\n  - https://git.example.com/shop.git\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let plain = match lint(&LintOptions {
+        root: tmp.path().to_path_buf(),
+        config: None,
+    }) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    };
+    let mut got: Vec<String> = plain
+        .findings
+        .iter()
+        .map(|f| format!("{:?} {}", f.severity, f.rule))
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "Info committed-live-state",
+            "Warning mutation-policy-conflict"
+        ]
+    );
+}

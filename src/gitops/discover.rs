@@ -511,6 +511,7 @@ pub fn build_model_with(
         objects: Vec::new(),
         argo: Default::default(),
         platform: Default::default(),
+        profile: profile.clone(),
     };
     for (obj, _) in &ctx.plain {
         if argo::is_argocd_cm(obj) {

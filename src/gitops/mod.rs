@@ -106,6 +106,9 @@ pub struct Model {
     pub argo: ArgoSettings,
     /// Platform facts from `.gitops-lint.yaml` (filled by the pipeline after the model is built).
     pub platform: crate::config::Platform,
+    /// The destination cluster as `.gitops-lint.yaml` `profile:` describes it (versions,
+    /// namespace labels, autoscalers outside the repo).
+    pub profile: crate::config::Profile,
 }
 
 impl Model {
