@@ -509,3 +509,99 @@ fn profile_cluster_facts_drive_findings() {
         ]
     );
 }
+
+/// A HelmRelease's values from a ConfigMap (a literal block), a `targetPath` ConfigMap key,
+/// a `targetPath` Secret key and an optional missing ConfigMap, then `spec.values`; and a
+/// Flux Kustomization whose missing component is skipped with `ignoreMissingComponents`.
+#[test]
+fn helmrelease_values_from_target_paths_and_ignore_missing_components() {
+    let r = run("testdata/apps/flux-values");
+    assert_eq!(
+        apps(&r),
+        [
+            "api flux-helmrelease 2 [helm charts/api]",
+            "web flux-kustomization 1 [kustomize apps/web (flux overlay)]",
+            "web-strict flux-kustomization 0 [kustomize apps/web (flux overlay)]",
+            // Only a Flux `spec.components` entry refers to it, which the layout does not
+            // count as a reference: built on its own, a Component yields nothing.
+            "components/probes standalone 0 [kustomize components/probes]",
+            "clusters standalone 7 [directory clusters]",
+        ]
+    );
+    // The replica count comes from the ConfigMap's block: the related line is its own line.
+    assert_eq!(
+        located(&r),
+        [
+            "hpa-replicas-conflict charts/api/templates/deployment.yaml:8 api <- charts/api/templates/hpa.yaml:9 clusters/api-values.yaml:9",
+            "render-failed clusters/web.yaml:35 web-strict <- ",
+        ]
+    );
+    let deployment = |name: &str| {
+        r.model
+            .objects
+            .iter()
+            .find(|o| o.object.kind == "Deployment" && o.object.name == name)
+            .map(|o| &o.object.root)
+    };
+    let api = deployment("api-api");
+    let container = api.and_then(|d| {
+        d.get_path(&["spec", "template", "spec", "containers"])
+            .and_then(|c| c.as_seq())
+            .and_then(|c| c.first())
+    });
+    let at = |n: Option<&gitops_lint::yaml::Node>| -> Vec<String> {
+        n.and_then(|n| n.related.as_ref())
+            .map(|rel| {
+                rel.iter()
+                    .map(|l| {
+                        format!(
+                            "{}:{}",
+                            r.map.path(l.span.file),
+                            r.map.line_col(l.span).line
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let image = container.and_then(|c| c.get("image"));
+    assert_eq!(
+        image.and_then(|n| n.as_str()),
+        Some("registry.example.com/api:2.7.1"),
+        "targetPath image.tag overrides the ConfigMap's block"
+    );
+    let version =
+        api.and_then(|d| d.get_path(&["metadata", "labels", "app.kubernetes.io/version"]));
+    assert_eq!(version.and_then(|n| n.as_str()), Some("2.7.1"));
+    assert_eq!(at(version), ["clusters/api-values.yaml:20"]);
+    let password = container.and_then(|c| c.get_path(&["env"])).and_then(|e| {
+        e.as_seq()
+            .and_then(|e| e.first())
+            .and_then(|e| e.get("value"))
+    });
+    assert_eq!(
+        password.and_then(|n| n.as_str()),
+        Some("correct-horse-battery")
+    );
+    assert_eq!(at(password), ["clusters/api-values.yaml:28"]);
+    let port = container
+        .and_then(|c| c.get_path(&["ports"]))
+        .and_then(|p| {
+            p.as_seq()
+                .and_then(|p| p.first())
+                .and_then(|p| p.get("containerPort"))
+        });
+    assert_eq!(
+        port.and_then(|n| n.as_i64()),
+        Some(8080),
+        "spec.values last"
+    );
+    assert_eq!(at(port), ["clusters/api.yaml:31"]);
+    // The present component applied, the missing one skipped.
+    assert_eq!(
+        deployment("web")
+            .and_then(|d| d.get_path(&["metadata", "labels", "probes"]))
+            .and_then(|n| n.as_str()),
+        Some("enabled")
+    );
+}

@@ -279,11 +279,28 @@ impl Ctx<'_> {
         };
         self.rendered_dirs.insert(dir.to_string());
         let shown = if dir.is_empty() { "." } else { dir };
+        // A component is a directory relative to the kustomization (remote ones are kept:
+        // the build reports them).
+        let fs = self.fs;
+        let component_exists = |path: &str| {
+            path.contains("://")
+                || normalize_relative(&if dir.is_empty() {
+                    path.to_string()
+                } else {
+                    format!("{dir}/{path}")
+                })
+                .is_some_and(|p| fs.is_dir(&p))
+        };
         let r = if self.layout.kustomizations.contains(dir) {
             out.sources
                 .push(format!("kustomize {shown} (flux overlay)"));
             let base = read_kustomization(self.fs, dir);
-            kustomize::build_with_kustomization(self.fs, dir, overlay(base, spec), &opts)
+            kustomize::build_with_kustomization(
+                self.fs,
+                dir,
+                overlay(base, spec, &component_exists),
+                &opts,
+            )
         } else {
             // The generated kustomization lists the plain files: they are this app's.
             self.plain_in(dir, true, None, None);
@@ -291,7 +308,12 @@ impl Ctx<'_> {
                 .push(format!("directory {shown} (flux, generated kustomization)"));
             let text = generated_kustomization(self.fs, dir, &self.layout.kustomizations);
             let gfs = GeneratedFs::new(self.fs, dir, text);
-            kustomize::build_with_kustomization(&gfs, dir, overlay(gfs.root(), spec), &opts)
+            kustomize::build_with_kustomization(
+                &gfs,
+                dir,
+                overlay(gfs.root(), spec, &component_exists),
+                &opts,
+            )
         };
         out.objects.extend(r.objects);
         out.issues.extend(r.issues);
@@ -409,6 +431,7 @@ fn argo_helm_unit(
         ignore_missing_value_files: h("ignoreMissingValueFiles").and_then(Node::as_bool)
             == Some(true),
         inline_values,
+        values_layers: vec![],
         parameters,
         skip_crds: h("skipCrds").and_then(Node::as_bool) == Some(true),
         kube_version: h("kubeVersion").and_then(Node::scalar_text),
@@ -647,6 +670,7 @@ pub fn build_model_with(
             value_files: vec![],
             ignore_missing_value_files: false,
             inline_values: vec![],
+            values_layers: vec![],
             parameters: vec![],
             skip_crds: false,
             kube_version: None,
@@ -1120,36 +1144,10 @@ fn helm_release(
         });
         return (app, rendered, None);
     };
-    let mut inline_values = Vec::new();
-    for vf in spec
-        .get("valuesFrom")
-        .and_then(Node::as_seq)
-        .unwrap_or_default()
-    {
-        let kind = vf.get_str("kind").unwrap_or("ConfigMap");
-        let name = vf.get_str("name").unwrap_or("");
-        let key = vf.get_str("valuesKey").unwrap_or("values.yaml");
-        match find(kind, &ns, name).and_then(|o| values_key(&o, key)) {
-            Some(text) if vf.get("targetPath").is_none() => inline_values.push(text),
-            Some(_) => rendered.issues.push(RenderIssue {
-                kind: IssueKind::Unrenderable,
-                span: vf.full_span(),
-                message: format!("valuesFrom {kind}/{name} with targetPath is not applied offline"),
-            }),
-            None if vf.get("optional").and_then(Node::as_bool) == Some(true) => {}
-            None => rendered.issues.push(RenderIssue {
-                kind: IssueKind::Unrenderable,
-                span: vf.full_span(),
-                message: format!(
-                    "valuesFrom {kind}/{name} is not in the repository; its values are unknown"
-                ),
-            }),
-        }
-    }
     let _ = declared;
-    if let Some(v) = spec.get("values") {
-        inline_values.push(v.clone());
-    }
+    let (values_layers, value_issues) =
+        super::values_from::flux_values(spec, &ns, find, ctx.fs.source_map());
+    rendered.issues.extend(value_issues);
     let release_name = spec
         .get("releaseName")
         .and_then(Node::scalar_text)
@@ -1198,7 +1196,8 @@ fn helm_release(
         namespace: release_ns.clone(),
         value_files,
         ignore_missing_value_files: ignore_missing,
-        inline_values,
+        inline_values: vec![],
+        values_layers,
         parameters: vec![],
         skip_crds: false,
         kube_version: None,
@@ -1225,22 +1224,6 @@ fn chart_ref_spec(
         .unwrap_or_else(|| ns.to_string());
     let chart = find("HelmChart", &chart_ns, r.get_str("name")?)?;
     Some((chart, chart_ns))
-}
-
-/// A `valuesFrom` key of a ConfigMap or Secret in the repo (Secret `data` is base64).
-fn values_key(obj: &Object, key: &str) -> Option<Node> {
-    if let Some(v) = obj.root.get("data").and_then(|d| d.get(key)) {
-        if obj.kind == "Secret" {
-            let decoded = flux::decode_base64(&v.scalar_text()?)?;
-            return Some(Node::string(decoded, v.span));
-        }
-        return Some(v.clone());
-    }
-    obj.root
-        .get("stringData")
-        .filter(|_| obj.kind == "Secret")
-        .and_then(|d| d.get(key))
-        .cloned()
 }
 
 /// Argo's directory include/exclude: a glob, or `{a,b}` alternatives.

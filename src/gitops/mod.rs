@@ -13,6 +13,7 @@ pub mod ignore;
 mod remotes;
 pub mod twice;
 pub mod units;
+mod values_from;
 
 pub use argo::{ArgoApp, ArgoSettings, SyncPolicy};
 pub use discover::{LoadedFile, ModelSettings, build_model};

@@ -44,6 +44,8 @@ pub struct HelmUnit {
     /// Inline values documents applied after the files (Argo `values`/`valuesObject`,
     /// Flux `values`), in order.
     pub inline_values: Vec<Node>,
+    /// Values a controller layers after those (Flux `valuesFrom` and `values`), in order.
+    pub values_layers: Vec<crate::render::helm::layers::ValuesLayer>,
     /// `--set` style parameters: (name, value, force string).
     pub parameters: Vec<(String, String, bool)>,
     pub skip_crds: bool,
@@ -238,6 +240,7 @@ fn render_helm_clocked(
         namespace: h.namespace.clone(),
         value_files,
         values_yaml_inline: inline,
+        values_layers: h.values_layers.clone(),
         include_crds: !h.skip_crds,
         skip_crds: h.skip_crds,
         kube_version: h.kube_version.clone(),
