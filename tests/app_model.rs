@@ -605,3 +605,84 @@ fn helmrelease_values_from_target_paths_and_ignore_missing_components() {
         Some("enabled")
     );
 }
+
+/// One chart template renders the next level of an endless app-of-apps chain: eight levels
+/// are apps (each with its parent), the ninth is a located finding on the template's line.
+#[test]
+fn app_of_apps_depth_limit_is_a_located_finding() {
+    let r = run("testdata/apps/app-of-apps-depth");
+    let mut expected: Vec<String> = (0..8)
+        .map(|n| {
+            let parent = if n == 0 {
+                String::new()
+            } else {
+                format!(" <- level-{}", n - 1)
+            };
+            format!("level-{n} argo 1 [helm chain]{parent}")
+        })
+        .collect();
+    expected.push("argocd standalone 1 [directory argocd]".into());
+    assert_eq!(apps(&r), expected);
+    assert_eq!(
+        findings(&r),
+        ["offline-unrenderable-input chain/templates/app.yaml:6 level-7"]
+    );
+    assert!(
+        r.findings[0]
+            .message
+            .contains("app-of-apps nesting deeper than 8 levels: `level-8` is not rendered"),
+        "{}",
+        r.findings[0].message
+    );
+}
+
+/// A `range` in one template renders several Applications from the same line: each is an
+/// app of its own.
+#[test]
+fn applications_from_one_template_line_are_separate_apps() {
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let files = [
+        (
+            "argocd/root.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: root\n  namespace: argocd\nspec:\n  source: {repoURL: https://git.example.com/x.git, path: apps-chart}\n  destination: {server: https://kubernetes.default.svc, namespace: argocd}\n",
+        ),
+        (
+            "apps-chart/Chart.yaml",
+            "apiVersion: v2\nname: apps\nversion: 1.0.0\n",
+        ),
+        ("apps-chart/values.yaml", "apps: [cart, shop]\n"),
+        (
+            "apps-chart/templates/apps.yaml",
+            "{{- range .Values.apps }}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {{ . }}\n  namespace: argocd\nspec:\n  source: {repoURL: https://git.example.com/x.git, path: 'workloads/{{ . }}'}\n  destination: {server: https://kubernetes.default.svc, namespace: '{{ . }}'}\n{{- end }}\n",
+        ),
+        (
+            "workloads/cart/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cart}\n",
+        ),
+        (
+            "workloads/shop/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shop}\n",
+        ),
+    ];
+    for (rel, text) in files {
+        let p = tmp.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(tmp.path())).ok();
+        std::fs::write(&p, text).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    }
+    let r = match lint(&LintOptions {
+        root: tmp.path().to_path_buf(),
+        config: None,
+    }) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(
+        apps(&r),
+        [
+            "root argo 2 [helm apps-chart]",
+            "cart argo 1 [directory workloads/cart] <- root",
+            "shop argo 1 [directory workloads/shop] <- root",
+            "argocd standalone 1 [directory argocd]",
+        ]
+    );
+}
