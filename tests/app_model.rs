@@ -408,8 +408,9 @@ fn profile_sets_helm_capabilities_unless_the_app_pins_them() {
 }
 
 /// `profile:` says what the repo cannot: the cluster runs Argo CD 2.14 (label tracking and
-/// status compared by default), namespace `shop` carries `pull: always` in the cluster, and an
-/// HPA made outside the repo scales `api`. Each fact turns into a finding located in the repo
+/// status compared by default), namespace `shop` carries `pull: always` in the cluster, and
+/// HPAs made outside the repo scale `api` (which pins replicas) and `worker` (which a KEDA
+/// ScaledObject in the repo scales too). Each fact turns into a finding located in the repo
 /// with the profile entry as the related line; without the profile they are absent or milder.
 #[test]
 fn profile_cluster_facts_drive_findings() {
@@ -445,6 +446,7 @@ fn profile_cluster_facts_drive_findings() {
     assert_eq!(
         got,
         [
+            "Error autoscaler-conflict apps/api/worker.yaml:22 <- .gitops-lint.yaml:21",
             "Error hpa-replicas-conflict apps/api/deployment.yaml:8 <- .gitops-lint.yaml:12",
             "Error mutation-policy-conflict apps/api/deployment.yaml:18 <- platform/pull-policy.yaml:7 .gitops-lint.yaml:8",
             "Warning committed-live-state apps/api/deployment.yaml:19 <- ",
@@ -477,6 +479,7 @@ fn profile_cluster_facts_drive_findings() {
     for rel in [
         "argocd/api.yaml",
         "apps/api/deployment.yaml",
+        "apps/api/worker.yaml",
         "platform/pull-policy.yaml",
     ] {
         let to = tmp.path().join(rel);
