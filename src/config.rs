@@ -130,6 +130,14 @@ const PROFILE_AUTOSCALER_KEYS: &[&str] = &[
 ];
 const PROFILE_TARGET_KEYS: &[&str] = &["apiVersion", "kind", "name"];
 
+/// A version as written: an unquoted `1.30` is a float to YAML, whose text would be `1.3`.
+fn version_text(node: &Node) -> Option<String> {
+    node.raw
+        .as_deref()
+        .map(str::to_string)
+        .or_else(|| node.scalar_text())
+}
+
 /// `major.minor` numbers of `1.31`, `v1.31.2`, `3.1.0-rc1`.
 fn major_minor(text: &str) -> Option<(u64, u64)> {
     let mut parts = text.trim_start_matches('v').split(['.', '-', '+']);
@@ -144,7 +152,7 @@ fn parse_profile(node: &Node) -> Result<Profile, (Span, String)> {
     unknown_keys(node, PROFILE_KEYS, "`profile`")?;
     let mut profile = Profile::default();
     if let Some(v) = node.get("kube-version") {
-        let text = v.scalar_text().filter(|t| !t.is_empty()).ok_or((
+        let text = version_text(v).filter(|t| !t.is_empty()).ok_or((
             v.span,
             "`profile.kube-version` must be a version such as `1.31.2`".to_string(),
         ))?;
@@ -178,7 +186,7 @@ fn parse_profile(node: &Node) -> Result<Profile, (Span, String)> {
         }
     }
     if let Some(v) = node.get("argo-version") {
-        let text = v.scalar_text().unwrap_or_default();
+        let text = version_text(v).unwrap_or_default();
         let Some((major, minor)) = major_minor(&text) else {
             return Err((
                 v.span,
@@ -699,7 +707,7 @@ mod tests {
     #[test]
     fn profile_reads_argo_version_namespaces_and_autoscalers() {
         let cfg = parse(
-            "profile:\n  argo-version: v3.1.2\n  namespaces:\n    shop:\n      labels: {team: shop, tier: '1'}\n  autoscalers:\n    - {kind: ScaledObject, name: q, namespace: shop, target: {name: worker}, max-replicas: 4}\n",
+            "profile:\n  argo-version: v3.1.2\n  kube-version: 1.30\n  namespaces:\n    shop:\n      labels: {team: shop, tier: '1'}\n  autoscalers:\n    - {kind: ScaledObject, name: q, namespace: shop, target: {name: worker}, max-replicas: 4}\n",
         )
         .unwrap_or_default();
         let p = &cfg.profile;
@@ -708,6 +716,12 @@ mod tests {
                 .as_ref()
                 .map(|v| (v.major, v.minor, v.before(3, 0))),
             Some((3, 1, false))
+        );
+        assert_eq!(p.kube_version.as_deref(), Some("1.30"), "not the float 1.3");
+        let cfg = parse("profile:\n  argo-version: 2.10\n").unwrap_or_default();
+        assert_eq!(
+            cfg.profile.argo_version.map(|v| (v.major, v.minor)),
+            Some((2, 10))
         );
         let labels: Vec<(&str, &str)> = p.namespaces[0]
             .labels
