@@ -689,3 +689,49 @@ fn applications_from_one_template_line_are_separate_apps() {
         ]
     );
 }
+
+/// `syncPolicy.automated.enabled: false` turns auto-sync off since Argo CD 3.1; an older
+/// release's CRD prunes the field, so the app still syncs automatically and a replicas/HPA
+/// conflict is an error there, a warning on 3.1.
+#[test]
+fn automated_enabled_is_read_only_from_argo_3_1() {
+    let severity = |argo_version: &str| {
+        let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let files = [
+            (
+                ".gitops-lint.yaml",
+                format!("profile:\n  argo-version: \"{argo_version}\"\n"),
+            ),
+            (
+                "argocd/web.yaml",
+                "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  source: {repoURL: https://git.example.com/x.git, path: web}\n  destination: {server: https://kubernetes.default.svc, namespace: web}\n  syncPolicy:\n    automated: {enabled: false, selfHeal: true}\n".into(),
+            ),
+            (
+                "web/deployment.yaml",
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n".into(),
+            ),
+            (
+                "web/hpa.yaml",
+                "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 5\n".into(),
+            ),
+        ];
+        for (rel, text) in files {
+            let p = tmp.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap_or(tmp.path())).ok();
+            std::fs::write(&p, text).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        }
+        let r = match lint(&LintOptions {
+            root: tmp.path().to_path_buf(),
+            config: None,
+        }) {
+            Ok(r) => r,
+            Err(e) => panic!("{e}"),
+        };
+        r.findings
+            .iter()
+            .map(|f| format!("{:?} {}", f.severity, f.rule))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(severity("3.0.12"), ["Error hpa-replicas-conflict"]);
+    assert_eq!(severity("3.1.0"), ["Warning hpa-replicas-conflict"]);
+}

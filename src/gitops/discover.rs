@@ -789,7 +789,12 @@ fn argo_app(
     spec: &Node,
     kind: AppKind,
 ) -> (App, Rendered, Option<String>) {
-    let mut argo_app = argo::read_app_spec(obj, spec, kind == AppKind::ArgoAppSet);
+    let reads_enabled = !ctx
+        .profile
+        .argo_version
+        .as_ref()
+        .is_some_and(|v| v.before(3, 1));
+    let mut argo_app = argo::read_app_spec(obj, spec, kind == AppKind::ArgoAppSet, reads_enabled);
     let ref_files = ref_value_files(&argo_app.sources);
     for src in &mut argo_app.sources {
         // A `ref` source without a path is this repo when its `$ref/...` files exist here.
