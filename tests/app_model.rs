@@ -525,9 +525,6 @@ fn helmrelease_values_from_target_paths_and_ignore_missing_components() {
             "api flux-helmrelease 2 [helm charts/api]",
             "web flux-kustomization 1 [kustomize apps/web (flux overlay)]",
             "web-strict flux-kustomization 0 [kustomize apps/web (flux overlay)]",
-            // Only a Flux `spec.components` entry refers to it, which the layout does not
-            // count as a reference: built on its own, a Component yields nothing.
-            "components/probes standalone 0 [kustomize components/probes]",
             "clusters standalone 7 [directory clusters]",
         ]
     );

@@ -47,6 +47,27 @@ fn under(path: &str, dir: &str) -> bool {
     dir.is_empty() || path == dir || path.starts_with(&format!("{dir}/"))
 }
 
+/// The component directories a Flux Kustomization adds (`spec.components`, relative to its
+/// `spec.path`): referenced, so not built on their own.
+fn flux_components(root: &Node) -> Vec<String> {
+    let is_flux = root.get_str("kind") == Some("Kustomization")
+        && root
+            .get_str("apiVersion")
+            .is_some_and(|v| v.starts_with("kustomize.toolkit.fluxcd.io/"));
+    let Some(spec) = root.get("spec").filter(|_| is_flux) else {
+        return Vec::new();
+    };
+    let path = spec.get_str("path").unwrap_or("");
+    spec.get("components")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Node::as_str)
+        .filter(|c| !c.contains("://"))
+        .filter_map(|c| normalize_relative(&format!("{path}/{c}")))
+        .collect()
+}
+
 /// Directories that hold render inputs rather than plain manifests.
 struct Layout {
     charts: BTreeSet<String>,
@@ -81,6 +102,8 @@ impl Layout {
                         }
                     }
                 }
+            } else {
+                referenced.extend(f.docs.iter().flat_map(|d| flux_components(&d.root)));
             }
         }
         Layout {
