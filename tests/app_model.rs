@@ -732,3 +732,65 @@ fn automated_enabled_is_read_only_from_argo_3_1() {
     assert_eq!(severity("3.0.12"), ["Error hpa-replicas-conflict"]);
     assert_eq!(severity("3.1.0"), ["Warning hpa-replicas-conflict"]);
 }
+
+/// Argo CD's `source.kustomize.components` with `ignoreMissingComponents: true`: the missing
+/// component is skipped, the present one applied; without the flag the build fails.
+#[test]
+fn argo_kustomize_ignore_missing_components() {
+    let run_with = |flag: &str| {
+        let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let files = [
+            (
+                "argocd/web.yaml",
+                format!(
+                    "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  source:\n    repoURL: https://git.example.com/x.git\n    path: web\n    kustomize:\n      components: [../probes, ../canary]\n{flag}  destination: {{server: https://kubernetes.default.svc, namespace: web}}\n"
+                ),
+            ),
+            (
+                "web/kustomization.yaml",
+                "resources: [cm.yaml]\n".to_string(),
+            ),
+            (
+                "web/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n".to_string(),
+            ),
+            (
+                "probes/kustomization.yaml",
+                "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonLabels: {probes: enabled}\n".to_string(),
+            ),
+        ];
+        for (rel, text) in files {
+            let p = tmp.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap_or(tmp.path())).ok();
+            std::fs::write(&p, text).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        }
+        match lint(&LintOptions {
+            root: tmp.path().to_path_buf(),
+            config: None,
+        }) {
+            Ok(r) => r,
+            Err(e) => panic!("{e}"),
+        }
+    };
+    let r = run_with("      ignoreMissingComponents: true\n");
+    assert_eq!(findings(&r), Vec::<String>::new());
+    let label = r
+        .model
+        .objects
+        .iter()
+        .find(|o| o.object.kind == "ConfigMap")
+        .and_then(|o| o.object.label("probes").map(str::to_string));
+    assert_eq!(label.as_deref(), Some("enabled"));
+    let strict = run_with("");
+    // (Located on the kustomization the overrides are written into, not yet on the
+    // Application's `components` entry.)
+    assert_eq!(
+        findings(&strict),
+        ["render-failed web/kustomization.yaml:1 web"]
+    );
+    assert!(
+        strict.findings[0].message.contains("../canary"),
+        "{}",
+        strict.findings[0].message
+    );
+}

@@ -95,7 +95,19 @@ fn render_kustomize(
         max_depth: budget.max_kustomize_depth,
         deadline: Some(budget.deadline()),
     };
-    match k.argo_options.as_ref().map(argo_overrides) {
+    match k.argo_options.as_ref().map(|node| {
+        let mut o = argo_overrides(node);
+        // `ignoreMissingComponents`: components missing from the repo are not added
+        // (catalog A1.9) instead of failing `kustomize edit add component`.
+        if node.get("ignoreMissingComponents").and_then(Node::as_bool) == Some(true) {
+            o.components.retain(|c| {
+                c.contains("://")
+                    || crate::source::normalize_relative(&format!("{}/{c}", k.dir))
+                        .is_some_and(|p| fs.is_dir(&p))
+            });
+        }
+        o
+    }) {
         Some(o) => kustomize::build_with_overrides(fs, &k.dir, &o, &opts),
         None => kustomize::build(fs, &k.dir, &opts),
     }
