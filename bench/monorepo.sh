@@ -209,7 +209,8 @@ P
 )
 "$bin" apps "$repo" > "$work/apps.txt"
 napps=$(( $(wc -l < "$work/apps.txt") - 1 ))
-nobj=$(awk 'NR>1 {s+=$3} END {print s}' "$work/apps.txt")
+# Columns: APP KIND PARENT OBJECTS SOURCE...
+nobj=$(awk 'NR>1 {s+=$4} END {print s}' "$work/apps.txt")
 echo "gitops-lint: $napps apps, $nobj objects, $findings findings: best of 3 = ${secs}s, peak RSS $((kb / 1024)) MiB"
 
 # The render-twice check (catalog §5) renders every chart a second time; with the rule off it

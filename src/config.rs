@@ -36,8 +36,10 @@ pub struct Config {
     pub profile: Profile,
 }
 
-/// `profile:` — the destination cluster as Argo CD and Flux pass it to Helm (catalog A2.2:
-/// `--kube-version` / `--api-versions` come from the cluster unless the app pins them).
+/// `profile:` — what the repo does not say about the destination cluster: its Kubernetes
+/// and Argo CD versions, its API list, labels of namespaces created outside the repo, and
+/// autoscalers created outside the repo (catalog A2.2: `--kube-version` / `--api-versions`
+/// come from the cluster unless the app pins them).
 #[derive(Clone, Debug, Default)]
 pub struct Profile {
     /// `kube-version`: `.Capabilities.KubeVersion` and the chart `kubeVersion` check.
@@ -45,24 +47,116 @@ pub struct Profile {
     /// `api-versions`: extra `.Capabilities.APIVersions` (`v1`, `group/version` or
     /// `group/version/Kind`).
     pub api_versions: Vec<String>,
+    /// `argo-version`: the Argo CD release, for defaults that changed between releases.
+    pub argo_version: Option<ArgoVersion>,
+    /// `namespaces:` labels of namespaces as they are in the cluster.
+    pub namespaces: Vec<ProfileNamespace>,
+    /// `autoscalers:` HPAs and ScaledObjects that exist in the cluster but not in the repo.
+    pub autoscalers: Vec<ProfileAutoscaler>,
 }
 
-const PROFILE_KEYS: &[&str] = &["kube-version", "api-versions"];
+/// An Argo CD release `major.minor[.patch]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgoVersion {
+    pub major: u64,
+    pub minor: u64,
+    pub text: String,
+    pub span: Span,
+}
+
+impl ArgoVersion {
+    /// Is this release older than `major.minor`?
+    pub fn before(&self, major: u64, minor: u64) -> bool {
+        (self.major, self.minor) < (major, minor)
+    }
+}
+
+/// One `profile.namespaces` entry: a namespace and its labels in the cluster.
+#[derive(Clone, Debug)]
+pub struct ProfileNamespace {
+    pub name: String,
+    /// Label key, value, and the `key: value` span in the config file.
+    pub labels: Vec<(String, String, Span)>,
+    pub span: Span,
+}
+
+/// One `profile.autoscalers` entry: an HPA or a KEDA ScaledObject made outside the repo.
+#[derive(Clone, Debug)]
+pub struct ProfileAutoscaler {
+    /// `HorizontalPodAutoscaler` or `ScaledObject`.
+    pub kind: String,
+    pub name: String,
+    pub namespace: String,
+    /// The target's API group (`apps` for `apps/v1`), kind and name.
+    pub target_group: String,
+    pub target_kind: String,
+    pub target_name: String,
+    pub min_replicas: Option<i64>,
+    pub max_replicas: Option<i64>,
+    /// The entry in the config file.
+    pub span: Span,
+}
+
+impl ProfileAutoscaler {
+    /// For messages: `HorizontalPodAutoscaler web/api (profile)`.
+    pub fn describe(&self) -> String {
+        let what = if self.kind == "ScaledObject" {
+            "KEDA ScaledObject"
+        } else {
+            "HorizontalPodAutoscaler"
+        };
+        format!(
+            "{what} {}/{} (.gitops-lint.yaml profile.autoscalers)",
+            self.namespace, self.name
+        )
+    }
+}
+
+const PROFILE_KEYS: &[&str] = &[
+    "kube-version",
+    "api-versions",
+    "argo-version",
+    "namespaces",
+    "autoscalers",
+];
+const PROFILE_NAMESPACE_KEYS: &[&str] = &["labels"];
+const PROFILE_AUTOSCALER_KEYS: &[&str] = &[
+    "kind",
+    "name",
+    "namespace",
+    "target",
+    "min-replicas",
+    "max-replicas",
+];
+const PROFILE_TARGET_KEYS: &[&str] = &["apiVersion", "kind", "name"];
+
+/// A version as written: an unquoted `1.30` is a float to YAML, whose text would be `1.3`.
+fn version_text(node: &Node) -> Option<String> {
+    node.raw
+        .as_deref()
+        .map(str::to_string)
+        .or_else(|| node.scalar_text())
+}
+
+/// `major.minor` numbers of `1.31`, `v1.31.2`, `3.1.0-rc1`.
+fn major_minor(text: &str) -> Option<(u64, u64)> {
+    let mut parts = text.trim_start_matches('v').split(['.', '-', '+']);
+    let number = |p: Option<&str>| {
+        p.filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|p| p.parse::<u64>().ok())
+    };
+    Some((number(parts.next())?, number(parts.next())?))
+}
 
 fn parse_profile(node: &Node) -> Result<Profile, (Span, String)> {
     unknown_keys(node, PROFILE_KEYS, "`profile`")?;
     let mut profile = Profile::default();
     if let Some(v) = node.get("kube-version") {
-        let text = v.scalar_text().filter(|t| !t.is_empty()).ok_or((
+        let text = version_text(v).filter(|t| !t.is_empty()).ok_or((
             v.span,
             "`profile.kube-version` must be a version such as `1.31.2`".to_string(),
         ))?;
-        let bare = text.trim_start_matches('v');
-        let mut parts = bare.split('.');
-        let numeric = |p: Option<&str>| {
-            p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-        };
-        if !numeric(parts.next()) || !numeric(parts.next()) {
+        if major_minor(&text).is_none() {
             return Err((
                 v.span,
                 format!(
@@ -91,7 +185,123 @@ fn parse_profile(node: &Node) -> Result<Profile, (Span, String)> {
             }
         }
     }
+    if let Some(v) = node.get("argo-version") {
+        let text = version_text(v).unwrap_or_default();
+        let Some((major, minor)) = major_minor(&text) else {
+            return Err((
+                v.span,
+                format!(
+                    "`profile.argo-version` `{text}` is not an Argo CD version (`2.14` or `v3.1.2`)"
+                ),
+            ));
+        };
+        profile.argo_version = Some(ArgoVersion {
+            major,
+            minor,
+            text,
+            span: v.span,
+        });
+    }
+    if let Some(v) = node.get("namespaces") {
+        profile.namespaces = parse_profile_namespaces(v)?;
+    }
+    if let Some(v) = node.get("autoscalers") {
+        let items = v
+            .as_seq()
+            .ok_or((v.span, "`profile.autoscalers` must be a list".to_string()))?;
+        for item in items {
+            profile.autoscalers.push(parse_profile_autoscaler(item)?);
+        }
+    }
     Ok(profile)
+}
+
+/// `namespaces: {NAME: {labels: {KEY: VALUE}}}`.
+fn parse_profile_namespaces(node: &Node) -> Result<Vec<ProfileNamespace>, (Span, String)> {
+    let entries = node.as_map().ok_or((
+        node.span,
+        "`profile.namespaces` must map namespace names to `{labels: {...}}`".to_string(),
+    ))?;
+    let mut out = Vec::new();
+    for e in entries {
+        let name = e.key.key_str().into_owned();
+        let what = format!("`profile.namespaces.{name}`");
+        unknown_keys(&e.value, PROFILE_NAMESPACE_KEYS, &what)?;
+        let mut ns = ProfileNamespace {
+            name,
+            labels: Vec::new(),
+            span: e.key.span.cover(e.value.span),
+        };
+        if let Some(labels) = e.value.get("labels") {
+            let pairs = labels
+                .as_map()
+                .ok_or((labels.span, format!("{what}.labels must be a mapping")))?;
+            for l in pairs {
+                let value = l.value.scalar_text().ok_or((
+                    l.value.span,
+                    format!("{what}.labels values must be strings"),
+                ))?;
+                ns.labels.push((
+                    l.key.key_str().into_owned(),
+                    value,
+                    l.key.span.cover(l.value.span),
+                ));
+            }
+        }
+        out.push(ns);
+    }
+    Ok(out)
+}
+
+/// `{kind, name, namespace, target: {apiVersion, kind, name}, min-replicas, max-replicas}`.
+fn parse_profile_autoscaler(item: &Node) -> Result<ProfileAutoscaler, (Span, String)> {
+    const WHAT: &str = "a `profile.autoscalers` entry";
+    unknown_keys(item, PROFILE_AUTOSCALER_KEYS, WHAT)?;
+    let text = |n: &Node, k: &str| {
+        n.get(k)
+            .and_then(Node::scalar_text)
+            .filter(|t| !t.is_empty())
+    };
+    let kind = text(item, "kind").unwrap_or_else(|| "HorizontalPodAutoscaler".into());
+    if kind != "HorizontalPodAutoscaler" && kind != "ScaledObject" {
+        return Err((
+            item.get("kind").map(|n| n.span).unwrap_or(item.span),
+            format!("{WHAT}: kind `{kind}` is not HorizontalPodAutoscaler or ScaledObject"),
+        ));
+    }
+    let (Some(name), Some(namespace)) = (text(item, "name"), text(item, "namespace")) else {
+        return Err((item.span, format!("{WHAT} needs `name` and `namespace`")));
+    };
+    let Some(target) = item.get("target") else {
+        return Err((item.span, format!("{WHAT} needs a `target`")));
+    };
+    unknown_keys(target, PROFILE_TARGET_KEYS, "`target`")?;
+    let Some(target_name) = text(target, "name") else {
+        return Err((target.span, "`target` needs a `name`".into()));
+    };
+    let api_version = text(target, "apiVersion").unwrap_or_else(|| "apps/v1".into());
+    let count = |k: &str| match item.get(k) {
+        Some(n) => n
+            .as_i64()
+            .filter(|v| *v >= 0)
+            .map(Some)
+            .ok_or((n.span, format!("`{k}` must be a whole number"))),
+        None => Ok(None),
+    };
+    Ok(ProfileAutoscaler {
+        kind,
+        name,
+        namespace,
+        target_group: api_version
+            .split_once('/')
+            .map(|(g, _)| g.to_string())
+            .unwrap_or_default(),
+        target_kind: text(target, "kind").unwrap_or_else(|| "Deployment".into()),
+        target_name,
+        min_replicas: count("min-replicas")?,
+        max_replicas: count("max-replicas")?,
+        span: item.span,
+    })
 }
 
 /// `platform:` — what the linter cannot see in the repo.
@@ -484,5 +694,123 @@ mod tests {
             e.is_some_and(|e| e.message.contains("unknown limit `max-steps`")
                 && e.message.contains("max-template-steps"))
         );
+    }
+
+    /// `(line, message)` of a config error, for the located-error tests.
+    fn error_at(text: &str) -> Option<(usize, String)> {
+        let map = SourceMap::new();
+        let id = map.add_text(".gitops-lint.yaml", text);
+        let e = Config::parse(&map, id, &[]).err()?;
+        Some((map.line_col(e.span?).line, e.message))
+    }
+
+    #[test]
+    fn profile_reads_argo_version_namespaces_and_autoscalers() {
+        let cfg = parse(
+            "profile:\n  argo-version: v3.1.2\n  kube-version: 1.30\n  namespaces:\n    shop:\n      labels: {team: shop, tier: '1'}\n  autoscalers:\n    - {kind: ScaledObject, name: q, namespace: shop, target: {name: worker}, max-replicas: 4}\n",
+        )
+        .unwrap_or_default();
+        let p = &cfg.profile;
+        assert_eq!(
+            p.argo_version
+                .as_ref()
+                .map(|v| (v.major, v.minor, v.before(3, 0))),
+            Some((3, 1, false))
+        );
+        assert_eq!(p.kube_version.as_deref(), Some("1.30"), "not the float 1.3");
+        let cfg = parse("profile:\n  argo-version: 2.10\n").unwrap_or_default();
+        assert_eq!(
+            cfg.profile.argo_version.map(|v| (v.major, v.minor)),
+            Some((2, 10))
+        );
+        let labels: Vec<(&str, &str)> = p.namespaces[0]
+            .labels
+            .iter()
+            .map(|(k, v, _)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(labels, [("team", "shop"), ("tier", "1")]);
+        let a = &p.autoscalers[0];
+        assert_eq!(
+            (
+                a.kind.as_str(),
+                a.target_group.as_str(),
+                a.target_kind.as_str(),
+                a.target_name.as_str(),
+                a.min_replicas,
+                a.max_replicas
+            ),
+            (
+                "ScaledObject",
+                "apps",
+                "Deployment",
+                "worker",
+                None,
+                Some(4)
+            )
+        );
+    }
+
+    #[test]
+    fn bad_profile_keys_are_located() {
+        let cases: &[(&str, usize, &str)] = &[
+            (
+                "profile:\n  argo: 3\n",
+                2,
+                "unknown key `argo` in `profile`",
+            ),
+            (
+                "profile:\n  argo-version: latest\n",
+                2,
+                "`latest` is not an Argo CD version",
+            ),
+            (
+                "profile:\n  namespaces:\n    shop:\n      label: {a: b}\n",
+                4,
+                "unknown key `label` in `profile.namespaces.shop`",
+            ),
+            (
+                "profile:\n  namespaces:\n    shop:\n      labels: {a: [b]}\n",
+                4,
+                "labels values must be strings",
+            ),
+            (
+                "profile:\n  namespaces: [shop]\n",
+                2,
+                "must map namespace names",
+            ),
+            (
+                "profile:\n  autoscalers:\n    - name: a\n      namespace: b\n      target: {name: c}\n      minReplicas: 2\n",
+                6,
+                "unknown key `minReplicas`",
+            ),
+            (
+                "profile:\n  autoscalers:\n    - name: a\n      namespace: b\n      kind: VerticalPodAutoscaler\n      target: {name: c}\n",
+                5,
+                "kind `VerticalPodAutoscaler` is not HorizontalPodAutoscaler or ScaledObject",
+            ),
+            (
+                "profile:\n  autoscalers:\n    - name: a\n      target: {name: c}\n",
+                3,
+                "needs `name` and `namespace`",
+            ),
+            (
+                "profile:\n  autoscalers:\n    - name: a\n      namespace: b\n      target: {kind: Deployment}\n",
+                5,
+                "`target` needs a `name`",
+            ),
+            (
+                "profile:\n  autoscalers:\n    - name: a\n      namespace: b\n      target: {name: c}\n      max-replicas: many\n",
+                6,
+                "`max-replicas` must be a whole number",
+            ),
+        ];
+        for (text, line, message) in cases {
+            let got = error_at(text);
+            assert!(
+                got.as_ref()
+                    .is_some_and(|(l, m)| l == line && m.contains(message)),
+                "{text:?}: {got:?}"
+            );
+        }
     }
 }

@@ -76,6 +76,11 @@ pub fn secret_values(model: &Model) -> Vec<String> {
             let decoded = crate::render::gotmpl::funcs::base64_decode(text.trim())
                 .ok()
                 .and_then(|b| String::from_utf8(b).ok());
+            // A Secret holding Helm values (a HelmRelease `valuesFrom`) reaches rendered
+            // objects one value at a time: each of its values is a secret too.
+            for t in std::iter::once(&text).chain(decoded.as_ref()) {
+                values.extend(yaml_leaves(t));
+            }
             values.push(text);
             values.extend(decoded);
         }
@@ -84,6 +89,26 @@ pub fn secret_values(model: &Model) -> Vec<String> {
     values.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
     values.dedup();
     values
+}
+
+/// The scalar values of a Secret value that is a YAML mapping or list (Helm values).
+fn yaml_leaves(text: &str) -> Vec<String> {
+    if !text.contains(['\n', ':']) {
+        return Vec::new();
+    }
+    let parsed = crate::yaml::parse_str(text, Default::default(), &Default::default());
+    let mut out = Vec::new();
+    for doc in parsed.docs {
+        if doc.root.as_map().is_none() && doc.root.as_seq().is_none() {
+            continue;
+        }
+        doc.root.walk(|_, n| {
+            if n.as_map().is_none() && n.as_seq().is_none() {
+                out.extend(n.scalar_text());
+            }
+        });
+    }
+    out
 }
 
 /// `text` with every secret value replaced by its mask.
@@ -132,6 +157,15 @@ mod tests {
         // A ConfigMap is not a Secret.
         let cm = node("apiVersion: v1\nkind: ConfigMap\ndata:\n  password: visible\n");
         assert!(crate::yaml::emit::to_yaml(&mask_secret(&cm)).contains("visible"));
+    }
+
+    #[test]
+    fn values_inside_a_secret_holding_helm_values_are_scrubbed_one_by_one() {
+        let mut leaves =
+            yaml_leaves("db:\n  password: hunter2-long\n  port: 5432\nhosts: [a.example.com]\n");
+        leaves.sort();
+        assert_eq!(leaves, ["5432", "a.example.com", "hunter2-long"]);
+        assert!(yaml_leaves("just-a-token").is_empty());
     }
 
     #[test]

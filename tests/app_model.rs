@@ -406,3 +406,391 @@ fn profile_sets_helm_capabilities_unless_the_app_pins_them() {
         "a standalone chart renders for the profile's cluster"
     );
 }
+
+/// `profile:` says what the repo cannot: the cluster runs Argo CD 2.14 (label tracking and
+/// status compared by default), namespace `shop` carries `pull: always` in the cluster, and
+/// HPAs made outside the repo scale `api` (which pins replicas) and `worker` (which a KEDA
+/// ScaledObject in the repo scales too). Each fact turns into a finding located in the repo
+/// with the profile entry as the related line; without the profile they are absent or milder.
+#[test]
+fn profile_cluster_facts_drive_findings() {
+    let r = run("testdata/apps/profile-cluster");
+    let with_severity = |r: &gitops_lint::lint::LintResult| -> Vec<String> {
+        let mut out: Vec<String> = located(r)
+            .into_iter()
+            .zip(r.findings.iter().map(|f| format!("{:?}", f.severity)))
+            .map(|(l, s)| format!("{s} {l}"))
+            .collect();
+        out.sort();
+        out
+    };
+    let _ = with_severity;
+    let mut got: Vec<String> = r
+        .findings
+        .iter()
+        .map(|f| {
+            let at = |span: gitops_lint::source::Span| {
+                format!("{}:{}", r.map.path(span.file), r.map.line_col(span).line)
+            };
+            let related: Vec<String> = f.secondary.iter().map(|l| at(l.span)).collect();
+            format!(
+                "{:?} {} {} <- {}",
+                f.severity,
+                f.rule,
+                at(f.primary.span),
+                related.join(" ")
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "Error autoscaler-conflict apps/api/worker.yaml:22 <- .gitops-lint.yaml:21",
+            "Error hpa-replicas-conflict apps/api/deployment.yaml:8 <- .gitops-lint.yaml:12",
+            "Error mutation-policy-conflict apps/api/deployment.yaml:18 <- platform/pull-policy.yaml:7 .gitops-lint.yaml:8",
+            "Warning committed-live-state apps/api/deployment.yaml:19 <- ",
+            "Warning instance-label-clash apps/api/deployment.yaml:6 <- ",
+        ]
+    );
+    let hpa = r
+        .findings
+        .iter()
+        .find(|f| f.rule == "hpa-replicas-conflict");
+    assert!(
+        hpa.is_some_and(|f| f
+            .message
+            .contains("HorizontalPodAutoscaler shop/api (.gitops-lint.yaml profile.autoscalers)")),
+        "{hpa:?}"
+    );
+    assert_eq!(
+        r.model
+            .profile
+            .argo_version
+            .as_ref()
+            .map(|v| (v.major, v.minor)),
+        Some((2, 14))
+    );
+
+    // The same repo without the profile: no autoscaler, unknown namespace labels (a warning),
+    // Argo CD ≥ 3.0 defaults (annotation tracking, status ignored).
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/apps/profile-cluster");
+    for rel in [
+        "argocd/api.yaml",
+        "apps/api/deployment.yaml",
+        "apps/api/worker.yaml",
+        "platform/pull-policy.yaml",
+    ] {
+        let to = tmp.path().join(rel);
+        std::fs::create_dir_all(to.parent().unwrap_or(tmp.path())).ok();
+        std::fs::copy(src.join(rel), &to).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    }
+    std::fs::write(
+        tmp.path().join(".gitops-lint.yaml"),
+        "repo-urls:\n  - https://git.example.com/shop.git\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let plain = match lint(&LintOptions {
+        root: tmp.path().to_path_buf(),
+        config: None,
+    }) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    };
+    let mut got: Vec<String> = plain
+        .findings
+        .iter()
+        .map(|f| format!("{:?} {}", f.severity, f.rule))
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "Info committed-live-state",
+            "Warning mutation-policy-conflict"
+        ]
+    );
+}
+
+/// A HelmRelease's values from a ConfigMap (a literal block), a `targetPath` ConfigMap key,
+/// a `targetPath` Secret key and an optional missing ConfigMap, then `spec.values`; and a
+/// Flux Kustomization whose missing component is skipped with `ignoreMissingComponents`.
+#[test]
+fn helmrelease_values_from_target_paths_and_ignore_missing_components() {
+    let r = run("testdata/apps/flux-values");
+    assert_eq!(
+        apps(&r),
+        [
+            "api flux-helmrelease 2 [helm charts/api]",
+            "web flux-kustomization 1 [kustomize apps/web (flux overlay)]",
+            "web-strict flux-kustomization 0 [kustomize apps/web (flux overlay)]",
+            "clusters standalone 7 [directory clusters]",
+        ]
+    );
+    // The replica count comes from the ConfigMap's block: the related line is its own line.
+    assert_eq!(
+        located(&r),
+        [
+            "hpa-replicas-conflict charts/api/templates/deployment.yaml:8 api <- charts/api/templates/hpa.yaml:9 clusters/api-values.yaml:9",
+            "render-failed clusters/web.yaml:35 web-strict <- ",
+        ]
+    );
+    let deployment = |name: &str| {
+        r.model
+            .objects
+            .iter()
+            .find(|o| o.object.kind == "Deployment" && o.object.name == name)
+            .map(|o| &o.object.root)
+    };
+    let api = deployment("api-api");
+    let container = api.and_then(|d| {
+        d.get_path(&["spec", "template", "spec", "containers"])
+            .and_then(|c| c.as_seq())
+            .and_then(|c| c.first())
+    });
+    let at = |n: Option<&gitops_lint::yaml::Node>| -> Vec<String> {
+        n.and_then(|n| n.related.as_ref())
+            .map(|rel| {
+                rel.iter()
+                    .map(|l| {
+                        format!(
+                            "{}:{}",
+                            r.map.path(l.span.file),
+                            r.map.line_col(l.span).line
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let image = container.and_then(|c| c.get("image"));
+    assert_eq!(
+        image.and_then(|n| n.as_str()),
+        Some("registry.example.com/api:2.7.1"),
+        "targetPath image.tag overrides the ConfigMap's block"
+    );
+    let version =
+        api.and_then(|d| d.get_path(&["metadata", "labels", "app.kubernetes.io/version"]));
+    assert_eq!(version.and_then(|n| n.as_str()), Some("2.7.1"));
+    assert_eq!(at(version), ["clusters/api-values.yaml:20"]);
+    let password = container.and_then(|c| c.get_path(&["env"])).and_then(|e| {
+        e.as_seq()
+            .and_then(|e| e.first())
+            .and_then(|e| e.get("value"))
+    });
+    assert_eq!(
+        password.and_then(|n| n.as_str()),
+        Some("correct-horse-battery")
+    );
+    assert_eq!(at(password), ["clusters/api-values.yaml:28"]);
+    let port = container
+        .and_then(|c| c.get_path(&["ports"]))
+        .and_then(|p| {
+            p.as_seq()
+                .and_then(|p| p.first())
+                .and_then(|p| p.get("containerPort"))
+        });
+    assert_eq!(
+        port.and_then(|n| n.as_i64()),
+        Some(8080),
+        "spec.values last"
+    );
+    assert_eq!(at(port), ["clusters/api.yaml:31"]);
+    // The present component applied, the missing one skipped.
+    assert_eq!(
+        deployment("web")
+            .and_then(|d| d.get_path(&["metadata", "labels", "probes"]))
+            .and_then(|n| n.as_str()),
+        Some("enabled")
+    );
+}
+
+/// One chart template renders the next level of an endless app-of-apps chain: eight levels
+/// are apps (each with its parent), the ninth is a located finding on the template's line.
+#[test]
+fn app_of_apps_depth_limit_is_a_located_finding() {
+    let r = run("testdata/apps/app-of-apps-depth");
+    let mut expected: Vec<String> = (0..8)
+        .map(|n| {
+            let parent = if n == 0 {
+                String::new()
+            } else {
+                format!(" <- level-{}", n - 1)
+            };
+            format!("level-{n} argo 1 [helm chain]{parent}")
+        })
+        .collect();
+    expected.push("argocd standalone 1 [directory argocd]".into());
+    assert_eq!(apps(&r), expected);
+    assert_eq!(
+        findings(&r),
+        ["offline-unrenderable-input chain/templates/app.yaml:6 level-7"]
+    );
+    assert!(
+        r.findings[0]
+            .message
+            .contains("app-of-apps nesting deeper than 8 levels: `level-8` is not rendered"),
+        "{}",
+        r.findings[0].message
+    );
+}
+
+/// A `range` in one template renders several Applications from the same line: each is an
+/// app of its own.
+#[test]
+fn applications_from_one_template_line_are_separate_apps() {
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let files = [
+        (
+            "argocd/root.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: root\n  namespace: argocd\nspec:\n  source: {repoURL: https://git.example.com/x.git, path: apps-chart}\n  destination: {server: https://kubernetes.default.svc, namespace: argocd}\n",
+        ),
+        (
+            "apps-chart/Chart.yaml",
+            "apiVersion: v2\nname: apps\nversion: 1.0.0\n",
+        ),
+        ("apps-chart/values.yaml", "apps: [cart, shop]\n"),
+        (
+            "apps-chart/templates/apps.yaml",
+            "{{- range .Values.apps }}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {{ . }}\n  namespace: argocd\nspec:\n  source: {repoURL: https://git.example.com/x.git, path: 'workloads/{{ . }}'}\n  destination: {server: https://kubernetes.default.svc, namespace: '{{ . }}'}\n{{- end }}\n",
+        ),
+        (
+            "workloads/cart/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cart}\n",
+        ),
+        (
+            "workloads/shop/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shop}\n",
+        ),
+    ];
+    for (rel, text) in files {
+        let p = tmp.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(tmp.path())).ok();
+        std::fs::write(&p, text).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    }
+    let r = match lint(&LintOptions {
+        root: tmp.path().to_path_buf(),
+        config: None,
+    }) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(
+        apps(&r),
+        [
+            "root argo 2 [helm apps-chart]",
+            "cart argo 1 [directory workloads/cart] <- root",
+            "shop argo 1 [directory workloads/shop] <- root",
+            "argocd standalone 1 [directory argocd]",
+        ]
+    );
+}
+
+/// `syncPolicy.automated.enabled: false` turns auto-sync off since Argo CD 3.1; an older
+/// release's CRD prunes the field, so the app still syncs automatically and a replicas/HPA
+/// conflict is an error there, a warning on 3.1.
+#[test]
+fn automated_enabled_is_read_only_from_argo_3_1() {
+    let severity = |argo_version: &str| {
+        let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let files = [
+            (
+                ".gitops-lint.yaml",
+                format!("profile:\n  argo-version: \"{argo_version}\"\n"),
+            ),
+            (
+                "argocd/web.yaml",
+                "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  source: {repoURL: https://git.example.com/x.git, path: web}\n  destination: {server: https://kubernetes.default.svc, namespace: web}\n  syncPolicy:\n    automated: {enabled: false, selfHeal: true}\n".into(),
+            ),
+            (
+                "web/deployment.yaml",
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n".into(),
+            ),
+            (
+                "web/hpa.yaml",
+                "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 5\n".into(),
+            ),
+        ];
+        for (rel, text) in files {
+            let p = tmp.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap_or(tmp.path())).ok();
+            std::fs::write(&p, text).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        }
+        let r = match lint(&LintOptions {
+            root: tmp.path().to_path_buf(),
+            config: None,
+        }) {
+            Ok(r) => r,
+            Err(e) => panic!("{e}"),
+        };
+        r.findings
+            .iter()
+            .map(|f| format!("{:?} {}", f.severity, f.rule))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(severity("3.0.12"), ["Error hpa-replicas-conflict"]);
+    assert_eq!(severity("3.1.0"), ["Warning hpa-replicas-conflict"]);
+}
+
+/// Argo CD's `source.kustomize.components` with `ignoreMissingComponents: true`: the missing
+/// component is skipped, the present one applied; without the flag the build fails.
+#[test]
+fn argo_kustomize_ignore_missing_components() {
+    let run_with = |flag: &str| {
+        let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let files = [
+            (
+                "argocd/web.yaml",
+                format!(
+                    "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  source:\n    repoURL: https://git.example.com/x.git\n    path: web\n    kustomize:\n      components: [../probes, ../canary]\n{flag}  destination: {{server: https://kubernetes.default.svc, namespace: web}}\n"
+                ),
+            ),
+            (
+                "web/kustomization.yaml",
+                "resources: [cm.yaml]\n".to_string(),
+            ),
+            (
+                "web/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n".to_string(),
+            ),
+            (
+                "probes/kustomization.yaml",
+                "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonLabels: {probes: enabled}\n".to_string(),
+            ),
+        ];
+        for (rel, text) in files {
+            let p = tmp.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap_or(tmp.path())).ok();
+            std::fs::write(&p, text).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        }
+        match lint(&LintOptions {
+            root: tmp.path().to_path_buf(),
+            config: None,
+        }) {
+            Ok(r) => r,
+            Err(e) => panic!("{e}"),
+        }
+    };
+    let r = run_with("      ignoreMissingComponents: true\n");
+    assert_eq!(findings(&r), Vec::<String>::new());
+    let label = r
+        .model
+        .objects
+        .iter()
+        .find(|o| o.object.kind == "ConfigMap")
+        .and_then(|o| o.object.label("probes").map(str::to_string));
+    assert_eq!(label.as_deref(), Some("enabled"));
+    let strict = run_with("");
+    // (Located on the kustomization the overrides are written into, not yet on the
+    // Application's `components` entry.)
+    assert_eq!(
+        findings(&strict),
+        ["render-failed web/kustomization.yaml:1 web"]
+    );
+    assert!(
+        strict.findings[0].message.contains("../canary"),
+        "{}",
+        strict.findings[0].message
+    );
+}

@@ -254,9 +254,19 @@ fn profile_errors_are_located() {
             "group/version",
         ),
         (
-            "profile:\n  argo-version: 3.1\n",
+            "profile:\n  argo: 3.1\n",
             ".gitops-lint.yaml:2:3",
-            "unknown key `argo-version`",
+            "unknown key `argo`",
+        ),
+        (
+            "profile:\n  argo-version: stable\n",
+            ".gitops-lint.yaml:2:17",
+            "is not an Argo CD version",
+        ),
+        (
+            "profile:\n  autoscalers:\n    - {name: a, namespace: b, target: {name: c}, replicas: 2}\n",
+            ".gitops-lint.yaml:3:50",
+            "unknown key `replicas`",
         ),
     ] {
         std::fs::write(dir.path().join(".gitops-lint.yaml"), text).expect("write");

@@ -109,10 +109,12 @@ pub(super) fn expand(
                 continue;
             }
             // A child declared in the repo (or created for an earlier parent) already exists.
+            // One template line renders many Applications (a `range`, a chain of levels), so
+            // the same span alone does not make the same app: the name must match too.
             let existing: Vec<usize> = (0..pending.len())
                 .filter(|&j| {
                     origins[j].as_ref().is_some_and(|o| {
-                        o.span == origin.span || (o.same_object(&origin) && j != i)
+                        o.same_object(&origin) && (o.span == origin.span || j != i)
                     })
                 })
                 .collect();

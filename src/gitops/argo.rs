@@ -80,7 +80,14 @@ fn source_from(node: &Node) -> ArgoSource {
 }
 
 /// Read the app part of an Application spec (for an ApplicationSet: its template's spec).
-pub fn read_app_spec(decl: &Object, spec: &Node, from_appset: bool) -> ArgoApp {
+/// `automated.enabled` exists since Argo CD 3.1 (catalog A1.5); `reads_enabled` false is an
+/// older release, whose CRD prunes the field, so `automated` is on whatever it says.
+pub fn read_app_spec(
+    decl: &Object,
+    spec: &Node,
+    from_appset: bool,
+    reads_enabled: bool,
+) -> ArgoApp {
     let mut sources = Vec::new();
     if let Some(items) = spec.get("sources").and_then(Node::as_seq) {
         sources.extend(items.iter().map(source_from));
@@ -91,7 +98,8 @@ pub fn read_app_spec(decl: &Object, spec: &Node, from_appset: bool) -> ArgoApp {
     if let Some(sp) = spec.get("syncPolicy") {
         sync.span = Some(sp.span);
         if let Some(auto) = sp.get("automated") {
-            let enabled = auto.get("enabled").and_then(Node::as_bool).unwrap_or(true);
+            let enabled =
+                !reads_enabled || auto.get("enabled").and_then(Node::as_bool).unwrap_or(true);
             sync.automated = enabled;
             sync.self_heal = enabled && auto.get("selfHeal").and_then(Node::as_bool) == Some(true);
             sync.prune = enabled && auto.get("prune").and_then(Node::as_bool) == Some(true);

@@ -47,6 +47,27 @@ fn under(path: &str, dir: &str) -> bool {
     dir.is_empty() || path == dir || path.starts_with(&format!("{dir}/"))
 }
 
+/// The component directories a Flux Kustomization adds (`spec.components`, relative to its
+/// `spec.path`): referenced, so not built on their own.
+fn flux_components(root: &Node) -> Vec<String> {
+    let is_flux = root.get_str("kind") == Some("Kustomization")
+        && root
+            .get_str("apiVersion")
+            .is_some_and(|v| v.starts_with("kustomize.toolkit.fluxcd.io/"));
+    let Some(spec) = root.get("spec").filter(|_| is_flux) else {
+        return Vec::new();
+    };
+    let path = spec.get_str("path").unwrap_or("");
+    spec.get("components")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Node::as_str)
+        .filter(|c| !c.contains("://"))
+        .filter_map(|c| normalize_relative(&format!("{path}/{c}")))
+        .collect()
+}
+
 /// Directories that hold render inputs rather than plain manifests.
 struct Layout {
     charts: BTreeSet<String>,
@@ -81,6 +102,8 @@ impl Layout {
                         }
                     }
                 }
+            } else {
+                referenced.extend(f.docs.iter().flat_map(|d| flux_components(&d.root)));
             }
         }
         Layout {
@@ -279,11 +302,28 @@ impl Ctx<'_> {
         };
         self.rendered_dirs.insert(dir.to_string());
         let shown = if dir.is_empty() { "." } else { dir };
+        // A component is a directory relative to the kustomization (remote ones are kept:
+        // the build reports them).
+        let fs = self.fs;
+        let component_exists = |path: &str| {
+            path.contains("://")
+                || normalize_relative(&if dir.is_empty() {
+                    path.to_string()
+                } else {
+                    format!("{dir}/{path}")
+                })
+                .is_some_and(|p| fs.is_dir(&p))
+        };
         let r = if self.layout.kustomizations.contains(dir) {
             out.sources
                 .push(format!("kustomize {shown} (flux overlay)"));
             let base = read_kustomization(self.fs, dir);
-            kustomize::build_with_kustomization(self.fs, dir, overlay(base, spec), &opts)
+            kustomize::build_with_kustomization(
+                self.fs,
+                dir,
+                overlay(base, spec, &component_exists),
+                &opts,
+            )
         } else {
             // The generated kustomization lists the plain files: they are this app's.
             self.plain_in(dir, true, None, None);
@@ -291,7 +331,12 @@ impl Ctx<'_> {
                 .push(format!("directory {shown} (flux, generated kustomization)"));
             let text = generated_kustomization(self.fs, dir, &self.layout.kustomizations);
             let gfs = GeneratedFs::new(self.fs, dir, text);
-            kustomize::build_with_kustomization(&gfs, dir, overlay(gfs.root(), spec), &opts)
+            kustomize::build_with_kustomization(
+                &gfs,
+                dir,
+                overlay(gfs.root(), spec, &component_exists),
+                &opts,
+            )
         };
         out.objects.extend(r.objects);
         out.issues.extend(r.issues);
@@ -409,6 +454,7 @@ fn argo_helm_unit(
         ignore_missing_value_files: h("ignoreMissingValueFiles").and_then(Node::as_bool)
             == Some(true),
         inline_values,
+        values_layers: vec![],
         parameters,
         skip_crds: h("skipCrds").and_then(Node::as_bool) == Some(true),
         kube_version: h("kubeVersion").and_then(Node::scalar_text),
@@ -511,6 +557,7 @@ pub fn build_model_with(
         objects: Vec::new(),
         argo: Default::default(),
         platform: Default::default(),
+        profile: profile.clone(),
     };
     for (obj, _) in &ctx.plain {
         if argo::is_argocd_cm(obj) {
@@ -646,6 +693,7 @@ pub fn build_model_with(
             value_files: vec![],
             ignore_missing_value_files: false,
             inline_values: vec![],
+            values_layers: vec![],
             parameters: vec![],
             skip_crds: false,
             kube_version: None,
@@ -764,7 +812,12 @@ fn argo_app(
     spec: &Node,
     kind: AppKind,
 ) -> (App, Rendered, Option<String>) {
-    let mut argo_app = argo::read_app_spec(obj, spec, kind == AppKind::ArgoAppSet);
+    let reads_enabled = !ctx
+        .profile
+        .argo_version
+        .as_ref()
+        .is_some_and(|v| v.before(3, 1));
+    let mut argo_app = argo::read_app_spec(obj, spec, kind == AppKind::ArgoAppSet, reads_enabled);
     let ref_files = ref_value_files(&argo_app.sources);
     for src in &mut argo_app.sources {
         // A `ref` source without a path is this repo when its `$ref/...` files exist here.
@@ -1119,36 +1172,10 @@ fn helm_release(
         });
         return (app, rendered, None);
     };
-    let mut inline_values = Vec::new();
-    for vf in spec
-        .get("valuesFrom")
-        .and_then(Node::as_seq)
-        .unwrap_or_default()
-    {
-        let kind = vf.get_str("kind").unwrap_or("ConfigMap");
-        let name = vf.get_str("name").unwrap_or("");
-        let key = vf.get_str("valuesKey").unwrap_or("values.yaml");
-        match find(kind, &ns, name).and_then(|o| values_key(&o, key)) {
-            Some(text) if vf.get("targetPath").is_none() => inline_values.push(text),
-            Some(_) => rendered.issues.push(RenderIssue {
-                kind: IssueKind::Unrenderable,
-                span: vf.full_span(),
-                message: format!("valuesFrom {kind}/{name} with targetPath is not applied offline"),
-            }),
-            None if vf.get("optional").and_then(Node::as_bool) == Some(true) => {}
-            None => rendered.issues.push(RenderIssue {
-                kind: IssueKind::Unrenderable,
-                span: vf.full_span(),
-                message: format!(
-                    "valuesFrom {kind}/{name} is not in the repository; its values are unknown"
-                ),
-            }),
-        }
-    }
     let _ = declared;
-    if let Some(v) = spec.get("values") {
-        inline_values.push(v.clone());
-    }
+    let (values_layers, value_issues) =
+        super::values_from::flux_values(spec, &ns, find, ctx.fs.source_map());
+    rendered.issues.extend(value_issues);
     let release_name = spec
         .get("releaseName")
         .and_then(Node::scalar_text)
@@ -1197,7 +1224,8 @@ fn helm_release(
         namespace: release_ns.clone(),
         value_files,
         ignore_missing_value_files: ignore_missing,
-        inline_values,
+        inline_values: vec![],
+        values_layers,
         parameters: vec![],
         skip_crds: false,
         kube_version: None,
@@ -1224,22 +1252,6 @@ fn chart_ref_spec(
         .unwrap_or_else(|| ns.to_string());
     let chart = find("HelmChart", &chart_ns, r.get_str("name")?)?;
     Some((chart, chart_ns))
-}
-
-/// A `valuesFrom` key of a ConfigMap or Secret in the repo (Secret `data` is base64).
-fn values_key(obj: &Object, key: &str) -> Option<Node> {
-    if let Some(v) = obj.root.get("data").and_then(|d| d.get(key)) {
-        if obj.kind == "Secret" {
-            let decoded = flux::decode_base64(&v.scalar_text()?)?;
-            return Some(Node::string(decoded, v.span));
-        }
-        return Some(v.clone());
-    }
-    obj.root
-        .get("stringData")
-        .filter(|_| obj.kind == "Secret")
-        .and_then(|d| d.get(key))
-        .cloned()
 }
 
 /// Argo's directory include/exclude: a glob, or `{a,b}` alternatives.

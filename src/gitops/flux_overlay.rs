@@ -61,8 +61,11 @@ fn list<'a>(root: &'a mut Node, key: &str, like: &Node) -> Option<&'a mut Vec<No
 
 /// The kustomization `base` with the Flux Kustomization's overlay fields written into it,
 /// as the controller's generator does: scalars replace, patches and components append,
-/// images replace the entry of the same name.
-pub fn overlay(mut base: Node, spec: &Node) -> Node {
+/// images replace the entry of the same name. With `ignoreMissingComponents: true`
+/// (kustomize-controller v1.5+) a `spec.components` entry for which `component_exists` is
+/// false is left out instead of failing the build.
+pub fn overlay(mut base: Node, spec: &Node, component_exists: &dyn Fn(&str) -> bool) -> Node {
+    let skip_missing = spec.get("ignoreMissingComponents").and_then(Node::as_bool) == Some(true);
     if let Some(ns) = spec.get("targetNamespace") {
         set(&mut base, "namespace", ns.clone());
     }
@@ -76,7 +79,16 @@ pub fn overlay(mut base: Node, spec: &Node) -> Node {
             && let Some(field) = spec.get(key)
             && let Some(out) = list(&mut base, key, field)
         {
-            out.extend(items.iter().cloned());
+            out.extend(
+                items
+                    .iter()
+                    .filter(|c| {
+                        key != "components"
+                            || !skip_missing
+                            || c.scalar_text().is_none_or(|path| component_exists(&path))
+                    })
+                    .cloned(),
+            );
         }
     }
     if let Some(images) = spec.get("images")
@@ -258,7 +270,7 @@ mod tests {
         let spec = parse(
             "targetNamespace: web\nnamePrefix: prod-\nimages:\n- name: app\n  newTag: '2'\n- name: db\n  newTag: '9'\npatches:\n- patch: x\n  target: {kind: Deployment}\ncomponents: [../c]\n",
         );
-        let out = overlay(base, &spec);
+        let out = overlay(base, &spec, &|_| false);
         assert_eq!(out.get_str("namespace"), Some("web"));
         assert_eq!(out.get_str("namePrefix"), Some("prod-"));
         let images = out.get("images").and_then(Node::as_seq).unwrap_or_default();
@@ -274,6 +286,32 @@ mod tests {
                 .and_then(Node::as_seq)
                 .map(|c| c.len()),
             Some(1)
+        );
+    }
+
+    #[test]
+    fn ignore_missing_components_leaves_out_only_missing_ones() {
+        let spec = |flag: &str| {
+            parse(&format!(
+                "components: [../present, ../missing]\nignoreMissingComponents: {flag}\n"
+            ))
+        };
+        let names = |out: Node| -> Vec<String> {
+            out.get("components")
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(Node::scalar_text)
+                .collect()
+        };
+        let exists = |p: &str| p == "../present";
+        assert_eq!(
+            names(overlay(parse("resources: []\n"), &spec("true"), &exists)),
+            ["../present"]
+        );
+        assert_eq!(
+            names(overlay(parse("resources: []\n"), &spec("false"), &exists)),
+            ["../present", "../missing"]
         );
     }
 

@@ -13,6 +13,7 @@ pub mod ignore;
 mod remotes;
 pub mod twice;
 pub mod units;
+mod values_from;
 
 pub use argo::{ArgoApp, ArgoSettings, SyncPolicy};
 pub use discover::{LoadedFile, ModelSettings, build_model};
@@ -106,6 +107,9 @@ pub struct Model {
     pub argo: ArgoSettings,
     /// Platform facts from `.gitops-lint.yaml` (filled by the pipeline after the model is built).
     pub platform: crate::config::Platform,
+    /// The destination cluster as `.gitops-lint.yaml` `profile:` describes it (versions,
+    /// namespace labels, autoscalers outside the repo).
+    pub profile: crate::config::Profile,
 }
 
 impl Model {

@@ -44,6 +44,8 @@ pub struct HelmUnit {
     /// Inline values documents applied after the files (Argo `values`/`valuesObject`,
     /// Flux `values`), in order.
     pub inline_values: Vec<Node>,
+    /// Values a controller layers after those (Flux `valuesFrom` and `values`), in order.
+    pub values_layers: Vec<crate::render::helm::layers::ValuesLayer>,
     /// `--set` style parameters: (name, value, force string).
     pub parameters: Vec<(String, String, bool)>,
     pub skip_crds: bool,
@@ -93,7 +95,19 @@ fn render_kustomize(
         max_depth: budget.max_kustomize_depth,
         deadline: Some(budget.deadline()),
     };
-    match k.argo_options.as_ref().map(argo_overrides) {
+    match k.argo_options.as_ref().map(|node| {
+        let mut o = argo_overrides(node);
+        // `ignoreMissingComponents`: components missing from the repo are not added
+        // (catalog A1.9) instead of failing `kustomize edit add component`.
+        if node.get("ignoreMissingComponents").and_then(Node::as_bool) == Some(true) {
+            o.components.retain(|c| {
+                c.contains("://")
+                    || crate::source::normalize_relative(&format!("{}/{c}", k.dir))
+                        .is_some_and(|p| fs.is_dir(&p))
+            });
+        }
+        o
+    }) {
         Some(o) => kustomize::build_with_overrides(fs, &k.dir, &o, &opts),
         None => kustomize::build(fs, &k.dir, &opts),
     }
@@ -238,6 +252,7 @@ fn render_helm_clocked(
         namespace: h.namespace.clone(),
         value_files,
         values_yaml_inline: inline,
+        values_layers: h.values_layers.clone(),
         include_crds: !h.skip_crds,
         skip_crds: h.skip_crds,
         kube_version: h.kube_version.clone(),

@@ -433,6 +433,15 @@ impl Ownership {
                 kind: s.target.1,
                 name: s.target.2,
             })
+            // Autoscalers the cluster has outside the repo (`profile.autoscalers`).
+            .chain(model.profile.autoscalers.iter().map(|p| ReplicaWriter {
+                namespace: p.namespace.clone(),
+                owner: p.describe(),
+                span: p.span,
+                group: p.target_group.clone(),
+                kind: p.target_kind.clone(),
+                name: p.target_name.clone(),
+            }))
             .collect();
         Ownership {
             namespaces: NamespaceLabels::from_model(model),

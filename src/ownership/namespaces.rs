@@ -1,6 +1,7 @@
 //! Namespace labels known from the repo (catalog A8): `Namespace` objects and Argo
-//! `managedNamespaceMetadata` of apps that create their namespace. Unknown namespaces stay
-//! unknown, so selectors on them are "may match".
+//! `managedNamespaceMetadata` of apps that create their namespace, over the cluster's labels
+//! from `.gitops-lint.yaml` `profile.namespaces`. Unknown namespaces stay unknown, so
+//! selectors on them are "may match".
 
 use super::selector::{Labels, labels_of};
 use crate::gitops::Model;
@@ -18,6 +19,17 @@ impl NamespaceLabels {
     pub fn from_model(model: &Model) -> NamespaceLabels {
         let mut known: BTreeMap<String, (Labels, Option<crate::source::Span>)> = BTreeMap::new();
         let mut label_spans = BTreeMap::new();
+        // `.gitops-lint.yaml` `profile.namespaces`: the labels namespaces have in the cluster.
+        // What the repo declares below is applied over them (an apply keeps labels it does
+        // not declare).
+        for ns in &model.profile.namespaces {
+            let slot = known.entry(ns.name.clone()).or_default();
+            for (key, value, span) in &ns.labels {
+                slot.0.insert(key.clone(), value.clone());
+                label_spans.insert((ns.name.clone(), key.clone()), *span);
+            }
+            slot.1 = Some(ns.span);
+        }
         for mo in &model.objects {
             let o = &mo.object;
             if o.kind == "Namespace" && o.group().is_empty() && !o.name.is_empty() {
@@ -30,7 +42,9 @@ impl NamespaceLabels {
                 }
                 let slot = known.entry(o.name.clone()).or_default();
                 slot.0.extend(labels_of(labels_node));
-                slot.1 = Some(labels_node.map(|n| n.span).unwrap_or(o.span()));
+                if labels_node.is_some() || slot.1.is_none() {
+                    slot.1 = Some(labels_node.map(|n| n.span).unwrap_or(o.span()));
+                }
             }
         }
         for (app, argo) in model.argo_apps() {

@@ -214,7 +214,7 @@ mod tests {
         let root = parsed.docs.into_iter().next().map(|d| d.root);
         let obj = root.and_then(Object::from_node).expect("object");
         let spec = obj.root.get("spec").cloned().expect("spec");
-        read_app_spec(&obj, &spec, false)
+        read_app_spec(&obj, &spec, false, true)
     }
 
     const HEAD: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: a\nspec:\n  project: default\n";

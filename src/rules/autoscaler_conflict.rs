@@ -43,6 +43,9 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                 out.push(f);
             }
         }
+        for p in &model.profile.autoscalers {
+            out.extend(conflict_with_profile(model, s, p));
+        }
         // An HPA on the Deployment a Rollout scales down (workloadRef).
         if s.kind == ScalerKind::Hpa
             && let Some(rollout) = all
@@ -66,6 +69,58 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
             out.push(about(f, model.app_of(s.obj), s.obj));
         }
     }
+}
+
+/// A horizontal scaler in the repo on the same workload as one the cluster has outside it
+/// (`profile.autoscalers`): the finding lands on the repo's scaler, the profile entry is the
+/// related line.
+fn conflict_with_profile(
+    model: &Model,
+    s: &Scaler,
+    p: &crate::config::ProfileAutoscaler,
+) -> Option<Finding> {
+    let same_target = s.obj.namespace == p.namespace
+        && s.target.2 == p.target_name
+        && s.target.1 == p.target_kind
+        && (s.target.0 == p.target_group || s.target.0.is_empty());
+    if !same_target {
+        return None;
+    }
+    let why = match (s.kind, p.kind.as_str()) {
+        (ScalerKind::Hpa, "HorizontalPodAutoscaler") => {
+            "two HPAs write spec.replicas of one workload and fight each other"
+        }
+        (ScalerKind::Hpa, _) | (ScalerKind::Keda, "HorizontalPodAutoscaler") => {
+            "KEDA creates its own HPA (keda-hpa-<name>) for the target, so two HPAs fight"
+        }
+        (ScalerKind::Keda, _) => "two ScaledObjects each create an HPA for one workload",
+        _ => return None,
+    };
+    let severity = if s.kind == ScalerKind::Hpa && p.kind == "HorizontalPodAutoscaler" {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
+    let f = Finding::new(
+        ID,
+        severity,
+        format!(
+            "{} and {} both scale {} {}/{}: {why}",
+            s.describe(),
+            p.describe(),
+            p.target_kind,
+            p.namespace,
+            p.target_name
+        ),
+        s.target_span,
+    )
+    .label("second scaler for the same workload")
+    .secondary(p.span, format!("{} targets it too", p.describe()))
+    .help(
+        "One horizontal scaler per workload: remove this one, or the one outside the repo \
+         (and its profile entry).",
+    );
+    Some(about(f, model.app_of(s.obj), s.obj))
 }
 
 /// `a` came first in the repo; the finding lands on `b`.

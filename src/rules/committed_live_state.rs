@@ -106,6 +106,18 @@ fn emit(
     out.push(about(f, model.app_of(mo), mo));
 }
 
+/// Does the repo's argocd-cm set `ignoreResourceStatusField` itself (then the release's
+/// default does not apply)?
+fn status_field_configured(model: &Model) -> bool {
+    model
+        .argo
+        .decl
+        .as_ref()
+        .and_then(|cm| cm.root.get_path(&["data", "resource.compareoptions"]))
+        .and_then(Node::as_str)
+        .is_some_and(|text| text.contains("ignoreResourceStatusField"))
+}
+
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
     for mo in &model.objects {
         let Some(meta) = mo.object.metadata() else {
@@ -150,17 +162,41 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
         if let Some(e) = mo.object.root.entry("status")
             && !e.value.is_empty_value()
         {
-            // Argo CD ≥ 3.0 ignores status by default (ignoreResourceStatusField: all).
-            emit(
-                out,
-                model,
-                mo,
-                e,
-                "status",
-                Severity::Info,
-                "is written by controllers (Argo CD ≥ 3.0 ignores it by default; older versions and ignoreResourceStatusField: crd|none compare it)",
-                true,
-            );
+            // Argo CD ≥ 3.0 ignores status by default (ignoreResourceStatusField: all); before
+            // 3.0 the default `crd` compares it on everything but CRDs (catalog A1.4).
+            let compared_by = model
+                .profile
+                .argo_version
+                .as_ref()
+                .filter(|v| v.before(3, 0) && model.app_of(mo).argo.is_some())
+                .filter(|_| mo.object.kind != "CustomResourceDefinition")
+                .filter(|_| !status_field_configured(model));
+            match compared_by {
+                Some(v) => emit(
+                    out,
+                    model,
+                    mo,
+                    e,
+                    "status",
+                    Severity::Warning,
+                    &format!(
+                        "is written by controllers; Argo CD {} (profile.argo-version) compares it \
+                         (ignoreResourceStatusField defaults to crd before 3.0), so the app stays OutOfSync",
+                        v.text
+                    ),
+                    true,
+                ),
+                None => emit(
+                    out,
+                    model,
+                    mo,
+                    e,
+                    "status",
+                    Severity::Info,
+                    "is written by controllers (Argo CD ≥ 3.0 ignores it by default; older versions and ignoreResourceStatusField: crd|none compare it)",
+                    true,
+                ),
+            }
         }
         if let Some(e) = mo
             .object

@@ -23,9 +23,12 @@ enum ScalerKind {
     RolloutWorkloadRef,
 }
 
-struct Scaler<'a> {
+struct Scaler {
     kind: ScalerKind,
-    obj: &'a ModelObject,
+    /// The scaler's namespace (its target is in the same one).
+    namespace: String,
+    /// For messages: `HorizontalPodAutoscaler web/api`.
+    who: String,
     target_group: String,
     target_kind: String,
     target_name: String,
@@ -42,7 +45,7 @@ fn group_of(api_version: &str) -> String {
         .unwrap_or_default()
 }
 
-fn scaler_of(mo: &ModelObject) -> Option<Scaler<'_>> {
+fn scaler_of(mo: &ModelObject) -> Option<Scaler> {
     let o = &mo.object;
     let (kind, reference) = match (o.group(), o.kind.as_str()) {
         ("autoscaling", "HorizontalPodAutoscaler") => (
@@ -80,9 +83,15 @@ fn scaler_of(mo: &ModelObject) -> Option<Scaler<'_>> {
     } else {
         ""
     };
+    let what = match kind {
+        ScalerKind::Hpa => "HorizontalPodAutoscaler",
+        ScalerKind::Keda => "KEDA ScaledObject",
+        ScalerKind::RolloutWorkloadRef => "Rollout (workloadRef)",
+    };
     Some(Scaler {
         kind,
-        obj: mo,
+        namespace: mo.namespace.clone(),
+        who: format!("{what} {}/{}", mo.namespace, o.name),
         target_group: group_of(reference.get_str("apiVersion").unwrap_or(default_api)),
         target_kind: reference
             .get_str("kind")
@@ -109,13 +118,24 @@ fn scaler_of(mo: &ModelObject) -> Option<Scaler<'_>> {
     })
 }
 
-fn scaler_label(s: &Scaler) -> String {
-    let what = match s.kind {
-        ScalerKind::Hpa => "HorizontalPodAutoscaler",
-        ScalerKind::Keda => "KEDA ScaledObject",
-        ScalerKind::RolloutWorkloadRef => "Rollout (workloadRef)",
-    };
-    format!("{what} {}/{}", s.obj.namespace, s.obj.object.name)
+/// An autoscaler the cluster has but the repo does not (`profile.autoscalers`), located at
+/// its entry in `.gitops-lint.yaml`.
+fn profile_scaler(p: &crate::config::ProfileAutoscaler) -> Scaler {
+    Scaler {
+        kind: if p.kind == "ScaledObject" {
+            ScalerKind::Keda
+        } else {
+            ScalerKind::Hpa
+        },
+        namespace: p.namespace.clone(),
+        who: p.describe(),
+        target_group: p.target_group.clone(),
+        target_kind: p.target_kind.clone(),
+        target_name: p.target_name.clone(),
+        target_span: p.span,
+        min_replicas: p.min_replicas,
+        max_replicas: p.max_replicas,
+    }
 }
 
 /// An ignore entry that covers `/spec/replicas` of this object (A1.1 matching), and for a
@@ -140,7 +160,12 @@ fn covering_ignore<'a>(
 }
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
-    let scalers: Vec<Scaler> = model.objects.iter().filter_map(scaler_of).collect();
+    let scalers: Vec<Scaler> = model
+        .objects
+        .iter()
+        .filter_map(scaler_of)
+        .chain(model.profile.autoscalers.iter().map(profile_scaler))
+        .collect();
     if scalers.is_empty() {
         return;
     }
@@ -152,7 +177,7 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
             s.target_name == mo.object.name
                 && s.target_kind == mo.object.kind
                 && s.target_group == mo.object.group()
-                && s.obj.namespace == mo.namespace
+                && s.namespace == mo.namespace
         }) else {
             continue;
         };
@@ -216,7 +241,7 @@ fn finding(
     } else {
         entry.value.span
     };
-    let who = scaler_label(scaler);
+    let who = &scaler.who;
     let loop_kind = match &app.argo {
         Some(a) if a.sync.self_heal => {
             "Argo CD self-heal re-applies it within seconds of every scale"
@@ -303,7 +328,7 @@ fn step_one_fix(
         ];
         let reason = format!(
             "{} owns spec.replicas; Argo CD keeps its count (gitops-lint fix; next: remove replicas from Git)",
-            scaler_label(scaler)
+            scaler.who
         );
         edits.extend(add_ignore_entry(&model.map, argo, &reason, &item)?);
     }

@@ -40,12 +40,17 @@ fn selected_by(model: &Model, key: &str, value: &str) -> Option<String> {
 }
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
-    // Argo CD ≥ 3.0 tracks by annotation unless argocd-cm says otherwise (catalog A1.10).
+    // Argo CD ≥ 3.0 tracks by annotation unless argocd-cm says otherwise, older releases by
+    // label (catalog A1.4, A1.10); without `profile.argo-version` assume a current release.
+    let default_method = match &model.profile.argo_version {
+        Some(v) if v.before(3, 0) => "label",
+        _ => "annotation",
+    };
     let method = model
         .argo
         .tracking_method
         .as_deref()
-        .unwrap_or("annotation");
+        .unwrap_or(default_method);
     let key = model
         .argo
         .instance_label_key

@@ -36,6 +36,7 @@ pub mod coalesce;
 pub mod deps;
 pub mod glob;
 pub mod ignore;
+pub mod layers;
 pub mod manifest;
 pub mod provenance;
 pub mod render;
@@ -75,6 +76,8 @@ pub struct TemplateOptions {
     pub set_literal: Vec<String>,
     /// Values given inline (Argo CD `helm.values` / `valuesObject`), applied after the files.
     pub values_yaml_inline: Vec<String>,
+    /// Values a controller layers after those, in its order (Flux `valuesFrom`, `values`).
+    pub values_layers: Vec<layers::ValuesLayer>,
     pub kube_version: Option<String>,
     pub api_versions: Vec<String>,
     pub include_crds: bool,
@@ -108,6 +111,7 @@ impl Default for TemplateOptions {
             set_json: Vec::new(),
             set_literal: Vec::new(),
             values_yaml_inline: Vec::new(),
+            values_layers: Vec::new(),
             kube_version: None,
             api_versions: Vec::new(),
             include_crds: false,
@@ -300,6 +304,9 @@ fn user_values(
             origins.add(&[], root, &format!("value from {path}"));
         }
         base = values::merge_maps(&base, &doc.map);
+    }
+    for layer in &opts.values_layers {
+        base = layers::apply(base, layer, origins).map_err(Failure::new)?;
     }
     let dest = Value::map(base);
     for v in &opts.set_json {

@@ -175,7 +175,7 @@ pub fn load_values(f: &ChartFile) -> Result<ValuesDoc, String> {
     parse_values_text(&f.text(), f.file)
 }
 
-fn json_kind(v: &Value) -> &'static str {
+pub(super) fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Bool(_) => "bool",
         Value::Float(_) | Value::Int(_) | Value::Int64(_) | Value::Uint(_) => "number",
@@ -331,6 +331,12 @@ impl ValueOrigins {
             }
             self.spans.insert(key, (node.span, label.to_string()));
         });
+    }
+
+    /// Record one dotted path (`a.b.0`) as set by `span`.
+    pub fn set_path(&mut self, path: &str, span: Span, label: &str) {
+        self.spans
+            .insert(path.to_string(), (span, label.to_string()));
     }
 
     /// Add another index's entries over these (they take precedence).

@@ -1,0 +1,257 @@
+//! A HelmRelease's values as helm-controller layers them over the chart (catalog A4.3):
+//! `valuesFrom[]` ConfigMaps and Secrets in order (`valuesKey` default `values.yaml`,
+//! `targetPath` sets one value at a dotted path, `optional` tolerates a missing object or
+//! key), then `spec.values`. Values keep the spans of the repo lines that wrote them, so a
+//! finding about a rendered value points at the ConfigMap line, not at a copy.
+
+use crate::object::Object;
+use crate::render::helm::layers::ValuesLayer;
+use crate::render::{IssueKind, RenderIssue};
+use crate::source::{Origin, SourceFile, SourceMap, Span};
+use crate::yaml::{Limits, Node, Style, Value, parse_str};
+
+/// The layers of `spec`, and the problems found reading them.
+pub fn flux_values(
+    spec: &Node,
+    ns: &str,
+    find: &dyn Fn(&str, &str, &str) -> Option<Object>,
+    map: &SourceMap,
+) -> (Vec<ValuesLayer>, Vec<RenderIssue>) {
+    let mut layers = Vec::new();
+    let mut issues = Vec::new();
+    for vf in spec
+        .get("valuesFrom")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+    {
+        let kind = vf.get_str("kind").unwrap_or("ConfigMap");
+        let name = vf.get_str("name").unwrap_or("");
+        let key = vf.get_str("valuesKey").unwrap_or("values.yaml");
+        let optional = vf.get("optional").and_then(Node::as_bool) == Some(true);
+        let Some(obj) = find(kind, ns, name) else {
+            if !optional {
+                issues.push(RenderIssue {
+                    kind: IssueKind::Unrenderable,
+                    span: vf.full_span(),
+                    message: format!(
+                        "valuesFrom {kind}/{name} is not in the repository; its values are unknown"
+                    ),
+                });
+            }
+            continue;
+        };
+        let Some((node, text, decoded)) = key_value(&obj, key) else {
+            if !optional {
+                issues.push(RenderIssue {
+                    kind: IssueKind::Failed,
+                    span: vf.get("valuesKey").map(|n| n.span).unwrap_or(vf.full_span()),
+                    message: format!(
+                        "key '{key}' not found in {kind} '{ns}/{name}' (helm-controller fails the release; set optional: true to tolerate it)"
+                    ),
+                });
+            }
+            continue;
+        };
+        let label = format!("value from {kind} {name} ({})", map.path(node.span.file));
+        if let Some(path) = vf.get("targetPath").and_then(Node::scalar_text) {
+            layers.push(ValuesLayer::AtPath {
+                label,
+                path,
+                value: text,
+                span: node.span,
+            });
+            continue;
+        }
+        match located_roots(node, &text, decoded, map) {
+            Ok(roots) => layers.push(ValuesLayer::Docs { label, roots }),
+            Err(e) => issues.push(RenderIssue {
+                kind: IssueKind::Failed,
+                span: node.span,
+                message: format!("failed to parse values from {kind} '{ns}/{name}': {e}"),
+            }),
+        }
+    }
+    if let Some(v) = spec.get("values") {
+        layers.push(ValuesLayer::Docs {
+            label: format!("value from HelmRelease values ({})", map.path(v.span.file)),
+            roots: vec![v.clone()],
+        });
+    }
+    (layers, issues)
+}
+
+/// A ConfigMap's or Secret's key: its node, its text, and whether the text was decoded
+/// (Secret `data` is base64, so its text is not what the file shows).
+fn key_value<'a>(obj: &'a Object, key: &str) -> Option<(&'a Node, String, bool)> {
+    if let Some(v) = obj.root.get("data").and_then(|d| d.get(key)) {
+        if obj.kind == "Secret" {
+            let decoded = super::flux::decode_base64(&v.scalar_text()?)?;
+            return Some((v, decoded, true));
+        }
+        return Some((v, v.scalar_text()?, false));
+    }
+    let v = obj
+        .root
+        .get("stringData")
+        .filter(|_| obj.kind == "Secret")
+        .and_then(|d| d.get(key))?;
+    Some((v, v.scalar_text()?, false))
+}
+
+/// The values documents of `text`, written as the scalar `node`. A literal block scalar
+/// (`values.yaml: |`) is parsed in place — its file with everything else blanked, so each
+/// value keeps its own line — when that reads as the same values; anything else (folded or
+/// quoted text, base64) is parsed on its own and every value points at the scalar.
+fn located_roots(
+    node: &Node,
+    text: &str,
+    decoded: bool,
+    map: &SourceMap,
+) -> Result<Vec<Node>, String> {
+    let own = SourceFile::new(
+        format!("{} (values)", map.path(node.span.file)),
+        text.to_string(),
+        Origin::Virtual,
+    );
+    let own_file = map.add(own);
+    let parsed = parse_str(text, own_file, &Limits::default());
+    if let Some(e) = parsed.error {
+        return Err(crate::render::helm::values::go_yaml_error(&e, text));
+    }
+    let roots: Vec<Node> = parsed.docs.into_iter().map(|d| d.root).collect();
+    if !decoded
+        && node.style == Style::Literal
+        && let Some(in_place) = in_place_roots(node, map)
+        && in_place.len() == roots.len()
+        && in_place
+            .iter()
+            .zip(&roots)
+            .all(|(a, b)| a.to_json() == b.to_json())
+    {
+        return Ok(in_place);
+    }
+    Ok(roots
+        .into_iter()
+        .map(|mut r| {
+            respan(&mut r, node.span);
+            r
+        })
+        .collect())
+}
+
+/// Parse a literal block scalar's content where it stands in its file.
+fn in_place_roots(node: &Node, map: &SourceMap) -> Option<Vec<Node>> {
+    let file = map.get(node.span.file);
+    let src = file.text.as_bytes();
+    let (mut start, end) = (
+        node.span.start as usize,
+        (node.span.end as usize).min(src.len()),
+    );
+    // The span starts at the `|` header; the content starts on the next line.
+    if src.get(start) == Some(&b'|') {
+        start += src[start..end].iter().position(|b| *b == b'\n')? + 1;
+    }
+    let shadow: Vec<u8> = src
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            if (start..end).contains(&i) || *b == b'\n' {
+                *b
+            } else {
+                b' '
+            }
+        })
+        .collect();
+    let shadow = String::from_utf8(shadow).ok()?;
+    let parsed = parse_str(&shadow, node.span.file, &Limits::default());
+    if parsed.error.is_some() {
+        return None;
+    }
+    Some(parsed.docs.into_iter().map(|d| d.root).collect())
+}
+
+/// Point every node of `n` at `span`.
+fn respan(n: &mut Node, span: Span) {
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        n.span = span;
+        match &mut n.value {
+            Value::Seq(items) => stack.extend(items.iter_mut()),
+            Value::Map(entries) => {
+                for e in entries.iter_mut() {
+                    e.key.span = span;
+                    stack.push(&mut e.value);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(map: &SourceMap, path: &str, text: &str) -> Object {
+        let id = map.add_text(path, text.to_string());
+        let doc = parse_str(text, id, &Limits::default()).docs.remove(0);
+        Object::from_node(doc.root).unwrap_or_else(|| panic!("{text}"))
+    }
+
+    fn lines(map: &SourceMap, roots: &[Node]) -> Vec<String> {
+        let mut out = Vec::new();
+        for r in roots {
+            r.walk(|path, n| {
+                if n.as_map().is_none() && !path.is_empty() {
+                    out.push(format!(
+                        "{} {}:{}",
+                        n.scalar_text().unwrap_or_default(),
+                        map.path(n.span.file),
+                        map.line_col(n.span).line
+                    ));
+                }
+            });
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_literal_block_keeps_its_lines_base64_points_at_the_key() {
+        let map = SourceMap::new();
+        let cm = object(
+            &map,
+            "cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: v}\ndata:\n  values.yaml: |\n    # replicas for prod\n    replicaCount: 4\n    image:\n      tag: \"2.0\"\n",
+        );
+        let (node, text, decoded) = key_value(&cm, "values.yaml").unwrap_or_else(|| panic!());
+        let roots = located_roots(node, &text, decoded, &map).unwrap_or_default();
+        assert_eq!(lines(&map, &roots), ["2.0 cm.yaml:9", "4 cm.yaml:7"]);
+
+        // `cmVwbGljYUNvdW50OiA1` is `replicaCount: 5`.
+        let secret = object(
+            &map,
+            "secret.yaml",
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  values.yaml: cmVwbGljYUNvdW50OiA1\n",
+        );
+        let (node, text, decoded) = key_value(&secret, "values.yaml").unwrap_or_else(|| panic!());
+        let roots = located_roots(node, &text, decoded, &map).unwrap_or_default();
+        assert_eq!(lines(&map, &roots), ["5 secret.yaml:5"]);
+    }
+
+    #[test]
+    fn a_block_that_reads_differently_in_place_is_parsed_on_its_own() {
+        // `---` is a document marker only at column 0: in place it would be text.
+        let map = SourceMap::new();
+        let cm = object(
+            &map,
+            "cm.yaml",
+            "kind: ConfigMap\napiVersion: v1\nmetadata: {name: v}\ndata:\n  values.yaml: |\n    ---\n    a: 1\n",
+        );
+        let (node, text, decoded) = key_value(&cm, "values.yaml").unwrap_or_else(|| panic!());
+        let roots = located_roots(node, &text, decoded, &map).unwrap_or_default();
+        // Every value points at the block (which starts on its first content line), not
+        // at a line of its own.
+        assert_eq!(lines(&map, &roots), ["1 cm.yaml:6"]);
+    }
+}
