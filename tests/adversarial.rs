@@ -229,6 +229,9 @@ const RUNTIME_FILES: &[&str] = &[
     "/proc/self/",
     "/sys/fs/cgroup/",
     "/sys/devices/system/cpu/",
+    // The allocator (mimalloc) reads the kernel's overcommit and huge-page settings at start.
+    "/proc/sys/vm/overcommit_memory",
+    "/sys/kernel/mm/transparent_hugepage/enabled",
     // Time zones for `dateInZone`, as Go's time.LoadLocation reads them (names checked).
     "/usr/share/zoneinfo/",
 ];

@@ -48,10 +48,15 @@ fn bench_native_corpus() {
             let t = Instant::now();
             let r = run(&fs, &chart, &opts, false);
             if std::env::var("HELM_BENCH_VERBOSE").is_ok() {
+                let failed = r.failure.as_ref().map(|f| {
+                    let first = f.message.lines().next().unwrap_or("");
+                    format!("  FAILED: {}", first.chars().take(100).collect::<String>())
+                });
                 println!(
-                    "{:>8.1} ms  {}",
+                    "{:>8.1} ms  {}{}",
                     t.elapsed().as_secs_f64() * 1e3,
-                    args.join(" ")
+                    args.join(" "),
+                    failed.unwrap_or_default()
                 );
             }
             if r.failure.is_some() {

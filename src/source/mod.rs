@@ -81,11 +81,7 @@ impl SourceFile {
     pub fn new(path: impl Into<String>, text: impl Into<Arc<str>>, origin: Origin) -> SourceFile {
         let text: Arc<str> = text.into();
         let mut line_starts = vec![0u32];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                line_starts.push(i as u32 + 1);
-            }
-        }
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
         SourceFile {
             path: path.into(),
             text,

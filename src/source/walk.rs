@@ -176,7 +176,10 @@ pub fn text_from_bytes(bytes: Vec<u8>, max_bytes: u64) -> Result<String, String>
             "file is over the {max_bytes}-byte limit (`limits.max-file-bytes`); not parsed"
         ));
     }
-    if let Some(pos) = bytes.iter().position(|&b| b == 0) {
+    // `contains` on bytes is a memchr; the position is looked up only for the message.
+    if bytes.contains(&0)
+        && let Some(pos) = bytes.iter().position(|&b| b == 0)
+    {
         return Err(format!(
             "binary file (NUL byte at offset {pos}); not parsed"
         ));

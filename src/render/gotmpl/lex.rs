@@ -3,6 +3,8 @@
 //! Follows `text/template/parse/lex.go`: trim markers (`{{- ` and ` -}}`), comments,
 //! parenthesis depth, and the exact error texts the parser reports.
 
+use std::rc::Rc;
+
 /// Kind of a lexical token.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ItemKind {
@@ -67,7 +69,8 @@ impl ItemKind {
 #[derive(Clone, Debug)]
 pub struct Item {
     pub kind: ItemKind,
-    pub val: String,
+    /// Shared: the parser clones tokens as it peeks, and a text token can be a whole file.
+    pub val: Rc<str>,
     pub pos: usize,
     /// 1-based line of the token start.
     pub line: usize,
@@ -143,6 +146,11 @@ fn right_trim_len(s: &str) -> usize {
 
 /// Tokenizes a whole template. The token list always ends with `Eof` or `Error`.
 pub fn lex(input: &str, left: &str, right: &str) -> Vec<Item> {
+    lex_with_lines(input, left, right).0
+}
+
+/// [`lex`], and the byte offsets where the input's lines start (the parser needs them too).
+pub fn lex_with_lines(input: &str, left: &str, right: &str) -> (Vec<Item>, Vec<usize>) {
     let mut l = Lexer {
         input,
         left: if left.is_empty() { "{{" } else { left },
@@ -153,13 +161,10 @@ pub fn lex(input: &str, left: &str, right: &str) -> Vec<Item> {
         items: Vec::new(),
         line_starts: vec![0],
     };
-    for (i, b) in input.bytes().enumerate() {
-        if b == b'\n' {
-            l.line_starts.push(i + 1);
-        }
-    }
+    l.line_starts
+        .extend(memchr::memchr_iter(b'\n', input.as_bytes()).map(|i| i + 1));
     l.run();
-    l.items
+    (l.items, l.line_starts)
 }
 
 struct Lexer<'a> {
@@ -223,15 +228,15 @@ impl<'a> Lexer<'a> {
     }
 
     fn emit(&mut self, kind: ItemKind) -> State {
-        let val = self.input[self.start..self.pos].to_string();
-        self.emit_item(kind, val, self.start)
+        let input = self.input;
+        self.emit_item(kind, &input[self.start..self.pos], self.start)
     }
 
-    fn emit_item(&mut self, kind: ItemKind, val: String, pos: usize) -> State {
+    fn emit_item(&mut self, kind: ItemKind, val: &str, pos: usize) -> State {
         let line = self.line_of(pos);
         self.items.push(Item {
             kind,
-            val,
+            val: Rc::from(val),
             pos,
             line,
         });
@@ -247,7 +252,7 @@ impl<'a> Lexer<'a> {
         let line = self.line_of(self.start);
         self.items.push(Item {
             kind: ItemKind::Error,
-            val: msg,
+            val: msg.into(),
             pos: self.start,
             line,
         });
@@ -278,7 +283,8 @@ impl<'a> Lexer<'a> {
                 } else {
                     0
                 };
-                let text = self.input[self.start..self.pos - trim].to_string();
+                let input = self.input;
+                let text = &input[self.start..self.pos - trim];
                 let start = self.start;
                 if !text.is_empty() {
                     self.emit_item(ItemKind::Text, text, start);
@@ -312,7 +318,7 @@ impl<'a> Lexer<'a> {
             self.ignore();
             return State::Comment;
         }
-        let val = self.left.to_string();
+        let val = self.left;
         let start = self.start;
         self.pos += after;
         self.emit_item(ItemKind::LeftDelim, val, start);
@@ -601,7 +607,7 @@ mod tests {
     fn kinds(s: &str) -> Vec<(ItemKind, String)> {
         lex(s, "", "")
             .into_iter()
-            .map(|i| (i.kind, i.val))
+            .map(|i| (i.kind, i.val.to_string()))
             .collect()
     }
 

@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use super::ast::{Arg, Branch, Command, Node, Pipe, Pos};
-use super::lex::{Item, ItemKind, lex};
+use super::lex::{Item, ItemKind, lex_with_lines};
 use super::literal::{parse_number, unquote};
 
 /// A named template body.
@@ -57,14 +57,7 @@ pub fn parse(
     right: &str,
     is_func: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<Tree>, ParseError> {
-    let items = lex(text, left, right);
-    let mut line_starts = vec![0];
-    line_starts.extend(
-        text.bytes()
-            .enumerate()
-            .filter(|(_, b)| *b == b'\n')
-            .map(|(i, _)| i + 1),
-    );
+    let (items, line_starts) = lex_with_lines(text, left, right);
     let mut p = Parser {
         items,
         idx: 0,
@@ -148,7 +141,7 @@ impl Parser<'_> {
         self.last = i;
         self.items.get(i).cloned().unwrap_or(Item {
             kind: ItemKind::Eof,
-            val: String::new(),
+            val: Rc::from(""),
             pos: 0,
             line: 1,
         })
@@ -291,7 +284,7 @@ impl Parser<'_> {
         match token.kind {
             ItemKind::Text => Ok(Parsed::Node(Node::Text {
                 pos: self.pos(token.pos),
-                text: token.val.into(),
+                text: token.val,
             })),
             ItemKind::LeftDelim => {
                 self.action_line = token.line;
@@ -477,14 +470,14 @@ impl Parser<'_> {
                 ItemKind::Assign | ItemKind::Declare => {
                     pipe.is_assign = next.kind == ItemKind::Assign;
                     self.next_non_space();
-                    pipe.decl.push((self.pos(v.pos), v.val.clone()));
-                    self.vars.push(v.val.clone());
+                    pipe.decl.push((self.pos(v.pos), v.val.to_string()));
+                    self.vars.push(v.val.to_string());
                     break;
                 }
-                ItemKind::Char if next.val == "," => {
+                ItemKind::Char if &*next.val == "," => {
                     self.next_non_space();
-                    pipe.decl.push((self.pos(v.pos), v.val.clone()));
-                    self.vars.push(v.val.clone());
+                    pipe.decl.push((self.pos(v.pos), v.val.to_string()));
+                    self.vars.push(v.val.to_string());
                     if context == "range" && pipe.decl.len() < 2 {
                         match self.peek_non_space().kind {
                             ItemKind::Variable | ItemKind::RightDelim | ItemKind::RightParen => {
@@ -645,7 +638,7 @@ impl Parser<'_> {
                 }
                 Arg::Identifier {
                     pos,
-                    name: token.val,
+                    name: token.val.to_string(),
                 }
             }
             ItemKind::Dot => Arg::Dot(pos),
@@ -671,7 +664,7 @@ impl Parser<'_> {
             },
             ItemKind::Bool => Arg::Bool {
                 pos,
-                val: token.val == "true",
+                val: &*token.val == "true",
             },
             ItemKind::CharConstant | ItemKind::Complex | ItemKind::Number => {
                 let num = parse_number(
@@ -689,7 +682,7 @@ impl Parser<'_> {
                 let text = unquote(&token.val).or_else(|e| self.err(e))?;
                 Arg::String {
                     pos,
-                    quoted: token.val,
+                    quoted: token.val.to_string(),
                     text: text.into(),
                 }
             }

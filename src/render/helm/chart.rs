@@ -23,7 +23,11 @@ pub struct ChartFile {
 impl ChartFile {
     /// The file as text (borrowed: chart files are nearly always valid UTF-8 already).
     pub fn text(&self) -> std::borrow::Cow<'_, str> {
-        String::from_utf8_lossy(&self.data)
+        // `from_utf8` checks valid text faster than the lossy decoder walks it.
+        match std::str::from_utf8(&self.data) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(&self.data),
+        }
     }
 }
 
@@ -159,15 +163,16 @@ fn load_dir(fs: &dyn RepoFs, dir: &str) -> Result<Chart, String> {
         for name in names.into_iter().rev() {
             let child_rel = format!("{rel}{name}");
             let child_full = format!("{prefix}{child_rel}");
-            if rules.ignored(&child_rel, false) && rules.ignored(&child_rel, true) {
+            // Ignored as a file: skipped unread; as a directory only if also ignored as one.
+            if rules.ignored(&child_rel, false) {
+                if !rules.ignored(&child_rel, true) && fs.is_dir(&child_full) {
+                    stack.push(format!("{child_rel}/"));
+                }
                 continue;
             }
             // Read first (most entries are files): one path resolution instead of two.
             let file = match fs.read(&child_full) {
                 Ok(id) => {
-                    if rules.ignored(&child_rel, false) {
-                        continue;
-                    }
                     let text = fs.source_map().get(id).text.clone();
                     // Shared with the source map; copied only to drop a byte-order mark.
                     let data: Arc<[u8]> = match text.strip_prefix('\u{feff}') {
@@ -187,9 +192,6 @@ fn load_dir(fs: &dyn RepoFs, dir: &str) -> Result<Chart, String> {
                     continue;
                 }
                 Err(_) => {
-                    if rules.ignored(&child_rel, false) {
-                        continue;
-                    }
                     let bytes = fs.read_bytes(&child_full).map_err(|e| e.to_string())?;
                     ChartFile {
                         name: child_rel,

@@ -6,7 +6,13 @@
 pub fn go_match(pattern: &str, name: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
-    match_from(&p, &n).unwrap_or(false)
+    go_match_chars(&p, &n)
+}
+
+/// [`go_match`] on patterns and names already split into chars (`.helmignore` rules are
+/// matched against every file of a chart).
+pub fn go_match_chars(pattern: &[char], name: &[char]) -> bool {
+    match_from(pattern, name).unwrap_or(false)
 }
 
 /// Is the pattern well-formed (Go's `ErrBadPattern` check)?

@@ -2,10 +2,11 @@
 //! pattern without `/` matches the base name, a leading `/` anchors at the chart root, and a
 //! negated rule ignores everything it does *not* match).
 
-use super::glob::{go_match, valid_pattern};
+use super::glob::{go_match_chars, valid_pattern};
 
 struct Pattern {
-    rule: String,
+    /// The rule's chars, split once: every file of the chart is matched against it.
+    rule: Vec<char>,
     negate: bool,
     must_dir: bool,
     kind: Anchor,
@@ -67,7 +68,7 @@ impl IgnoreRules {
             Anchor::Base
         };
         self.patterns.push(Pattern {
-            rule: rule.to_string(),
+            rule: rule.chars().collect(),
             negate,
             must_dir,
             kind,
@@ -80,12 +81,14 @@ impl IgnoreRules {
         if path.is_empty() || path == "." || path == "./" {
             return false;
         }
+        let chars: Vec<char> = path.chars().collect();
+        let base_start = chars.iter().rposition(|c| *c == '/').map_or(0, |i| i + 1);
         for p in &self.patterns {
             let target = match p.kind {
-                Anchor::Root | Anchor::Path => path,
-                Anchor::Base => path.rsplit('/').next().unwrap_or(path),
+                Anchor::Root | Anchor::Path => &chars[..],
+                Anchor::Base => &chars[base_start..],
             };
-            let hit = go_match(&p.rule, target);
+            let hit = go_match_chars(&p.rule, target);
             if p.negate {
                 if p.must_dir && !is_dir {
                     return true;
