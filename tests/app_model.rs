@@ -794,3 +794,47 @@ fn argo_kustomize_ignore_missing_components() {
         strict.findings[0].message
     );
 }
+
+#[test]
+fn flux_overlay_builds_obey_the_repo_limits() {
+    // A Flux Kustomization with overlay options (namePrefix) is built with the generated or
+    // overlaid kustomization: the repo's `limits:` must apply to that build too.
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cm = |n: u32| format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm{n}}}\n");
+    let files = [
+        (
+            ".gitops-lint.yaml",
+            "limits:\n  max-kustomize-resources: 2\n".to_string(),
+        ),
+        (
+            "clusters/web.yaml",
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./web\n  prune: true\n  namePrefix: prod-\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n".to_string(),
+        ),
+        (
+            "web/kustomization.yaml",
+            "resources: [a.yaml, b.yaml, c.yaml]\n".to_string(),
+        ),
+        ("web/a.yaml", cm(1)),
+        ("web/b.yaml", cm(2)),
+        ("web/c.yaml", cm(3)),
+    ];
+    for (rel, text) in files {
+        let p = tmp.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(tmp.path())).ok();
+        std::fs::write(&p, text).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    }
+    let r = match lint(&LintOptions {
+        root: tmp.path().to_path_buf(),
+        config: None,
+    }) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    };
+    let over: Vec<String> = r
+        .findings
+        .iter()
+        .filter(|f| f.message.contains("limits.max-kustomize-resources"))
+        .map(|f| format!("{} {}", f.rule, r.map.path(f.primary.span.file)))
+        .collect();
+    assert_eq!(over.len(), 1, "{:#?}", findings(&r));
+}

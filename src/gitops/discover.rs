@@ -296,9 +296,12 @@ impl Ctx<'_> {
     fn render_flux_overlay(&mut self, dir: &str, spec: &Node, out: &mut Rendered) {
         use super::flux_overlay::{GeneratedFs, generated_kustomization, overlay};
         use crate::render::kustomize::{self, BuildOptions, LoadRestrictions};
+        // The repo's `limits:` apply here as to every other kustomize build.
         let opts = BuildOptions {
             load_restrictions: LoadRestrictions::None,
-            ..Default::default()
+            max_resources: self.budget.max_kustomize_resources,
+            max_depth: self.budget.max_kustomize_depth,
+            deadline: Some(self.budget.deadline()),
         };
         self.rendered_dirs.insert(dir.to_string());
         let shown = if dir.is_empty() { "." } else { dir };
