@@ -33,6 +33,23 @@ fn apps(r: &gitops_lint::lint::LintResult) -> Vec<String> {
         .collect()
 }
 
+/// Lints a repo written to a temporary directory from `(path, text)` pairs.
+fn lint_tree(files: &[(&str, impl AsRef<[u8]>)]) -> gitops_lint::lint::LintResult {
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    for (rel, text) in files {
+        let p = tmp.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(tmp.path())).ok();
+        std::fs::write(&p, text.as_ref()).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    }
+    match lint(&LintOptions {
+        root: tmp.path().to_path_buf(),
+        config: None,
+    }) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    }
+}
+
 fn findings(r: &gitops_lint::lint::LintResult) -> Vec<String> {
     r.findings
         .iter()
@@ -640,7 +657,6 @@ fn app_of_apps_depth_limit_is_a_located_finding() {
 /// app of its own.
 #[test]
 fn applications_from_one_template_line_are_separate_apps() {
-    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let files = [
         (
             "argocd/root.yaml",
@@ -664,18 +680,7 @@ fn applications_from_one_template_line_are_separate_apps() {
             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shop}\n",
         ),
     ];
-    for (rel, text) in files {
-        let p = tmp.path().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap_or(tmp.path())).ok();
-        std::fs::write(&p, text).unwrap_or_else(|e| panic!("{rel}: {e}"));
-    }
-    let r = match lint(&LintOptions {
-        root: tmp.path().to_path_buf(),
-        config: None,
-    }) {
-        Ok(r) => r,
-        Err(e) => panic!("{e}"),
-    };
+    let r = lint_tree(&files);
     assert_eq!(
         apps(&r),
         [
@@ -693,7 +698,6 @@ fn applications_from_one_template_line_are_separate_apps() {
 #[test]
 fn automated_enabled_is_read_only_from_argo_3_1() {
     let severity = |argo_version: &str| {
-        let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let files = [
             (
                 ".gitops-lint.yaml",
@@ -712,18 +716,7 @@ fn automated_enabled_is_read_only_from_argo_3_1() {
                 "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 5\n".into(),
             ),
         ];
-        for (rel, text) in files {
-            let p = tmp.path().join(rel);
-            std::fs::create_dir_all(p.parent().unwrap_or(tmp.path())).ok();
-            std::fs::write(&p, text).unwrap_or_else(|e| panic!("{rel}: {e}"));
-        }
-        let r = match lint(&LintOptions {
-            root: tmp.path().to_path_buf(),
-            config: None,
-        }) {
-            Ok(r) => r,
-            Err(e) => panic!("{e}"),
-        };
+        let r = lint_tree(&files);
         r.findings
             .iter()
             .map(|f| format!("{:?} {}", f.severity, f.rule))
@@ -738,7 +731,6 @@ fn automated_enabled_is_read_only_from_argo_3_1() {
 #[test]
 fn argo_kustomize_ignore_missing_components() {
     let run_with = |flag: &str| {
-        let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let files = [
             (
                 "argocd/web.yaml",
@@ -759,18 +751,7 @@ fn argo_kustomize_ignore_missing_components() {
                 "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonLabels: {probes: enabled}\n".to_string(),
             ),
         ];
-        for (rel, text) in files {
-            let p = tmp.path().join(rel);
-            std::fs::create_dir_all(p.parent().unwrap_or(tmp.path())).ok();
-            std::fs::write(&p, text).unwrap_or_else(|e| panic!("{rel}: {e}"));
-        }
-        match lint(&LintOptions {
-            root: tmp.path().to_path_buf(),
-            config: None,
-        }) {
-            Ok(r) => r,
-            Err(e) => panic!("{e}"),
-        }
+        lint_tree(&files)
     };
     let r = run_with("      ignoreMissingComponents: true\n");
     assert_eq!(findings(&r), Vec::<String>::new());
@@ -799,7 +780,6 @@ fn argo_kustomize_ignore_missing_components() {
 fn flux_overlay_builds_obey_the_repo_limits() {
     // A Flux Kustomization with overlay options (namePrefix) is built with the generated or
     // overlaid kustomization: the repo's `limits:` must apply to that build too.
-    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let cm = |n: u32| format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm{n}}}\n");
     let files = [
         (
@@ -818,18 +798,7 @@ fn flux_overlay_builds_obey_the_repo_limits() {
         ("web/b.yaml", cm(2)),
         ("web/c.yaml", cm(3)),
     ];
-    for (rel, text) in files {
-        let p = tmp.path().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap_or(tmp.path())).ok();
-        std::fs::write(&p, text).unwrap_or_else(|e| panic!("{rel}: {e}"));
-    }
-    let r = match lint(&LintOptions {
-        root: tmp.path().to_path_buf(),
-        config: None,
-    }) {
-        Ok(r) => r,
-        Err(e) => panic!("{e}"),
-    };
+    let r = lint_tree(&files);
     let over: Vec<String> = r
         .findings
         .iter()
