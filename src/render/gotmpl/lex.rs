@@ -3,7 +3,7 @@
 //! Follows `text/template/parse/lex.go`: trim markers (`{{- ` and ` -}}`), comments,
 //! parenthesis depth, and the exact error texts the parser reports.
 
-use std::rc::Rc;
+use std::borrow::Cow;
 
 /// Kind of a lexical token.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,16 +67,17 @@ impl ItemKind {
 
 /// One token: its kind, text and byte offset in the template source.
 #[derive(Clone, Debug)]
-pub struct Item {
+pub struct Item<'a> {
     pub kind: ItemKind,
-    /// Shared: the parser clones tokens as it peeks, and a text token can be a whole file.
-    pub val: Rc<str>,
+    /// Borrowed from the template source (cheap to clone as the parser peeks); owned only for
+    /// an error token's message.
+    pub val: Cow<'a, str>,
     pub pos: usize,
     /// 1-based line of the token start.
     pub line: usize,
 }
 
-impl std::fmt::Display for Item {
+impl std::fmt::Display for Item<'_> {
     /// How the parser quotes a token in "unexpected X" messages (Go's item.String()).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.kind {
@@ -145,12 +146,16 @@ fn right_trim_len(s: &str) -> usize {
 }
 
 /// Tokenizes a whole template. The token list always ends with `Eof` or `Error`.
-pub fn lex(input: &str, left: &str, right: &str) -> Vec<Item> {
+pub fn lex<'a>(input: &'a str, left: &'a str, right: &'a str) -> Vec<Item<'a>> {
     lex_with_lines(input, left, right).0
 }
 
 /// [`lex`], and the byte offsets where the input's lines start (the parser needs them too).
-pub fn lex_with_lines(input: &str, left: &str, right: &str) -> (Vec<Item>, Vec<usize>) {
+pub fn lex_with_lines<'a>(
+    input: &'a str,
+    left: &'a str,
+    right: &'a str,
+) -> (Vec<Item<'a>>, Vec<usize>) {
     let mut l = Lexer {
         input,
         left: if left.is_empty() { "{{" } else { left },
@@ -160,6 +165,7 @@ pub fn lex_with_lines(input: &str, left: &str, right: &str) -> (Vec<Item>, Vec<u
         paren_depth: 0,
         items: Vec::new(),
         line_starts: vec![0],
+        line_cursor: 0,
     };
     l.line_starts
         .extend(memchr::memchr_iter(b'\n', input.as_bytes()).map(|i| i + 1));
@@ -174,8 +180,11 @@ struct Lexer<'a> {
     pos: usize,
     start: usize,
     paren_depth: i32,
-    items: Vec<Item>,
+    items: Vec<Item<'a>>,
     line_starts: Vec<usize>,
+    /// Index into `line_starts` of the last token's line: tokens come in source order, so
+    /// finding the next token's line is a short walk forward.
+    line_cursor: usize,
 }
 
 #[derive(Clone, Copy)]
@@ -189,8 +198,16 @@ enum State {
 }
 
 impl<'a> Lexer<'a> {
-    fn line_of(&self, pos: usize) -> usize {
-        self.line_starts.partition_point(|&s| s <= pos)
+    fn line_of(&mut self, pos: usize) -> usize {
+        let starts = &self.line_starts;
+        if starts.get(self.line_cursor).is_some_and(|&s| s > pos) {
+            // Not in source order (never expected): search from the start.
+            self.line_cursor = 0;
+        }
+        while starts.get(self.line_cursor + 1).is_some_and(|&s| s <= pos) {
+            self.line_cursor += 1;
+        }
+        self.line_cursor + 1
     }
 
     fn rest(&self) -> &'a str {
@@ -232,11 +249,11 @@ impl<'a> Lexer<'a> {
         self.emit_item(kind, &input[self.start..self.pos], self.start)
     }
 
-    fn emit_item(&mut self, kind: ItemKind, val: &str, pos: usize) -> State {
+    fn emit_item(&mut self, kind: ItemKind, val: &'a str, pos: usize) -> State {
         let line = self.line_of(pos);
         self.items.push(Item {
             kind,
-            val: Rc::from(val),
+            val: Cow::Borrowed(val),
             pos,
             line,
         });
@@ -252,7 +269,7 @@ impl<'a> Lexer<'a> {
         let line = self.line_of(self.start);
         self.items.push(Item {
             kind: ItemKind::Error,
-            val: msg.into(),
+            val: Cow::Owned(msg),
             pos: self.start,
             line,
         });

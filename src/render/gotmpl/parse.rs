@@ -50,11 +50,11 @@ fn stack_addr() -> usize {
 
 /// Parses `text` (named `name`) into its main tree and the trees it defines, in definition
 /// order. `is_func` tells which identifiers are functions (Go rejects unknown ones when parsing).
-pub fn parse(
+pub fn parse<'a>(
     name: &str,
-    text: &str,
-    left: &str,
-    right: &str,
+    text: &'a str,
+    left: &'a str,
+    right: &'a str,
     is_func: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<Tree>, ParseError> {
     let (items, line_starts) = lex_with_lines(text, left, right);
@@ -84,8 +84,8 @@ pub fn parse(
     Ok(p.defined)
 }
 
-struct Parser<'f> {
-    items: Vec<Item>,
+struct Parser<'a, 'f> {
+    items: Vec<Item<'a>>,
     idx: usize,
     last: usize,
     file: Rc<str>,
@@ -101,7 +101,7 @@ struct Parser<'f> {
 
 type PResult<T> = Result<T, ParseError>;
 
-impl Parser<'_> {
+impl<'a> Parser<'a, '_> {
     fn pos(&self, offset: usize) -> Pos {
         let line = self.line_starts.partition_point(|&s| s <= offset);
         let start = self
@@ -115,6 +115,22 @@ impl Parser<'_> {
             offset,
             line,
             col: offset - start,
+        }
+    }
+
+    /// `pos` of a token, whose line the lexer already knows.
+    fn pos_of(&self, item: &Item) -> Pos {
+        let start = self
+            .line_starts
+            .get(item.line.saturating_sub(1))
+            .copied()
+            .filter(|&s| s <= item.pos)
+            .unwrap_or(0);
+        Pos {
+            file: self.file.clone(),
+            offset: item.pos,
+            line: item.line,
+            col: item.pos - start,
         }
     }
 
@@ -135,13 +151,13 @@ impl Parser<'_> {
     }
 
     /// Returns the next token; past the end it keeps returning the final EOF/error token.
-    fn next(&mut self) -> Item {
+    fn next(&mut self) -> Item<'a> {
         let i = self.idx.min(self.items.len().saturating_sub(1));
         self.idx += 1;
         self.last = i;
         self.items.get(i).cloned().unwrap_or(Item {
             kind: ItemKind::Eof,
-            val: Rc::from(""),
+            val: "".into(),
             pos: 0,
             line: 1,
         })
@@ -151,13 +167,13 @@ impl Parser<'_> {
         self.idx = self.idx.saturating_sub(1);
     }
 
-    fn peek(&mut self) -> Item {
+    fn peek(&mut self) -> Item<'a> {
         let i = self.next();
         self.backup();
         i
     }
 
-    fn next_non_space(&mut self) -> Item {
+    fn next_non_space(&mut self) -> Item<'a> {
         loop {
             let i = self.next();
             if i.kind != ItemKind::Space {
@@ -166,13 +182,13 @@ impl Parser<'_> {
         }
     }
 
-    fn peek_non_space(&mut self) -> Item {
+    fn peek_non_space(&mut self) -> Item<'a> {
         let i = self.next_non_space();
         self.backup();
         i
     }
 
-    fn expect(&mut self, kind: ItemKind, context: &str) -> PResult<Item> {
+    fn expect(&mut self, kind: ItemKind, context: &str) -> PResult<Item<'a>> {
         let t = self.next_non_space();
         if t.kind != kind {
             return self.unexpected(&t, context);
@@ -283,8 +299,8 @@ impl Parser<'_> {
         let token = self.next_non_space();
         match token.kind {
             ItemKind::Text => Ok(Parsed::Node(Node::Text {
-                pos: self.pos(token.pos),
-                text: token.val,
+                pos: self.pos_of(&token),
+                text: Rc::from(&*token.val),
             })),
             ItemKind::LeftDelim => {
                 self.action_line = token.line;
@@ -298,7 +314,7 @@ impl Parser<'_> {
 
     fn action(&mut self) -> PResult<Parsed> {
         let token = self.next_non_space();
-        let pos = self.pos(token.pos);
+        let pos = self.pos_of(&token);
         match token.kind {
             ItemKind::Block => return self.block_control(),
             ItemKind::Break | ItemKind::Continue => {
@@ -348,7 +364,7 @@ impl Parser<'_> {
         }
         self.backup();
         let token = self.peek();
-        let pos = self.pos(token.pos);
+        let pos = self.pos_of(&token);
         let pipe = self.pipeline("command", ItemKind::RightDelim)?;
         Ok(Parsed::Node(Node::Action { pos, pipe }))
     }
@@ -418,7 +434,7 @@ impl Parser<'_> {
             None
         };
         Ok(Parsed::Node(Node::Template {
-            pos: self.pos(token.pos),
+            pos: self.pos_of(&token),
             name,
             pipe,
         }))
@@ -443,7 +459,7 @@ impl Parser<'_> {
             root,
         })?;
         Ok(Parsed::Node(Node::Template {
-            pos: self.pos(token.pos),
+            pos: self.pos_of(&token),
             name,
             pipe: Some(pipe),
         }))
@@ -453,7 +469,7 @@ impl Parser<'_> {
         self.enter()?;
         let token = self.peek_non_space();
         let mut pipe = Pipe {
-            pos: self.pos(token.pos),
+            pos: self.pos_of(&token),
             is_assign: false,
             decl: Vec::new(),
             cmds: Vec::new(),
@@ -470,13 +486,13 @@ impl Parser<'_> {
                 ItemKind::Assign | ItemKind::Declare => {
                     pipe.is_assign = next.kind == ItemKind::Assign;
                     self.next_non_space();
-                    pipe.decl.push((self.pos(v.pos), v.val.to_string()));
+                    pipe.decl.push((self.pos_of(&v), v.val.to_string()));
                     self.vars.push(v.val.to_string());
                     break;
                 }
                 ItemKind::Char if &*next.val == "," => {
                     self.next_non_space();
-                    pipe.decl.push((self.pos(v.pos), v.val.to_string()));
+                    pipe.decl.push((self.pos_of(&v), v.val.to_string()));
                     self.vars.push(v.val.to_string());
                     if context == "range" && pipe.decl.len() < 2 {
                         match self.peek_non_space().kind {
@@ -550,7 +566,7 @@ impl Parser<'_> {
     fn command(&mut self) -> PResult<Command> {
         let first = self.peek_non_space();
         let mut cmd = Command {
-            pos: self.pos(first.pos),
+            pos: self.pos_of(&first),
             args: Vec::new(),
         };
         loop {
@@ -627,7 +643,7 @@ impl Parser<'_> {
 
     fn term(&mut self) -> PResult<Option<Arg>> {
         let token = self.next_non_space();
-        let pos = self.pos(token.pos);
+        let pos = self.pos_of(&token);
         Ok(Some(match token.kind {
             ItemKind::Identifier => {
                 if !(self.is_func)(&token.val) {
