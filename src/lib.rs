@@ -9,6 +9,7 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+pub mod alloc;
 pub mod baseline;
 pub mod config;
 pub mod diff;

@@ -183,6 +183,7 @@ pub fn print(text: &str) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    gitops_lint::alloc::keep_freed_pages();
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Rules) => {
