@@ -3,7 +3,8 @@
 //! the fuzzer ran. Each takes raw bytes, decodes them into the inputs of one stage and runs
 //! it. Bad input must come back as diagnostics; a panic, hang or runaway allocation is a bug.
 //! The only assertions here are properties that must hold for every input (the emitter's
-//! round trip), so a failed one is a bug too.
+//! round trip, the fast manifest head agreeing with the full parse), so a failed one is a
+//! bug too.
 
 use crate::lint::{LintError, LintResult, lint_memory};
 use crate::render::RenderOutput;
@@ -54,6 +55,17 @@ fn first_doc(text: &str) -> Node {
 /// without error and prints the same values again).
 pub fn yaml_load(data: &[u8]) {
     let input = text(data);
+    // The fast head scanner answers only where the full parse gives the same answer.
+    for range in crate::render::helm::manifest::split_manifests(&input) {
+        let doc = &input[range];
+        if let Some(head) = crate::render::helm::fast_head::fast_head(doc) {
+            assert_eq!(
+                crate::render::helm::manifest::simple_head(doc),
+                Ok(head),
+                "fast head disagrees with the full parse on:\n{doc}"
+            );
+        }
+    }
     let parsed = parse_str(&input, FileId::default(), &Limits::default());
     for doc in &parsed.docs {
         let _ = doc.root.to_json();

@@ -136,7 +136,7 @@ pub fn split_manifests(text: &str) -> Vec<Range<usize>> {
 }
 
 /// Read the head of a document as Helm's `SimpleHead` does, with its error texts.
-fn simple_head(doc: &str) -> Result<(String, String, Option<String>), String> {
+pub fn simple_head(doc: &str) -> Result<(String, String, Option<String>), String> {
     let parsed = parse_str(doc, Default::default(), &Limits::default());
     if let Some(e) = parsed.error {
         return Err(format!(
@@ -223,8 +223,11 @@ pub fn file_manifests(source: &str, text: &str) -> Result<Vec<Manifest>, String>
     let mut out = Vec::new();
     for range in split_manifests(text) {
         let content = &text[range.clone()];
-        let (kind, name, hook) =
-            simple_head(content).map_err(|e| format!("YAML parse error on {source}: {e}"))?;
+        let head = match super::fast_head::fast_head(content) {
+            Some(head) => Ok(head),
+            None => simple_head(content),
+        };
+        let (kind, name, hook) = head.map_err(|e| format!("YAML parse error on {source}: {e}"))?;
         let mut hooks = Vec::new();
         if let Some(h) = hook {
             let mut unknown = false;
