@@ -719,6 +719,25 @@ pub fn build_custom_cert(_: &mut FuncEnv, a: &[Value]) -> R {
 mod tests {
     use super::*;
 
+    /// Mean time per 2048-bit RSA key (two 1024-bit primes and the rsa crate's key
+    /// assembly), over `RSA_BENCH_KEYS` keys (default 40) from a fixed seed:
+    /// `cargo test --release --lib rsa_key_bench -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "benchmark"]
+    fn rsa_key_bench() {
+        let keys: u32 = std::env::var("RSA_BENCH_KEYS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(40);
+        let mut env = FuncEnv::new(2026, 0, 0);
+        let start = std::time::Instant::now();
+        for _ in 0..keys {
+            assert!(matches!(gen_rsa(&mut env, 2048), Ok(Key::Rsa(_))));
+        }
+        let per_key = start.elapsed().as_secs_f64() * 1000.0 / f64::from(keys.max(1));
+        eprintln!("rsa_key_bench: {keys} keys of 2048 bits, {per_key:.2} ms per key");
+    }
+
     #[test]
     fn ca_and_signed_cert() {
         let mut e = FuncEnv::new(7, 1_700_000_000_000_000_000, 0);

@@ -7,7 +7,7 @@
 //! checked against the primes up to 53 left ~100, and `montgomery.rs` makes each test fast.
 
 use super::FuncEnv;
-use super::montgomery::{Modulus, less};
+use super::montgomery::{Modulus, bit_len, less};
 use std::sync::OnceLock;
 
 /// Odd primes below this bound strike candidates out before any exponentiation.
@@ -15,10 +15,22 @@ const SIEVE_LIMIT: usize = 1 << 13;
 /// Odd candidates per window (start, start+2, ...): 8192 numbers, where the average gap
 /// between 1024-bit primes is ~710.
 const WINDOW: usize = 4096;
-/// Miller-Rabin rounds with random bases. For random candidates of 512 bits and more the
-/// average-case error bound (Damgård, Landrock, Pomerance) is below 2^-80 after 6 rounds
-/// and shrinks quickly with size; 10 rounds keep a margin at a cost paid once per prime.
-const MR_ROUNDS: usize = 10;
+/// Miller-Rabin rounds with random bases after the base-2 round, by candidate size, for an
+/// error probability of at most 2^-80 per prime. FIPS 186-5 Table B.1 (from the
+/// Damgård-Landrock-Pomerance average-case analysis of its Appendix C.1, for random
+/// candidates): 5 rounds give 2^-112 for 1024-bit primes (2048-bit keys), 4 rounds 2^-128
+/// for 1536 bits and 2^-144 for 2048 bits (4096-bit keys). The margin below 2^-80 covers
+/// the candidates being consecutive survivors of a sieve rather than independent draws
+/// (Brandt-Damgård, incremental search). DLP's bound for 512 bits needs 6 rounds; below
+/// that, 40 rounds meet 2^-80 for any odd composite (Rabin's 4^-t worst case).
+fn random_rounds(bits: usize) -> usize {
+    match bits {
+        1536.. => 4,
+        1024.. => 5,
+        512.. => 10,
+        _ => 40,
+    }
+}
 
 /// The odd primes below `SIEVE_LIMIT` (Eratosthenes, computed once).
 fn small_primes() -> &'static [u32] {
@@ -105,7 +117,9 @@ fn sieve(start: &[u64]) -> Vec<bool> {
     struck
 }
 
-/// Miller-Rabin with `MR_ROUNDS` random bases; `n` odd, at least 64 bits.
+/// Miller-Rabin: a base-2 round first, which rejects almost every composite the sieve let
+/// through at the cost of squarings alone, then `random_rounds` rounds with random bases on
+/// the candidates that pass it. `n` odd, at least 64 bits.
 pub fn is_probable_prime(env: &mut FuncEnv, n: &[u64]) -> bool {
     let Some(m) = Modulus::new(n) else {
         return false;
@@ -115,28 +129,56 @@ pub fn is_probable_prime(env: &mut FuncEnv, n: &[u64]) -> bool {
     d[0] -= 1;
     let s = trailing_zeros(&d);
     shift_right(&mut d, s);
-    let one = m.one().to_vec();
-    let mut minus_one = n.to_vec();
-    super::montgomery::sub_in_place(&mut minus_one, &one);
-    let (mut tmp, mut t) = (vec![0u64; n.len()], vec![0u64; n.len() + 2]);
-    'rounds: for _ in 0..MR_ROUNDS {
+    let test = Witness::new(&m, s);
+    if !test.passes(m.pow2(&d)) {
+        return false;
+    }
+    (0..random_rounds(bit_len(n))).all(|_| {
         let a = random_base(env, n);
-        let mut x = m.pow(&m.to_mont(&a), &d);
-        if x == one || x == minus_one {
-            continue;
+        test.passes(m.pow(&m.to_mont(&a), &d))
+    })
+}
+
+/// One Miller-Rabin round's verdict on `x = a^d` (Montgomery form), n - 1 = d·2^s.
+struct Witness<'m> {
+    m: &'m Modulus,
+    s: usize,
+    one: Vec<u64>,
+    minus_one: Vec<u64>,
+}
+
+impl<'m> Witness<'m> {
+    fn new(m: &'m Modulus, s: usize) -> Self {
+        let one = m.one().to_vec();
+        // n - 1 in Montgomery form is n - R mod n.
+        let mut minus_one = m.modulus().to_vec();
+        super::montgomery::sub_in_place(&mut minus_one, &one);
+        Witness {
+            m,
+            s,
+            one,
+            minus_one,
         }
-        for _ in 1..s {
-            m.square(&mut x, &mut tmp, &mut t);
-            if x == minus_one {
-                continue 'rounds;
+    }
+
+    /// True when n is a strong probable prime to this base: a^d = ±1, or a^(d·2^r) = -1
+    /// for some r < s.
+    fn passes(&self, mut x: Vec<u64>) -> bool {
+        if x == self.one || x == self.minus_one {
+            return true;
+        }
+        let (mut tmp, mut t) = (vec![0u64; x.len()], self.m.scratch());
+        for _ in 1..self.s {
+            self.m.square(&mut x, &mut tmp, &mut t);
+            if x == self.minus_one {
+                return true;
             }
-            if x == one {
+            if x == self.one {
                 return false;
             }
         }
-        return false;
+        false
     }
-    true
 }
 
 /// A random base 2 ≤ a < n - 1: below 2^(bits(n) - 1), which is at most n - 1.
@@ -178,12 +220,6 @@ fn add_small(x: &mut [u64], v: u64) -> bool {
         carry = c as u64;
     }
     carry == 0
-}
-
-pub fn bit_len(x: &[u64]) -> usize {
-    x.iter()
-        .rposition(|l| *l != 0)
-        .map_or(0, |i| 64 * i + 64 - x[i].leading_zeros() as usize)
 }
 
 fn trailing_zeros(x: &[u64]) -> usize {
