@@ -8,10 +8,11 @@
 
 use super::FuncEnv;
 use super::montgomery::{Modulus, bit_len, less};
+use super::small_primes::SmallPrimes;
 use std::sync::OnceLock;
 
 /// Odd primes below this bound strike candidates out before any exponentiation.
-const SIEVE_LIMIT: usize = 1 << 13;
+const SIEVE_LIMIT: usize = 1 << 16;
 /// Odd candidates per window (start, start+2, ...): 8192 numbers, where the average gap
 /// between 1024-bit primes is ~710.
 const WINDOW: usize = 4096;
@@ -32,23 +33,10 @@ fn random_rounds(bits: usize) -> usize {
     }
 }
 
-/// The odd primes below `SIEVE_LIMIT` (Eratosthenes, computed once).
-fn small_primes() -> &'static [u32] {
-    static PRIMES: OnceLock<Vec<u32>> = OnceLock::new();
-    PRIMES.get_or_init(|| {
-        let mut composite = vec![false; SIEVE_LIMIT];
-        let mut out = Vec::new();
-        for i in 3..SIEVE_LIMIT {
-            if composite[i] || i % 2 == 0 {
-                continue;
-            }
-            out.push(i as u32);
-            for j in (i * i..SIEVE_LIMIT).step_by(i) {
-                composite[j] = true;
-            }
-        }
-        out
-    })
+/// The odd primes below `SIEVE_LIMIT`, computed once.
+fn small_primes() -> &'static SmallPrimes {
+    static PRIMES: OnceLock<SmallPrimes> = OnceLock::new();
+    PRIMES.get_or_init(|| SmallPrimes::below(SIEVE_LIMIT))
 }
 
 /// A random prime of exactly `bits` bits (at least 64) with its two top bits set, so the
@@ -104,16 +92,15 @@ fn random_start(env: &mut FuncEnv, bits: usize, len: usize) -> Vec<u64> {
 /// `struck[i]` is true when `start + 2i` has a factor below `SIEVE_LIMIT`.
 fn sieve(start: &[u64]) -> Vec<bool> {
     let mut struck = vec![false; WINDOW];
-    for &p in small_primes() {
-        let p = p as u64;
-        let r = mod_small(start, p);
+    small_primes().for_each_residue(start, |p, r| {
+        let (p, r) = (u64::from(p), u64::from(r));
         // The first i with r + 2i ≡ 0 (mod p): i ≡ -r · 2⁻¹, and 2⁻¹ ≡ (p+1)/2.
         let mut i = ((p - r) % p * p.div_ceil(2) % p) as usize;
         while i < WINDOW {
             struck[i] = true;
             i += p as usize;
         }
-    }
+    });
     struck
 }
 
@@ -257,14 +244,6 @@ mod tests {
     fn big(l: &[u64]) -> BigUint {
         let bytes: Vec<u8> = l.iter().flat_map(|x| x.to_le_bytes()).collect();
         BigUint::from_bytes_le(&bytes)
-    }
-
-    #[test]
-    fn small_primes_are_the_odd_primes_below_the_limit() {
-        let p = small_primes();
-        assert_eq!(&p[..6], &[3, 5, 7, 11, 13, 17]);
-        assert_eq!(p.len(), 1027); // π(8192) = 1028, minus 2
-        assert_eq!(p.last(), Some(&8191));
     }
 
     #[test]
