@@ -720,7 +720,8 @@ mod tests {
     use super::*;
 
     /// Mean time per 2048-bit RSA key (two 1024-bit primes and the rsa crate's key
-    /// assembly), over `RSA_BENCH_KEYS` keys (default 40) from a fixed seed:
+    /// assembly) over `RSA_BENCH_KEYS` keys (default 40) from a fixed seed, then per
+    /// 1024-bit prime over twice as many primes:
     /// `cargo test --release --lib rsa_key_bench -- --ignored --nocapture`.
     #[test]
     #[ignore = "benchmark"]
@@ -736,6 +737,12 @@ mod tests {
         }
         let per_key = start.elapsed().as_secs_f64() * 1000.0 / f64::from(keys.max(1));
         eprintln!("rsa_key_bench: {keys} keys of 2048 bits, {per_key:.2} ms per key");
+        let start = std::time::Instant::now();
+        for _ in 0..2 * keys {
+            assert!(primes::random_prime(&mut env, 1024, 65_537).is_ok());
+        }
+        let per_prime = start.elapsed().as_secs_f64() * 1000.0 / f64::from(2 * keys.max(1));
+        eprintln!("rsa_key_bench: {per_prime:.2} ms per 1024-bit prime");
     }
 
     #[test]

@@ -104,7 +104,10 @@ mod tests {
         assert_eq!(sp.primes().last(), Some(&8191));
         assert_eq!(SmallPrimes::below(1 << 16).primes().len(), 6541); // π(65536) - 1
         assert!(sp.groups.iter().all(|g| g.product < 1 << 32));
-        assert_eq!(sp.groups[0].product, 3 * 5 * 7 * 11 * 13 * 17 * 19 * 23 * 29);
+        assert_eq!(
+            sp.groups[0].product,
+            3 * 5 * 7 * 11 * 13 * 17 * 19 * 23 * 29
+        );
     }
 
     #[test]
