@@ -719,6 +719,32 @@ pub fn build_custom_cert(_: &mut FuncEnv, a: &[Value]) -> R {
 mod tests {
     use super::*;
 
+    /// Mean time per 2048-bit RSA key (two 1024-bit primes and the rsa crate's key
+    /// assembly) over `RSA_BENCH_KEYS` keys (default 40) from a fixed seed, then per
+    /// 1024-bit prime over twice as many primes:
+    /// `cargo test --release --lib rsa_key_bench -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "benchmark"]
+    fn rsa_key_bench() {
+        let keys: u32 = std::env::var("RSA_BENCH_KEYS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(40);
+        let mut env = FuncEnv::new(2026, 0, 0);
+        let start = std::time::Instant::now();
+        for _ in 0..keys {
+            assert!(matches!(gen_rsa(&mut env, 2048), Ok(Key::Rsa(_))));
+        }
+        let per_key = start.elapsed().as_secs_f64() * 1000.0 / f64::from(keys.max(1));
+        eprintln!("rsa_key_bench: {keys} keys of 2048 bits, {per_key:.2} ms per key");
+        let start = std::time::Instant::now();
+        for _ in 0..2 * keys {
+            assert!(primes::random_prime(&mut env, 1024, 65_537).is_ok());
+        }
+        let per_prime = start.elapsed().as_secs_f64() * 1000.0 / f64::from(2 * keys.max(1));
+        eprintln!("rsa_key_bench: {per_prime:.2} ms per 1024-bit prime");
+    }
+
     #[test]
     fn ca_and_signed_cert() {
         let mut e = FuncEnv::new(7, 1_700_000_000_000_000_000, 0);

@@ -46,6 +46,7 @@ mod random;
 mod reflect;
 mod regex;
 pub mod semver;
+mod small_primes;
 mod strings;
 mod strings_case;
 mod toml;
