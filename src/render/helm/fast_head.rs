@@ -147,6 +147,11 @@ pub fn fast_head(doc: &str) -> Option<Head> {
                 open = opened(cont, p.indent, false);
                 continue;
             }
+            let opens_child =
+                indent > p.indent || (indent == p.indent && is_seq_entry && p.from_key);
+            if opens_child && p.head {
+                return None; // a head field holding a list or map: the full parse errs
+            }
             if indent > p.indent {
                 if is_seq_entry && p.child != Role::Other {
                     return None; // metadata or annotations as a list: the full parse errs
