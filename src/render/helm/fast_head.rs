@@ -14,6 +14,10 @@
 use crate::yaml::Value;
 use crate::yaml::resolve::resolve_plain;
 
+/// Nesting this scanner follows; deeper documents go to the full parse, whose limit
+/// (`Limits::max_depth`, 256 by default) is then the one that applies.
+const MAX_LEVELS: usize = 200;
+
 /// kind, name and the `helm.sh/hook` annotation, as `simple_head` returns them.
 pub type Head = (String, String, Option<String>);
 
@@ -192,6 +196,9 @@ pub fn fast_head(doc: &str) -> Option<Head> {
             stack.pop();
         }
         let top = *stack.last()?;
+        if stack.len() > MAX_LEVELS {
+            return None; // near the full parse's nesting limit: let it decide
+        }
         if top.indent != indent {
             return None; // a continuation line or a bad indent
         }
