@@ -4,6 +4,7 @@
 //! containment (no `..` above the root, no symlink out of it) is enforced in one place, and
 //! the same renderer can later read a git revision instead of the working tree.
 
+use super::lazy::LazyBytes;
 use super::walk::read_text;
 use super::{FileId, Origin, SourceFile, SourceMap, join_relative, normalize_relative};
 use std::collections::HashMap;
@@ -29,6 +30,28 @@ impl std::fmt::Display for FsError {
     }
 }
 
+/// One entry of a directory as [`RepoFs::list_entries`] sees it (symlinks followed).
+#[derive(Debug, Clone)]
+pub struct DirEntry {
+    pub name: String,
+    pub kind: EntryKind,
+}
+
+#[derive(Debug, Clone)]
+pub enum EntryKind {
+    Dir,
+    /// A regular file within the size limit; its bytes are read when first asked for.
+    File {
+        size: u64,
+        bytes: LazyBytes,
+    },
+    /// A device, socket or pipe: never opened.
+    Irregular,
+    /// An entry that cannot be read: a symlink out of the root or to nowhere, a file over
+    /// the size limit.
+    Unreadable(FsError),
+}
+
 pub trait RepoFs: Send + Sync {
     /// The file at a repo-relative path, read once and registered in the source map.
     fn read(&self, path: &str) -> Result<FileId, FsError>;
@@ -44,6 +67,36 @@ pub trait RepoFs: Send + Sync {
             path.into(),
             "binary files cannot be read from this source".into(),
         ))
+    }
+    /// A directory's entries, sorted by name, with what each is. This default reads every
+    /// file now through [`RepoFs::read`] (text) or [`RepoFs::read_bytes`]; a working tree
+    /// answers from the listing and reads a file only when its bytes are asked for.
+    fn list_entries(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
+        let dir = path.trim_end_matches('/');
+        let names = self.list_dir(dir)?;
+        Ok(names
+            .into_iter()
+            .map(|name| {
+                let child = if dir.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{dir}/{name}")
+                };
+                let loaded = |bytes: Arc<[u8]>| EntryKind::File {
+                    size: bytes.len() as u64,
+                    bytes: LazyBytes::loaded(bytes),
+                };
+                let kind = match self.read(&child) {
+                    Ok(id) => loaded(Arc::from(self.source_map().get(id).text.clone())),
+                    Err(_) if self.is_dir(&child) => EntryKind::Dir,
+                    Err(_) => match self.read_bytes(&child) {
+                        Ok(bytes) => loaded(Arc::from(bytes)),
+                        Err(e) => EntryKind::Unreadable(e),
+                    },
+                };
+                DirEntry { name, kind }
+            })
+            .collect())
     }
 }
 
@@ -115,6 +168,52 @@ impl DiskFs {
             Err(_) => Err(FsError::NotFound(rel)),
         }
     }
+
+    /// What a listed entry is. The listing's file type costs nothing (getdents gives it), a
+    /// file costs one `stat` for its size; only a symlink is resolved and confined in full.
+    fn entry_kind(&self, entry: &std::fs::DirEntry, rel: String) -> EntryKind {
+        let Ok(file_type) = entry.file_type() else {
+            return EntryKind::Unreadable(FsError::NotFound(rel));
+        };
+        if file_type.is_symlink() {
+            return match self.resolve(&rel) {
+                Ok((rel, real)) => match std::fs::metadata(&real) {
+                    Ok(meta) => self.kind_of(&meta, rel, real),
+                    Err(_) => EntryKind::Unreadable(FsError::NotFound(rel)),
+                },
+                Err(e) => EntryKind::Unreadable(e),
+            };
+        }
+        if file_type.is_dir() {
+            return EntryKind::Dir;
+        }
+        if !file_type.is_file() {
+            return EntryKind::Irregular;
+        }
+        // The directory's real path joined with a name that is no symlink: a real path.
+        match entry.metadata() {
+            Ok(meta) => self.kind_of(&meta, rel, entry.path()),
+            Err(_) => EntryKind::Unreadable(FsError::NotFound(rel)),
+        }
+    }
+
+    fn kind_of(&self, meta: &std::fs::Metadata, rel: String, real: PathBuf) -> EntryKind {
+        if meta.is_dir() {
+            EntryKind::Dir
+        } else if !meta.is_file() {
+            EntryKind::Irregular
+        } else if meta.len() > self.max_file_bytes {
+            EntryKind::Unreadable(FsError::Unreadable(
+                rel,
+                format!("larger than {} bytes", self.max_file_bytes),
+            ))
+        } else {
+            EntryKind::File {
+                size: meta.len(),
+                bytes: LazyBytes::on_disk(rel, real, self.max_file_bytes),
+            }
+        }
+    }
 }
 
 impl RepoFs for DiskFs {
@@ -165,6 +264,27 @@ impl RepoFs for DiskFs {
         Ok(names)
     }
 
+    fn list_entries(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
+        let (rel, real) = self.resolve(path)?;
+        let rd = std::fs::read_dir(&real)
+            .map_err(|e| FsError::Unreadable(rel.clone(), e.to_string()))?;
+        let mut entries: Vec<DirEntry> = rd
+            .filter_map(|e| e.ok())
+            .map(|entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let child = if rel.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{rel}/{name}")
+                };
+                let kind = self.entry_kind(&entry, child);
+                DirEntry { name, kind }
+            })
+            .collect();
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(entries)
+    }
+
     fn source_map(&self) -> &SourceMap {
         &self.map
     }
@@ -209,6 +329,56 @@ mod tests {
         #[cfg(unix)]
         assert!(matches!(fs.read("link.yaml"), Err(FsError::OutsideRepo(_))));
         assert!(matches!(fs.read("missing.yaml"), Err(FsError::NotFound(_))));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn listings_tell_kinds_and_sizes_and_read_files_later() {
+        let Some(dir) = tempfile::tempdir().ok() else {
+            return;
+        };
+        let root = std::fs::canonicalize(dir.path()).unwrap_or_default();
+        std::fs::create_dir_all(root.join("repo/d/sub")).ok();
+        std::fs::write(root.join("repo/d/a.txt"), "abc").ok();
+        std::fs::write(root.join("repo/d/big.txt"), "0123456789").ok();
+        std::fs::write(root.join("secret.txt"), "x").ok();
+        let link = |target: &str, name: &str| {
+            std::os::unix::fs::symlink(root.join(target), root.join("repo/d").join(name)).ok()
+        };
+        link("repo/d/a.txt", "in.txt");
+        link("secret.txt", "out.txt");
+        link("repo/d/nowhere", "dangling.txt");
+        link("repo/d/sub", "sublink");
+        let _socket = std::os::unix::net::UnixListener::bind(root.join("repo/d/sock"));
+        let fs = DiskFs::new(root.join("repo"), Arc::new(SourceMap::new()), 5);
+        let entries = fs.list_entries("d").unwrap_or_default();
+        let kinds: Vec<String> = entries
+            .iter()
+            .map(|e| match &e.kind {
+                EntryKind::Dir => format!("{} dir", e.name),
+                EntryKind::File { size, bytes } => {
+                    let text = bytes.get().map(|b| String::from_utf8_lossy(b).into_owned());
+                    format!("{} {size} {}", e.name, text.unwrap_or_default())
+                }
+                EntryKind::Irregular => format!("{} irregular", e.name),
+                EntryKind::Unreadable(err) => format!("{} {err}", e.name),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "a.txt 3 abc",
+                "big.txt `d/big.txt`: larger than 5 bytes",
+                "dangling.txt `d/dangling.txt` does not exist",
+                "in.txt 3 abc",
+                "out.txt `d/out.txt` is outside the repository",
+                "sock irregular",
+                "sub dir",
+                "sublink dir",
+            ]
+        );
+        // Nothing was registered in the source map by listing or reading bytes.
+        assert!(fs.source_map().is_empty());
     }
 
     #[cfg(unix)]

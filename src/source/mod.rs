@@ -3,10 +3,12 @@
 
 mod fs;
 pub mod git;
+mod lazy;
 mod tree;
 mod walk;
 
-pub use fs::{DiskFs, FsError, RepoFs};
+pub use fs::{DirEntry, DiskFs, EntryKind, FsError, RepoFs};
+pub use lazy::LazyBytes;
 pub use tree::{MemFs, MemTree, walk_tree};
 pub use walk::{
     WalkIssue, WalkOptions, WalkedRepo, is_script, read_text, text_from_bytes, walk_repo,
