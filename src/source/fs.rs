@@ -5,9 +5,10 @@
 //! the same renderer can later read a git revision instead of the working tree.
 
 use super::lazy::LazyBytes;
-use super::walk::read_text;
+use super::walk::{read_text, text_from_bytes};
 use super::{FileId, Origin, SourceFile, SourceMap, join_relative, normalize_relative};
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -108,6 +109,9 @@ pub struct DiskFs {
     cache: Mutex<HashMap<String, Result<FileId, FsError>>>,
     /// Real paths of the directories resolved so far (see `real_path`).
     real_dirs: Mutex<HashMap<PathBuf, PathBuf>>,
+    /// Regular files seen by `list_entries`, by repo path: real path and size. A chart's
+    /// templates are listed and then read; reading them needs no second resolution.
+    listed: Mutex<HashMap<String, (PathBuf, u64)>>,
 }
 
 impl DiskFs {
@@ -119,6 +123,7 @@ impl DiskFs {
             max_file_bytes,
             cache: Mutex::new(HashMap::new()),
             real_dirs: Mutex::new(HashMap::new()),
+            listed: Mutex::new(HashMap::new()),
         }
     }
 
@@ -208,11 +213,19 @@ impl DiskFs {
                 format!("larger than {} bytes", self.max_file_bytes),
             ))
         } else {
+            if let Ok(mut listed) = self.listed.lock() {
+                listed.insert(rel.clone(), (real.clone(), meta.len()));
+            }
             EntryKind::File {
                 size: meta.len(),
                 bytes: LazyBytes::on_disk(rel, real, self.max_file_bytes),
             }
         }
+    }
+
+    /// A file `list_entries` saw as regular and inside the root: no `lstat`/`stat` again.
+    fn take_listed(&self, rel: &str) -> Option<(PathBuf, u64)> {
+        self.listed.lock().ok()?.remove(rel)
     }
 }
 
@@ -227,6 +240,14 @@ impl RepoFs for DiskFs {
         // Files the walk already read are reused, so spans agree across stages.
         let result = match self.map.find(&rel) {
             Some(id) => Ok(id),
+            None if let Some((real, size)) = self.take_listed(&rel) => {
+                read_listed_text(&real, size, self.max_file_bytes)
+                    .map(|text| {
+                        self.map
+                            .add(SourceFile::new(rel.clone(), text, Origin::Repo))
+                    })
+                    .map_err(|why| FsError::Unreadable(rel.clone(), why))
+            }
             None => self.resolve(&rel).and_then(|(rel, real)| {
                 if !real.is_file() {
                     return Err(FsError::NotFound(rel));
@@ -306,6 +327,17 @@ impl RepoFs for DiskFs {
     }
 }
 
+/// [`read_text`] for a file whose size the listing gave: no `stat` before the read.
+fn read_listed_text(real: &Path, size: u64, max_bytes: u64) -> Result<String, String> {
+    let file = std::fs::File::open(real).map_err(|e| format!("cannot read: {e}"))?;
+    // One byte more than listed: the read that finds the end needs no reallocation.
+    let mut bytes = Vec::with_capacity(size.min(max_bytes) as usize + 1);
+    file.take(max_bytes + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    text_from_bytes(bytes, max_bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -379,6 +411,15 @@ mod tests {
         );
         // Nothing was registered in the source map by listing or reading bytes.
         assert!(fs.source_map().is_empty());
+        // A listed file reads as text from what the listing learnt (and only once).
+        let id = fs.read("d/a.txt");
+        assert_eq!(
+            id.clone()
+                .map(|id| fs.source_map().get(id).text.to_string()),
+            Ok("abc".into())
+        );
+        assert_eq!(fs.read("d/./a.txt"), id);
+        assert!(matches!(fs.read("d/out.txt"), Err(FsError::OutsideRepo(_))));
     }
 
     #[cfg(unix)]
