@@ -232,9 +232,16 @@ fn chart_span(fs: &dyn RepoFs, chart_dir: &str) -> Span {
 
 /// Helm's release-name rule (`chartutil.ValidateReleaseName`).
 fn validate_release_name(name: &str) -> Result<(), String> {
-    let re =
-        regex::Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-            .map_err(|e| e.to_string())?;
+    // Compiled once per process: a render per chart case would otherwise compile it again.
+    static RELEASE_NAME: std::sync::OnceLock<Result<regex::Regex, String>> =
+        std::sync::OnceLock::new();
+    let re = RELEASE_NAME
+        .get_or_init(|| {
+            regex::Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(Clone::clone)?;
     if name.is_empty() {
         return Err("no name provided".into());
     }
@@ -756,6 +763,19 @@ fn push_docs(
         }
         if let Some(obj) = Object::from_node(root) {
             run.objects.push(obj);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn release_names_follow_helms_rule() {
+        for ok in ["a", "my-app", "app.v1", "0x"] {
+            assert_eq!(super::validate_release_name(ok), Ok(()), "{ok}");
+        }
+        for bad in ["", "App", "-a", "a-", "a..b", &"a".repeat(54)] {
+            assert!(super::validate_release_name(bad).is_err(), "{bad}");
         }
     }
 }
