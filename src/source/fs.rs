@@ -4,9 +4,11 @@
 //! containment (no `..` above the root, no symlink out of it) is enforced in one place, and
 //! the same renderer can later read a git revision instead of the working tree.
 
-use super::walk::read_text;
+use super::lazy::LazyBytes;
+use super::walk::{read_text, text_from_bytes};
 use super::{FileId, Origin, SourceFile, SourceMap, join_relative, normalize_relative};
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -29,6 +31,28 @@ impl std::fmt::Display for FsError {
     }
 }
 
+/// One entry of a directory as [`RepoFs::list_entries`] sees it (symlinks followed).
+#[derive(Debug, Clone)]
+pub struct DirEntry {
+    pub name: String,
+    pub kind: EntryKind,
+}
+
+#[derive(Debug, Clone)]
+pub enum EntryKind {
+    Dir,
+    /// A regular file within the size limit; its bytes are read when first asked for.
+    File {
+        size: u64,
+        bytes: LazyBytes,
+    },
+    /// A device, socket or pipe: never opened.
+    Irregular,
+    /// An entry that cannot be read: a symlink out of the root or to nowhere, a file over
+    /// the size limit.
+    Unreadable(FsError),
+}
+
 pub trait RepoFs: Send + Sync {
     /// The file at a repo-relative path, read once and registered in the source map.
     fn read(&self, path: &str) -> Result<FileId, FsError>;
@@ -45,6 +69,36 @@ pub trait RepoFs: Send + Sync {
             "binary files cannot be read from this source".into(),
         ))
     }
+    /// A directory's entries, sorted by name, with what each is. This default reads every
+    /// file now through [`RepoFs::read`] (text) or [`RepoFs::read_bytes`]; a working tree
+    /// answers from the listing and reads a file only when its bytes are asked for.
+    fn list_entries(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
+        let dir = path.trim_end_matches('/');
+        let names = self.list_dir(dir)?;
+        Ok(names
+            .into_iter()
+            .map(|name| {
+                let child = if dir.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{dir}/{name}")
+                };
+                let loaded = |bytes: Arc<[u8]>| EntryKind::File {
+                    size: bytes.len() as u64,
+                    bytes: LazyBytes::loaded(bytes),
+                };
+                let kind = match self.read(&child) {
+                    Ok(id) => loaded(Arc::from(self.source_map().get(id).text.clone())),
+                    Err(_) if self.is_dir(&child) => EntryKind::Dir,
+                    Err(_) => match self.read_bytes(&child) {
+                        Ok(bytes) => loaded(Arc::from(bytes)),
+                        Err(e) => EntryKind::Unreadable(e),
+                    },
+                };
+                DirEntry { name, kind }
+            })
+            .collect())
+    }
 }
 
 /// The working tree on disk.
@@ -55,6 +109,9 @@ pub struct DiskFs {
     cache: Mutex<HashMap<String, Result<FileId, FsError>>>,
     /// Real paths of the directories resolved so far (see `real_path`).
     real_dirs: Mutex<HashMap<PathBuf, PathBuf>>,
+    /// Regular files seen by `list_entries`, by repo path: real path and size. A chart's
+    /// templates are listed and then read; reading them needs no second resolution.
+    listed: Mutex<HashMap<String, (PathBuf, u64)>>,
 }
 
 impl DiskFs {
@@ -66,6 +123,7 @@ impl DiskFs {
             max_file_bytes,
             cache: Mutex::new(HashMap::new()),
             real_dirs: Mutex::new(HashMap::new()),
+            listed: Mutex::new(HashMap::new()),
         }
     }
 
@@ -115,6 +173,60 @@ impl DiskFs {
             Err(_) => Err(FsError::NotFound(rel)),
         }
     }
+
+    /// What a listed entry is. The listing's file type costs nothing (getdents gives it), a
+    /// file costs one `stat` for its size; only a symlink is resolved and confined in full.
+    fn entry_kind(&self, entry: &std::fs::DirEntry, rel: String) -> EntryKind {
+        let Ok(file_type) = entry.file_type() else {
+            return EntryKind::Unreadable(FsError::NotFound(rel));
+        };
+        if file_type.is_symlink() {
+            return match self.resolve(&rel) {
+                Ok((rel, real)) => match std::fs::metadata(&real) {
+                    Ok(meta) => self.kind_of(&meta, rel, real),
+                    Err(_) => EntryKind::Unreadable(FsError::NotFound(rel)),
+                },
+                Err(e) => EntryKind::Unreadable(e),
+            };
+        }
+        if file_type.is_dir() {
+            return EntryKind::Dir;
+        }
+        if !file_type.is_file() {
+            return EntryKind::Irregular;
+        }
+        // The directory's real path joined with a name that is no symlink: a real path.
+        match entry.metadata() {
+            Ok(meta) => self.kind_of(&meta, rel, entry.path()),
+            Err(_) => EntryKind::Unreadable(FsError::NotFound(rel)),
+        }
+    }
+
+    fn kind_of(&self, meta: &std::fs::Metadata, rel: String, real: PathBuf) -> EntryKind {
+        if meta.is_dir() {
+            EntryKind::Dir
+        } else if !meta.is_file() {
+            EntryKind::Irregular
+        } else if meta.len() > self.max_file_bytes {
+            EntryKind::Unreadable(FsError::Unreadable(
+                rel,
+                format!("larger than {} bytes", self.max_file_bytes),
+            ))
+        } else {
+            if let Ok(mut listed) = self.listed.lock() {
+                listed.insert(rel.clone(), (real.clone(), meta.len()));
+            }
+            EntryKind::File {
+                size: meta.len(),
+                bytes: LazyBytes::on_disk(rel, real, self.max_file_bytes),
+            }
+        }
+    }
+
+    /// A file `list_entries` saw as regular and inside the root: no `lstat`/`stat` again.
+    fn take_listed(&self, rel: &str) -> Option<(PathBuf, u64)> {
+        self.listed.lock().ok()?.remove(rel)
+    }
 }
 
 impl RepoFs for DiskFs {
@@ -128,6 +240,14 @@ impl RepoFs for DiskFs {
         // Files the walk already read are reused, so spans agree across stages.
         let result = match self.map.find(&rel) {
             Some(id) => Ok(id),
+            None if let Some((real, size)) = self.take_listed(&rel) => {
+                read_listed_text(&real, size, self.max_file_bytes)
+                    .map(|text| {
+                        self.map
+                            .add(SourceFile::new(rel.clone(), text, Origin::Repo))
+                    })
+                    .map_err(|why| FsError::Unreadable(rel.clone(), why))
+            }
             None => self.resolve(&rel).and_then(|(rel, real)| {
                 if !real.is_file() {
                     return Err(FsError::NotFound(rel));
@@ -165,6 +285,27 @@ impl RepoFs for DiskFs {
         Ok(names)
     }
 
+    fn list_entries(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
+        let (rel, real) = self.resolve(path)?;
+        let rd = std::fs::read_dir(&real)
+            .map_err(|e| FsError::Unreadable(rel.clone(), e.to_string()))?;
+        let mut entries: Vec<DirEntry> = rd
+            .filter_map(|e| e.ok())
+            .map(|entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let child = if rel.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{rel}/{name}")
+                };
+                let kind = self.entry_kind(&entry, child);
+                DirEntry { name, kind }
+            })
+            .collect();
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(entries)
+    }
+
     fn source_map(&self) -> &SourceMap {
         &self.map
     }
@@ -184,6 +325,17 @@ impl RepoFs for DiskFs {
         }
         std::fs::read(&real).map_err(|e| FsError::Unreadable(rel, e.to_string()))
     }
+}
+
+/// [`read_text`] for a file whose size the listing gave: no `stat` before the read.
+fn read_listed_text(real: &Path, size: u64, max_bytes: u64) -> Result<String, String> {
+    let file = std::fs::File::open(real).map_err(|e| format!("cannot read: {e}"))?;
+    // One byte more than listed: the read that finds the end needs no reallocation.
+    let mut bytes = Vec::with_capacity(size.min(max_bytes) as usize + 1);
+    file.take(max_bytes + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    text_from_bytes(bytes, max_bytes)
 }
 
 #[cfg(test)]
@@ -209,6 +361,65 @@ mod tests {
         #[cfg(unix)]
         assert!(matches!(fs.read("link.yaml"), Err(FsError::OutsideRepo(_))));
         assert!(matches!(fs.read("missing.yaml"), Err(FsError::NotFound(_))));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn listings_tell_kinds_and_sizes_and_read_files_later() {
+        let Some(dir) = tempfile::tempdir().ok() else {
+            return;
+        };
+        let root = std::fs::canonicalize(dir.path()).unwrap_or_default();
+        std::fs::create_dir_all(root.join("repo/d/sub")).ok();
+        std::fs::write(root.join("repo/d/a.txt"), "abc").ok();
+        std::fs::write(root.join("repo/d/big.txt"), "0123456789").ok();
+        std::fs::write(root.join("secret.txt"), "x").ok();
+        let link = |target: &str, name: &str| {
+            std::os::unix::fs::symlink(root.join(target), root.join("repo/d").join(name)).ok()
+        };
+        link("repo/d/a.txt", "in.txt");
+        link("secret.txt", "out.txt");
+        link("repo/d/nowhere", "dangling.txt");
+        link("repo/d/sub", "sublink");
+        let _socket = std::os::unix::net::UnixListener::bind(root.join("repo/d/sock"));
+        let fs = DiskFs::new(root.join("repo"), Arc::new(SourceMap::new()), 5);
+        let entries = fs.list_entries("d").unwrap_or_default();
+        let kinds: Vec<String> = entries
+            .iter()
+            .map(|e| match &e.kind {
+                EntryKind::Dir => format!("{} dir", e.name),
+                EntryKind::File { size, bytes } => {
+                    let text = bytes.get().map(|b| String::from_utf8_lossy(b).into_owned());
+                    format!("{} {size} {}", e.name, text.unwrap_or_default())
+                }
+                EntryKind::Irregular => format!("{} irregular", e.name),
+                EntryKind::Unreadable(err) => format!("{} {err}", e.name),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "a.txt 3 abc",
+                "big.txt `d/big.txt`: larger than 5 bytes",
+                "dangling.txt `d/dangling.txt` does not exist",
+                "in.txt 3 abc",
+                "out.txt `d/out.txt` is outside the repository",
+                "sock irregular",
+                "sub dir",
+                "sublink dir",
+            ]
+        );
+        // Nothing was registered in the source map by listing or reading bytes.
+        assert!(fs.source_map().is_empty());
+        // A listed file reads as text from what the listing learnt (and only once).
+        let id = fs.read("d/a.txt");
+        assert_eq!(
+            id.clone()
+                .map(|id| fs.source_map().get(id).text.to_string()),
+            Ok("abc".into())
+        );
+        assert_eq!(fs.read("d/./a.txt"), id);
+        assert!(matches!(fs.read("d/out.txt"), Err(FsError::OutsideRepo(_))));
     }
 
     #[cfg(unix)]

@@ -3,17 +3,19 @@
 
 mod fs;
 pub mod git;
+mod lazy;
 mod tree;
 mod walk;
 
-pub use fs::{DiskFs, FsError, RepoFs};
+pub use fs::{DirEntry, DiskFs, EntryKind, FsError, RepoFs};
+pub use lazy::LazyBytes;
 pub use tree::{MemFs, MemTree, walk_tree};
 pub use walk::{
     WalkIssue, WalkOptions, WalkedRepo, is_script, read_text, text_from_bytes, walk_repo,
 };
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 /// Index of a file in the [`SourceMap`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -74,29 +76,36 @@ pub struct SourceFile {
     pub path: String,
     pub text: Arc<str>,
     pub origin: Origin,
-    line_starts: Vec<u32>,
+    /// Byte offsets of line starts, built when a position is first asked for: most files
+    /// read (chart templates, values) are never reported on.
+    line_starts: OnceLock<Vec<u32>>,
 }
 
 impl SourceFile {
     pub fn new(path: impl Into<String>, text: impl Into<Arc<str>>, origin: Origin) -> SourceFile {
-        let text: Arc<str> = text.into();
-        let mut line_starts = vec![0u32];
-        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
         SourceFile {
             path: path.into(),
-            text,
+            text: text.into(),
             origin,
-            line_starts,
+            line_starts: OnceLock::new(),
         }
     }
 
+    fn line_starts(&self) -> &[u32] {
+        self.line_starts.get_or_init(|| {
+            let mut starts = vec![0u32];
+            starts.extend(memchr::memchr_iter(b'\n', self.text.as_bytes()).map(|i| i as u32 + 1));
+            starts
+        })
+    }
+
     pub fn line_count(&self) -> usize {
-        self.line_starts.len()
+        self.line_starts().len()
     }
 
     /// 1-based line containing byte `offset`.
     pub fn line_of(&self, offset: usize) -> usize {
-        match self.line_starts.binary_search(&(offset as u32)) {
+        match self.line_starts().binary_search(&(offset as u32)) {
             Ok(i) => i + 1,
             Err(i) => i,
         }
@@ -105,7 +114,7 @@ impl SourceFile {
     pub fn line_col(&self, offset: usize) -> LineCol {
         let offset = offset.min(self.text.len());
         let line = self.line_of(offset);
-        let start = self.line_starts[line - 1] as usize;
+        let start = self.line_starts()[line - 1] as usize;
         let column = self
             .text
             .get(start..offset)
@@ -117,12 +126,12 @@ impl SourceFile {
 
     /// Byte range of 1-based `line`, without its line break.
     pub fn line_range(&self, line: usize) -> std::ops::Range<usize> {
-        if line == 0 || line > self.line_starts.len() {
+        let line_starts = self.line_starts();
+        if line == 0 || line > line_starts.len() {
             return self.text.len()..self.text.len();
         }
-        let start = self.line_starts[line - 1] as usize;
-        let mut end = self
-            .line_starts
+        let start = line_starts[line - 1] as usize;
+        let mut end = line_starts
             .get(line)
             .map(|&e| e as usize)
             .unwrap_or(self.text.len());

@@ -2,10 +2,9 @@
 //! `.Capabilities`, `.Files`, `.Template`, `.Subcharts` — with Helm's field names and
 //! methods (`.Capabilities.APIVersions.Has`, `.Files.Glob`, ...).
 
-use super::chart::{Chart, ChartFile, ImportValue, Metadata};
+use super::chart::{Chart, ImportValue, Metadata, MiscFile};
 use crate::render::gotmpl::value::{GoObject, Map, Value};
 use std::rc::Rc;
-use std::sync::Arc;
 
 /// `helm version` of the oracle this renderer follows.
 pub const HELM_VERSION: &str = "v3.18.0";
@@ -348,24 +347,35 @@ impl GoObject for ChartObject {
 }
 
 /// `.Files`: the chart's non-template files, confined to the chart (Helm's `engine.files`).
+/// A file is read when a template first asks for its contents; one that cannot be read
+/// fails the call (and the render: see `Chart::unreadable_file`).
 pub struct Files {
-    pub files: Vec<(String, Arc<[u8]>)>,
+    pub files: Vec<MiscFile>,
 }
 
 impl Files {
     pub fn from_chart(chart: &Chart) -> Files {
-        // The bytes are shared with the loaded chart, not copied per render.
-        let mut files: Vec<(String, Arc<[u8]>)> = chart
-            .files
-            .iter()
-            .map(|f: &ChartFile| (f.name.clone(), f.data.clone()))
-            .collect();
-        files.sort_by(|a, b| a.0.cmp(&b.0));
+        // Handles shared with the loaded chart: each file is read at most once per load.
+        let mut files = chart.files.clone();
+        files.sort_by(|a, b| a.name.cmp(&b.name));
         Files { files }
     }
 
-    fn get(&self, name: &str) -> Option<&Arc<[u8]>> {
-        self.files.iter().find(|(n, _)| n == name).map(|(_, d)| d)
+    /// The contents of `name`; `Ok(None)` when the chart has no such file.
+    fn get(&self, name: &str) -> Result<Option<&[u8]>, String> {
+        match self.files.iter().find(|f| f.name == name) {
+            Some(f) => f.bytes().map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Every file with its contents, in name order. A file that cannot be read counts as
+    /// empty here: its failure stays on the file and fails the render afterwards, as these
+    /// callers (`range`, printing) cannot return an error.
+    fn contents(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.files
+            .iter()
+            .map(|f| (f.name.as_str(), f.bytes().unwrap_or_default()))
     }
 
     fn glob(&self, pattern: &str) -> Result<Files, String> {
@@ -379,21 +389,21 @@ impl Files {
             files: self
                 .files
                 .iter()
-                .filter(|(n, _)| glob.is_match(n))
+                .filter(|f| glob.is_match(&f.name))
                 .cloned()
                 .collect(),
         })
     }
 
     /// `AsConfig`/`AsSecrets`: a YAML map of base names to contents.
-    fn as_map(&self, encode: impl Fn(&[u8]) -> String) -> String {
+    fn as_map(&self, encode: impl Fn(&[u8]) -> String) -> Result<String, String> {
         let mut m: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
-        for (name, data) in &self.files {
-            let base = name.rsplit('/').next().unwrap_or(name).to_string();
-            m.insert(base, encode(data));
+        for f in &self.files {
+            let base = f.name.rsplit('/').next().unwrap_or(&f.name).to_string();
+            m.insert(base, encode(f.bytes()?));
         }
         let map: Map = m.into_iter().map(|(k, v)| (k, Value::str(v))).collect();
-        super::yamlout::to_yaml(&Value::map(map))
+        Ok(super::yamlout::to_yaml(&Value::map(map)))
     }
 }
 
@@ -446,52 +456,41 @@ impl GoObject for Files {
     }
     fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
         Some(match name {
-            "Get" => str_arg(name, args).map(|p| {
-                Value::str(
-                    self.get(&p)
-                        .map(|d| String::from_utf8_lossy(d).into_owned())
-                        .unwrap_or_default(),
-                )
-            }),
-            "GetBytes" => str_arg(name, args).map(|p| {
-                Value::Bytes(
-                    self.get(&p)
-                        .map(|d| Rc::from(&d[..]))
-                        .unwrap_or_else(|| Rc::from(&[][..])),
-                )
-            }),
+            "Get" => str_arg(name, args)
+                .and_then(|p| self.get(&p))
+                .map(|d| Value::str(String::from_utf8_lossy(d.unwrap_or_default()))),
+            "GetBytes" => str_arg(name, args)
+                .and_then(|p| self.get(&p))
+                .map(|d| Value::Bytes(Rc::from(d.unwrap_or_default()))),
             "Glob" => str_arg(name, args)
                 .and_then(|p| self.glob(&p))
                 .map(|f| Value::Object(Rc::new(f))),
-            "Lines" => str_arg(name, args).map(|p| match self.get(&p) {
-                Some(d) if !d.is_empty() => {
-                    let s = String::from_utf8_lossy(d);
-                    let s = s.strip_suffix('\n').unwrap_or(&s);
-                    Value::list(s.split('\n').map(Value::from).collect())
-                }
-                _ => Value::list(Vec::new()),
-            }),
-            "AsConfig" if args.is_empty() => Ok(Value::str(
-                self.as_map(|d| String::from_utf8_lossy(d).into_owned()),
-            )),
-            "AsSecrets" if args.is_empty() => Ok(Value::str(self.as_map(base64))),
+            "Lines" => str_arg(name, args)
+                .and_then(|p| self.get(&p))
+                .map(|d| match d {
+                    Some(d) if !d.is_empty() => {
+                        let s = String::from_utf8_lossy(d);
+                        let s = s.strip_suffix('\n').unwrap_or(&s);
+                        Value::list(s.split('\n').map(Value::from).collect())
+                    }
+                    _ => Value::list(Vec::new()),
+                }),
+            "AsConfig" if args.is_empty() => self
+                .as_map(|d| String::from_utf8_lossy(d).into_owned())
+                .map(Value::str),
+            "AsSecrets" if args.is_empty() => self.as_map(base64).map(Value::str),
             _ => return None,
         })
     }
     fn map_entries(&self) -> Option<Vec<(String, Value)>> {
         Some(
-            self.files
-                .iter()
-                .map(|(n, d)| (n.clone(), Value::Bytes(Rc::from(&d[..]))))
+            self.contents()
+                .map(|(n, d)| (n.to_string(), Value::Bytes(Rc::from(d))))
                 .collect(),
         )
     }
     fn format(&self) -> String {
-        let inner: Vec<String> = self
-            .files
-            .iter()
-            .map(|(n, d)| format!("{n}:{:?}", &d[..]))
-            .collect();
+        let inner: Vec<String> = self.contents().map(|(n, d)| format!("{n}:{d:?}")).collect();
         format!("map[{}]", inner.join(" "))
     }
     fn as_any(&self) -> &dyn std::any::Any {
@@ -618,10 +617,13 @@ mod tests {
 
     #[test]
     fn files_lines_and_glob() {
+        let file = |name: &str, data: &[u8]| {
+            MiscFile::new(name.into(), crate::source::LazyBytes::loaded(data.into()))
+        };
         let f = Files {
             files: vec![
-                ("config/a.toml".into(), Arc::from(&b"x\ny\n"[..])),
-                ("config/sub/b.toml".into(), Arc::from(&b""[..])),
+                file("config/a.toml", b"x\ny\n"),
+                file("config/sub/b.toml", b""),
             ],
         };
         let g = f.glob("config/*").map(|g| g.files.len()).unwrap_or(0);

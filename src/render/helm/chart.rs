@@ -5,13 +5,14 @@
 use super::ignore::IgnoreRules;
 use super::semver::Version;
 use super::values::{ValuesDoc, load_values};
-use crate::source::{FileId, Origin, RepoFs, SourceFile, Span};
+use crate::source::{EntryKind, FileId, LazyBytes, Origin, RepoFs, SourceFile, Span};
 use crate::yaml::{Limits, Node, parse_str};
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::sync::Arc;
 
-/// One file of a chart, named relative to the chart root (`templates/x.yaml`).
+/// A file of the chart the loader reads (Chart.yaml, values, schema, templates), named
+/// relative to the chart root (`templates/x.yaml`).
 #[derive(Clone, Debug)]
 pub struct ChartFile {
     pub name: String,
@@ -23,11 +24,137 @@ pub struct ChartFile {
 impl ChartFile {
     /// The file as text (borrowed: chart files are nearly always valid UTF-8 already).
     pub fn text(&self) -> std::borrow::Cow<'_, str> {
-        // `from_utf8` checks valid text faster than the lossy decoder walks it.
-        match std::str::from_utf8(&self.data) {
-            Ok(s) => std::borrow::Cow::Borrowed(s),
-            Err(_) => String::from_utf8_lossy(&self.data),
+        bytes_as_text(&self.data)
+    }
+}
+
+/// One of the chart's other files (Helm's `Chart.Files`: READMEs, CRDs, config files):
+/// read only when a template asks through `.Files` or CRDs are printed.
+#[derive(Clone, Debug)]
+pub struct MiscFile {
+    pub name: String,
+    bytes: LazyBytes,
+}
+
+impl MiscFile {
+    pub fn new(name: String, bytes: LazyBytes) -> MiscFile {
+        MiscFile { name, bytes }
+    }
+
+    /// The contents without a byte-order mark, as Helm's loader keeps them.
+    pub fn bytes(&self) -> Result<&[u8], String> {
+        let bytes = self.bytes.get().map_err(|e| e.to_string())?;
+        Ok(bytes.strip_prefix(BOM).unwrap_or(bytes))
+    }
+
+    pub fn text(&self) -> Result<std::borrow::Cow<'_, str>, String> {
+        self.bytes().map(bytes_as_text)
+    }
+
+    /// Why the file could not be read, when a template asked for it and it failed.
+    pub fn failure(&self) -> Option<String> {
+        self.bytes.failure().map(|e| e.to_string())
+    }
+}
+
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+fn bytes_as_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    // `from_utf8` checks valid text faster than the lossy decoder walks it.
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
+/// A chart file as listed, before the loader knows which part of the chart it is.
+struct Listed {
+    name: String,
+    source: Source,
+}
+
+enum Source {
+    /// A file of the repository at this repo path.
+    Repo { path: String, bytes: LazyBytes },
+    /// An archive member, its bytes as stored; `virtual_path` names it in the source map.
+    Member {
+        data: Arc<[u8]>,
+        virtual_path: String,
+    },
+}
+
+impl Listed {
+    fn renamed(self, name: &str) -> Listed {
+        Listed {
+            name: name.to_string(),
+            source: self.source,
         }
+    }
+
+    /// Read a part the loader needs. Text goes into the source map (the walk's copy of a
+    /// repo file is reused, so spans agree across stages); a byte-order mark is dropped.
+    fn load(self, fs: &dyn RepoFs) -> Result<ChartFile, String> {
+        let (data, file) = match self.source {
+            Source::Repo { path, bytes } => match fs.read(&path) {
+                Ok(id) => {
+                    let text = fs.source_map().get(id).text.clone();
+                    // Shared with the source map; copied only to drop a byte-order mark.
+                    let data: Arc<[u8]> = match text.strip_prefix('\u{feff}') {
+                        Some(rest) => Arc::from(rest.as_bytes()),
+                        None => Arc::from(text),
+                    };
+                    (data, Some(id))
+                }
+                // Not text (or not readable as text): the raw bytes, or why they cannot be read.
+                Err(_) => {
+                    let raw = bytes.get().map_err(|e| e.to_string())?;
+                    (without_bom(raw), None)
+                }
+            },
+            Source::Member { data, virtual_path } => {
+                let data = without_bom(&data);
+                // Text files get a virtual source file so spans can point into the archive.
+                let file = std::str::from_utf8(&data)
+                    .ok()
+                    .filter(|t| !t.contains('\0'))
+                    .map(|t| {
+                        fs.source_map().add(SourceFile::new(
+                            virtual_path,
+                            t.to_string(),
+                            Origin::Virtual,
+                        ))
+                    });
+                (data, file)
+            }
+        };
+        Ok(ChartFile {
+            name: self.name,
+            data,
+            file,
+        })
+    }
+
+    /// The bytes as stored (a subchart archive).
+    fn raw(&self) -> Result<Arc<[u8]>, String> {
+        match &self.source {
+            Source::Repo { bytes, .. } => bytes.get().cloned().map_err(|e| e.to_string()),
+            Source::Member { data, .. } => Ok(data.clone()),
+        }
+    }
+
+    fn misc(self) -> MiscFile {
+        let bytes = match self.source {
+            Source::Repo { bytes, .. } => bytes,
+            Source::Member { data, .. } => LazyBytes::loaded(data),
+        };
+        MiscFile::new(self.name, bytes)
+    }
+}
+
+fn without_bom(data: &Arc<[u8]>) -> Arc<[u8]> {
+    match data.strip_prefix(BOM) {
+        Some(rest) => Arc::from(rest),
+        None => data.clone(),
     }
 }
 
@@ -88,7 +215,7 @@ pub struct Chart {
     pub values: ValuesDoc,
     pub schema: Option<ChartFile>,
     pub templates: Vec<ChartFile>,
-    pub files: Vec<ChartFile>,
+    pub files: Vec<MiscFile>,
     pub dependencies: Vec<Chart>,
     /// Where this chart came from (a repo path, or `archive.tgz` for archives), for messages.
     pub origin: String,
@@ -103,13 +230,27 @@ impl Chart {
     }
     /// Files under `crds/` (Helm's `CRDObjects`: only `.yaml`/`.yml`/`.json` directly or
     /// deeper under `crds/`).
-    pub fn crd_files(&self) -> impl Iterator<Item = &ChartFile> {
+    pub fn crd_files(&self) -> impl Iterator<Item = &MiscFile> {
         self.files.iter().filter(|f| {
             f.name.starts_with("crds/")
                 && (f.name.ends_with(".yaml")
                     || f.name.ends_with(".yml")
                     || f.name.ends_with(".json"))
         })
+    }
+
+    /// A file of this chart or a subchart that a template asked for and could not be read
+    /// (unreadable or gone since the chart was listed): its path in the chart and why.
+    pub fn unreadable_file(&self) -> Option<(String, String)> {
+        self.files
+            .iter()
+            .find_map(|f| Some((f.name.clone(), f.failure()?)))
+            .or_else(|| {
+                self.dependencies.iter().find_map(|d| {
+                    d.unreadable_file()
+                        .map(|(name, why)| (format!("charts/{}/{name}", d.name()), why))
+                })
+            })
     }
 }
 
@@ -156,57 +297,42 @@ fn load_dir(fs: &dyn RepoFs, dir: &str) -> Result<Chart, String> {
     let mut total: u64 = 0;
     while let Some(rel) = stack.pop() {
         let full = format!("{prefix}{rel}");
-        let names = fs
-            .list_dir(full.trim_end_matches('/'))
+        let entries = fs
+            .list_entries(full.trim_end_matches('/'))
             .map_err(|e| e.to_string())?;
         // Walk in lexical order, as filepath.Walk does.
-        for name in names.into_iter().rev() {
-            let child_rel = format!("{rel}{name}");
-            let child_full = format!("{prefix}{child_rel}");
-            // Ignored as a file: skipped unread; as a directory only if also ignored as one.
-            if rules.ignored(&child_rel, false) {
-                if !rules.ignored(&child_rel, true) && fs.is_dir(&child_full) {
-                    stack.push(format!("{child_rel}/"));
-                }
+        for entry in entries.into_iter().rev() {
+            let child_rel = format!("{rel}{}", entry.name);
+            // Ignored entries are skipped unread (directories by the rules for directories).
+            if rules.ignored(&child_rel, matches!(entry.kind, EntryKind::Dir)) {
                 continue;
             }
-            // Read first (most entries are files): one path resolution instead of two.
-            let file = match fs.read(&child_full) {
-                Ok(id) => {
-                    let text = fs.source_map().get(id).text.clone();
-                    // Shared with the source map; copied only to drop a byte-order mark.
-                    let data: Arc<[u8]> = match text.strip_prefix('\u{feff}') {
-                        Some(rest) => Arc::from(rest.as_bytes()),
-                        None => Arc::from(text),
-                    };
-                    ChartFile {
+            let child_full = format!("{prefix}{child_rel}");
+            match entry.kind {
+                EntryKind::Dir => stack.push(format!("{child_rel}/")),
+                EntryKind::File { size, bytes } => {
+                    total += size;
+                    if total > MAX_CHART_BYTES {
+                        return Err(format!(
+                            "chart {dir} is larger than {MAX_CHART_BYTES} bytes"
+                        ));
+                    }
+                    files.push(Listed {
                         name: child_rel,
-                        data,
-                        file: Some(id),
-                    }
+                        source: Source::Repo {
+                            path: child_full,
+                            bytes,
+                        },
+                    });
                 }
-                Err(_) if fs.is_dir(&child_full) => {
-                    if !rules.ignored(&child_rel, true) {
-                        stack.push(format!("{child_rel}/"));
-                    }
-                    continue;
+                // Helm's loader refuses them too.
+                EntryKind::Irregular => {
+                    return Err(format!(
+                        "cannot load irregular file {child_full} as it has file mode type bits set"
+                    ));
                 }
-                Err(_) => {
-                    let bytes = fs.read_bytes(&child_full).map_err(|e| e.to_string())?;
-                    ChartFile {
-                        name: child_rel,
-                        data: Arc::from(bytes),
-                        file: None,
-                    }
-                }
-            };
-            total += file.data.len() as u64;
-            if total > MAX_CHART_BYTES {
-                return Err(format!(
-                    "chart {dir} is larger than {MAX_CHART_BYTES} bytes"
-                ));
+                EntryKind::Unreadable(e) => return Err(e.to_string()),
             }
-            files.push(file);
         }
     }
     files.sort_by(|a, b| a.name.cmp(&b.name));
@@ -226,7 +352,7 @@ fn load_archive_at(
 ) -> Result<Chart, String> {
     let gz = flate2::read::GzDecoder::new(bytes);
     let mut archive = tar::Archive::new(gz.take(MAX_CHART_BYTES + 1));
-    let mut files: Vec<ChartFile> = Vec::new();
+    let mut files: Vec<Listed> = Vec::new();
     let entries = archive.entries().map_err(|e| e.to_string())?;
     let mut total: u64 = 0;
     for entry in entries {
@@ -266,25 +392,13 @@ fn load_archive_at(
                 "chart archive {origin} is larger than {MAX_CHART_BYTES} bytes"
             ));
         }
-        if let Some(rest) = data.strip_prefix(b"\xef\xbb\xbf".as_slice()) {
-            data = rest.to_vec();
-        }
-        // Text files get a virtual source file so spans can point into the archive.
-        let file = std::str::from_utf8(&data)
-            .ok()
-            .filter(|t| !t.contains('\0'))
-            .map(|t| {
-                fs.source_map().add(SourceFile::new(
-                    format!("{origin}#{inner}"),
-                    t.to_string(),
-                    Origin::Virtual,
-                ))
-            });
         files.retain(|f| f.name != inner);
-        files.push(ChartFile {
+        files.push(Listed {
+            source: Source::Member {
+                data: Arc::from(data),
+                virtual_path: format!("{origin}#{inner}"),
+            },
             name: inner,
-            data: Arc::from(data),
-            file,
         });
     }
     if files.is_empty() {
@@ -300,7 +414,7 @@ const MAX_SUBCHART_DEPTH: usize = 32;
 
 fn load_files(
     fs: &dyn RepoFs,
-    files: Vec<ChartFile>,
+    mut files: Vec<Listed>,
     origin: &str,
     depth: usize,
 ) -> Result<Chart, String> {
@@ -321,47 +435,47 @@ fn load_files(
     };
     let mut have_meta = false;
     // Chart.yaml first: requirements.yaml and the apiVersion checks depend on it.
-    if let Some(f) = files.iter().find(|f| f.name == "Chart.yaml") {
-        chart.metadata = parse_metadata(f).map_err(|e| format!("cannot load Chart.yaml: {e}"))?;
+    if let Some(at) = files.iter().position(|f| f.name == "Chart.yaml") {
+        let f = files.remove(at).load(fs)?;
+        chart.metadata = parse_metadata(&f).map_err(|e| format!("cannot load Chart.yaml: {e}"))?;
         if chart.metadata.api_version.is_empty() {
             chart.metadata.api_version = "v1".into();
         }
         chart.chart_yaml = f.file;
         have_meta = true;
     }
-    let mut subcharts: BTreeMap<String, Vec<ChartFile>> = BTreeMap::new();
+    let mut subcharts: BTreeMap<String, Vec<Listed>> = BTreeMap::new();
     for f in files {
         match f.name.as_str() {
-            "Chart.yaml" => {}
             "Chart.lock" | "requirements.lock" => {}
             "requirements.yaml" => {
                 if chart.metadata.api_version == "v1" {
+                    let f = f.load(fs)?;
                     let (deps, _) = parse_yaml_doc(&f)
                         .map(|n| (parse_dependencies(n.get("dependencies")), ()))
                         .map_err(|e| format!("cannot load requirements.yaml: {e}"))?;
                     chart.metadata.dependencies = deps;
-                    chart.files.push(f);
+                    chart
+                        .files
+                        .push(MiscFile::new(f.name, LazyBytes::loaded(f.data)));
                 }
             }
             "values.yaml" => {
-                chart.values =
-                    load_values(&f).map_err(|e| format!("cannot load values.yaml: {e}"))?;
+                chart.values = load_values(&f.load(fs)?)
+                    .map_err(|e| format!("cannot load values.yaml: {e}"))?;
             }
-            "values.schema.json" => chart.schema = Some(f),
-            n if n.starts_with("templates/") => chart.templates.push(f),
+            "values.schema.json" => chart.schema = Some(f.load(fs)?),
+            n if n.starts_with("templates/") => chart.templates.push(f.load(fs)?),
             n if n.starts_with("charts/") => {
                 if n.ends_with(".prov") {
-                    chart.files.push(f);
+                    chart.files.push(f.misc());
                     continue;
                 }
-                let rest = &n["charts/".len()..];
-                let cname = rest.split('/').next().unwrap_or(rest).to_string();
-                subcharts.entry(cname).or_default().push(ChartFile {
-                    name: rest.to_string(),
-                    ..f
-                });
+                let rest = n["charts/".len()..].to_string();
+                let cname = rest.split('/').next().unwrap_or(&rest).to_string();
+                subcharts.entry(cname).or_default().push(f.renamed(&rest));
             }
-            _ => chart.files.push(f),
+            _ => chart.files.push(f.misc()),
         }
     }
     if !have_meta {
@@ -381,21 +495,15 @@ fn load_files(
                     file.name
                 ));
             }
-            load_archive_at(
-                fs,
-                &file.data,
-                &format!("{origin}/charts/{cname}"),
-                depth + 1,
-            )
+            file.raw().and_then(|data| {
+                load_archive_at(fs, &data, &format!("{origin}/charts/{cname}"), depth + 1)
+            })
         } else {
-            let inner: Vec<ChartFile> = files
+            let inner: Vec<Listed> = files
                 .into_iter()
                 .filter_map(|f| {
-                    let (_, rest) = f.name.split_once('/')?;
-                    Some(ChartFile {
-                        name: rest.to_string(),
-                        ..f
-                    })
+                    let rest = f.name.split_once('/')?.1.to_string();
+                    Some(f.renamed(&rest))
                 })
                 .collect();
             load_files(fs, inner, &format!("{origin}/charts/{cname}"), depth + 1)
@@ -650,6 +758,95 @@ mod tests {
             .err()
             .unwrap_or_default();
         assert_eq!(err, "chart illegally references parent directory");
+    }
+
+    /// A chart directory in a fresh repo root; `files` are (path, bytes) under the chart.
+    fn chart_dir(files: &[(&str, &[u8])]) -> Option<(tempfile::TempDir, DiskFs)> {
+        let dir = tempfile::tempdir().ok()?;
+        let root = std::fs::canonicalize(dir.path()).ok()?;
+        let chart = root.join("repo/c");
+        let base: &[(&str, &[u8])] = &[
+            ("Chart.yaml", b"apiVersion: v2\nname: c\nversion: 1.0.0\n"),
+            ("templates/cm.yaml", b"kind: ConfigMap\n"),
+        ];
+        for (name, data) in base.iter().chain(files) {
+            let path = chart.join(name);
+            std::fs::create_dir_all(path.parent()?).ok()?;
+            std::fs::write(&path, data).ok()?;
+        }
+        std::fs::write(root.join("outside.txt"), "host secret").ok()?;
+        let fs = DiskFs::new(
+            root.join("repo"),
+            std::sync::Arc::new(SourceMap::new()),
+            1 << 20,
+        );
+        Some((dir, fs))
+    }
+
+    #[test]
+    fn other_files_are_read_on_first_use() {
+        let Some((dir, fs)) = chart_dir(&[
+            ("config/a.txt", b"\xef\xbb\xbfhello\n".as_slice()),
+            ("docs/logo.png", b"\x89PNG\0\xff".as_slice()),
+            ("README.md", b"# c\n".as_slice()),
+        ]) else {
+            return;
+        };
+        let chart = load(&fs, "c", "c");
+        let Ok(chart) = chart else {
+            panic!("{:?}", chart.err())
+        };
+        let names: Vec<&str> = chart.files.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["README.md", "config/a.txt", "docs/logo.png"]);
+        // Listed, not read: only Chart.yaml and the template are in the source map.
+        assert_eq!(fs.source_map().len(), 2);
+        let a = &chart.files[1];
+        assert_eq!(
+            a.text().ok().as_deref(),
+            Some("hello\n"),
+            "byte-order mark dropped"
+        );
+        assert_eq!(
+            chart.files[2].bytes().ok(),
+            Some(b"\x89PNG\0\xff".as_slice())
+        );
+        // A file gone between listing and use fails where it is asked for, and is
+        // remembered for the render to report.
+        let root = dir.path().join("repo/c");
+        std::fs::remove_file(root.join("README.md")).ok();
+        assert!(chart.unreadable_file().is_none());
+        assert!(chart.files[0].bytes().is_err());
+        let (name, why) = chart.unreadable_file().unwrap_or_default();
+        assert_eq!(name, "README.md");
+        assert!(why.contains("c/README.md"), "{why}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_out_of_the_repo_and_irregular_files_are_refused_unless_ignored() {
+        let Some((dir, fs)) = chart_dir(&[(".helmignore", b"ignored-*\n".as_slice())]) else {
+            return;
+        };
+        let root = dir.path().join("repo/c");
+        let outside = dir.path().join("outside.txt");
+        std::os::unix::fs::symlink(&outside, root.join("ignored-link")).ok();
+        std::os::unix::fs::symlink(root.join("Chart.yaml"), root.join("inside-link")).ok();
+        let chart = load(&fs, "c", "c");
+        assert!(
+            chart.as_ref().is_ok_and(|c| c.files.len() == 2),
+            "{:?}",
+            chart.err()
+        );
+        std::os::unix::fs::symlink(&outside, root.join("escape")).ok();
+        let err = load(&fs, "c", "c").err().unwrap_or_default();
+        assert_eq!(err, "`c/escape` is outside the repository");
+        std::fs::remove_file(root.join("escape")).ok();
+        let _socket = std::os::unix::net::UnixListener::bind(root.join("sock"));
+        let err = load(&fs, "c", "c").err().unwrap_or_default();
+        assert!(
+            err.starts_with("cannot load irregular file c/sock"),
+            "{err}"
+        );
     }
 
     #[test]

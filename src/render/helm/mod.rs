@@ -233,9 +233,16 @@ fn chart_span(fs: &dyn RepoFs, chart_dir: &str) -> Span {
 
 /// Helm's release-name rule (`chartutil.ValidateReleaseName`).
 fn validate_release_name(name: &str) -> Result<(), String> {
-    let re =
-        regex::Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-            .map_err(|e| e.to_string())?;
+    // Compiled once per process: a render per chart case would otherwise compile it again.
+    static RELEASE_NAME: std::sync::OnceLock<Result<regex::Regex, String>> =
+        std::sync::OnceLock::new();
+    let re = RELEASE_NAME
+        .get_or_init(|| {
+            regex::Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(Clone::clone)?;
     if name.is_empty() {
         return Err("no name provided".into());
     }
@@ -530,6 +537,13 @@ fn run_inner(
         let span = find_span_of_template(fs, &entries, &f.at).or(chart_yaml_span);
         hint(Failure::new(f.message).at(span))
     })?;
+    // A chart file read through `range .Files` or printed that could not be read: Helm
+    // would have failed loading it.
+    if let Some((name, why)) = chart.unreadable_file() {
+        return Err(
+            Failure::new(format!("cannot load chart file {name}: {why}")).at(chart_yaml_span),
+        );
+    }
     // Everything rendered, keyed by template name; NOTES.txt is not a manifest.
     let mut by_name: Vec<(usize, &crate::render::gotmpl::Output)> = rendered
         .iter()
@@ -571,7 +585,8 @@ fn run_inner(
     let mut printed: Vec<&Placed> = Vec::new();
     let mut crd_texts: Vec<(String, String)> = Vec::new();
     if opts.include_crds {
-        collect_crds(&chart, chart.name(), &mut crd_texts);
+        collect_crds(&chart, chart.name(), &mut crd_texts)
+            .map_err(|e| Failure::new(e).at(chart_yaml_span))?;
     }
     for (name, text) in &crd_texts {
         body.push_str(&format!("---\n# Source: {name}\n{text}\n"));
@@ -653,13 +668,22 @@ fn sort_pairs(items: &mut [Placed]) {
     items.sort_by(|a, b| manifest::kind_cmp(&a.0.kind, &b.0.kind));
 }
 
-fn collect_crds(chart: &Chart, full_path: &str, out: &mut Vec<(String, String)>) {
+fn collect_crds(
+    chart: &Chart,
+    full_path: &str,
+    out: &mut Vec<(String, String)>,
+) -> Result<(), String> {
     for f in chart.crd_files() {
-        out.push((format!("{full_path}/{}", f.name), f.text().into_owned()));
+        let name = format!("{full_path}/{}", f.name);
+        let text = f
+            .text()
+            .map_err(|e| format!("cannot load chart file {name}: {e}"))?;
+        out.push((name, text.into_owned()));
     }
     for dep in &chart.dependencies {
-        collect_crds(dep, &format!("{full_path}/charts/{}", dep.name()), out);
+        collect_crds(dep, &format!("{full_path}/charts/{}", dep.name()), out)?;
     }
+    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -740,6 +764,19 @@ fn push_docs(
         }
         if let Some(obj) = Object::from_node(root) {
             run.objects.push(obj);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn release_names_follow_helms_rule() {
+        for ok in ["a", "my-app", "app.v1", "0x"] {
+            assert_eq!(super::validate_release_name(ok), Ok(()), "{ok}");
+        }
+        for bad in ["", "App", "-a", "a-", "a..b", &"a".repeat(54)] {
+            assert!(super::validate_release_name(bad).is_err(), "{bad}");
         }
     }
 }

@@ -276,6 +276,10 @@ impl RepoFs for InlineValuesFs<'_> {
     fn list_dir(&self, path: &str) -> Result<Vec<String>, FsError> {
         self.inner.list_dir(path)
     }
+    // Listings do not show the inline values file (as `list_dir` does not).
+    fn list_entries(&self, path: &str) -> Result<Vec<crate::source::DirEntry>, FsError> {
+        self.inner.list_entries(path)
+    }
     fn source_map(&self) -> &SourceMap {
         self.inner.source_map()
     }
