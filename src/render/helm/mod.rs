@@ -588,22 +588,33 @@ fn run_inner(
         collect_crds(&chart, chart.name(), &mut crd_texts)
             .map_err(|e| Failure::new(e).at(chart_yaml_span))?;
     }
+    // Pushed piece by piece: a format! per document copied every manifest twice.
+    let mut print = |source: &str, text: &str| {
+        for piece in ["---\n# Source: ", source, "\n", text, "\n"] {
+            body.push_str(piece);
+        }
+    };
     for (name, text) in &crd_texts {
-        body.push_str(&format!("---\n# Source: {name}\n{text}\n"));
+        print(name, text);
     }
     for placed in &generic {
         let m = &placed.0;
-        body.push_str(&format!("---\n# Source: {}\n{}\n", m.source, m.content));
+        print(&m.source, &m.content);
         printed.push(placed);
     }
-    let mut stdout = format!("{}\n", body.trim());
+    // `body` starts with `---` or is empty: trimming it is cutting its trailing space.
+    body.truncate(body.trim_end().len());
+    body.push('\n');
+    let mut stdout = body;
     if !opts.no_hooks {
         for placed in &hooks {
             let m = &placed.0;
             if opts.skip_tests && m.is_test_hook() {
                 continue;
             }
-            stdout.push_str(&format!("---\n# Source: {}\n{}\n", m.source, m.content));
+            for piece in ["---\n# Source: ", &m.source, "\n", &m.content, "\n"] {
+                stdout.push_str(piece);
+            }
             printed.push(placed);
         }
     }
