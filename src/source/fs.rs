@@ -5,10 +5,9 @@
 //! the same renderer can later read a git revision instead of the working tree.
 
 use super::lazy::LazyBytes;
-use super::walk::{read_text, text_from_bytes};
+use super::walk::read_text;
 use super::{FileId, Origin, SourceFile, SourceMap, join_relative, normalize_relative};
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -109,9 +108,9 @@ pub struct DiskFs {
     cache: Mutex<HashMap<String, Result<FileId, FsError>>>,
     /// Real paths of the directories resolved so far (see `real_path`).
     real_dirs: Mutex<HashMap<PathBuf, PathBuf>>,
-    /// Regular files seen by `list_entries`, by repo path: real path and size. A chart's
+    /// Regular files seen by `list_entries`, by repo path, with their real paths. A chart's
     /// templates are listed and then read; reading them needs no second resolution.
-    listed: Mutex<HashMap<String, (PathBuf, u64)>>,
+    listed: Mutex<HashMap<String, PathBuf>>,
 }
 
 impl DiskFs {
@@ -214,7 +213,7 @@ impl DiskFs {
             ))
         } else {
             if let Ok(mut listed) = self.listed.lock() {
-                listed.insert(rel.clone(), (real.clone(), meta.len()));
+                listed.insert(rel.clone(), real.clone());
             }
             EntryKind::File {
                 size: meta.len(),
@@ -224,7 +223,7 @@ impl DiskFs {
     }
 
     /// A file `list_entries` saw as regular and inside the root: no `lstat`/`stat` again.
-    fn take_listed(&self, rel: &str) -> Option<(PathBuf, u64)> {
+    fn take_listed(&self, rel: &str) -> Option<PathBuf> {
         self.listed.lock().ok()?.remove(rel)
     }
 }
@@ -240,8 +239,8 @@ impl RepoFs for DiskFs {
         // Files the walk already read are reused, so spans agree across stages.
         let result = match self.map.find(&rel) {
             Some(id) => Ok(id),
-            None if let Some((real, size)) = self.take_listed(&rel) => {
-                read_listed_text(&real, size, self.max_file_bytes)
+            None if let Some(real) = self.take_listed(&rel) => {
+                read_text(&real, self.max_file_bytes)
                     .map(|text| {
                         self.map
                             .add(SourceFile::new(rel.clone(), text, Origin::Repo))
@@ -325,17 +324,6 @@ impl RepoFs for DiskFs {
         }
         std::fs::read(&real).map_err(|e| FsError::Unreadable(rel, e.to_string()))
     }
-}
-
-/// [`read_text`] for a file whose size the listing gave: no `stat` before the read.
-fn read_listed_text(real: &Path, size: u64, max_bytes: u64) -> Result<String, String> {
-    let file = std::fs::File::open(real).map_err(|e| format!("cannot read: {e}"))?;
-    // One byte more than listed: the read that finds the end needs no reallocation.
-    let mut bytes = Vec::with_capacity(size.min(max_bytes) as usize + 1);
-    file.take(max_bytes + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    text_from_bytes(bytes, max_bytes)
 }
 
 #[cfg(test)]

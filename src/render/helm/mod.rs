@@ -588,18 +588,12 @@ fn run_inner(
         collect_crds(&chart, chart.name(), &mut crd_texts)
             .map_err(|e| Failure::new(e).at(chart_yaml_span))?;
     }
-    // Pushed piece by piece: a format! per document copied every manifest twice.
-    let mut print = |source: &str, text: &str| {
-        for piece in ["---\n# Source: ", source, "\n", text, "\n"] {
-            body.push_str(piece);
-        }
-    };
     for (name, text) in &crd_texts {
-        print(name, text);
+        push_document(&mut body, name, text);
     }
     for placed in &generic {
         let m = &placed.0;
-        print(&m.source, &m.content);
+        push_document(&mut body, &m.source, &m.content);
         printed.push(placed);
     }
     // `body` starts with `---` or is empty: trimming it is cutting its trailing space.
@@ -612,9 +606,7 @@ fn run_inner(
             if opts.skip_tests && m.is_test_hook() {
                 continue;
             }
-            for piece in ["---\n# Source: ", &m.source, "\n", &m.content, "\n"] {
-                stdout.push_str(piece);
-            }
+            push_document(&mut stdout, &m.source, &m.content);
             printed.push(placed);
         }
     }
@@ -677,6 +669,14 @@ type Placed = (Manifest, usize);
 /// Helm's stable sort by kind (install order, unknown kinds last by name).
 fn sort_pairs(items: &mut [Placed]) {
     items.sort_by(|a, b| manifest::kind_cmp(&a.0.kind, &b.0.kind));
+}
+
+/// `---`, the `# Source:` line and the document, as `helm template` frames each one;
+/// appended in pieces (a `format!` per document copied every manifest twice).
+fn push_document(out: &mut String, source: &str, text: &str) {
+    for piece in ["---\n# Source: ", source, "\n", text, "\n"] {
+        out.push_str(piece);
+    }
 }
 
 fn collect_crds(
