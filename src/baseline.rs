@@ -5,49 +5,12 @@
 //! The same identity backs `diff --base` (new and fixed findings) and baseline files
 //! (`--write-baseline` / `--baseline`), which let a team adopt the tool on a legacy repo.
 
-use crate::report::Finding;
+use crate::finding::Finding;
+pub use crate::finding::FindingKey;
 use crate::source::SourceMap;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::Path;
-
-/// What stays the same about a finding when lines move.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct FindingKey {
-    pub rule: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub app: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub object: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub field: Option<String>,
-    /// Only for findings about no object (YAML syntax, unreadable files).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
-}
-
-impl FindingKey {
-    pub fn of(f: &Finding, map: &SourceMap) -> FindingKey {
-        FindingKey {
-            rule: f.rule.to_string(),
-            app: f.app.clone(),
-            object: f.object.clone(),
-            field: f.field.clone(),
-            file: match f.object {
-                Some(_) => None,
-                None => Some(map.path(f.primary.span.file)),
-            },
-        }
-    }
-
-    /// A short stable hash (SARIF `partialFingerprints`).
-    pub fn fingerprint(&self) -> String {
-        use sha2::{Digest, Sha256};
-        let text = serde_json::to_string(self).unwrap_or_default();
-        let digest = Sha256::digest(text.as_bytes());
-        digest[..16].iter().map(|b| format!("{b:02x}")).collect()
-    }
-}
 
 /// Indices of `findings` that `known` does not account for. `known` is a multiset: a key
 /// recorded twice absorbs two findings, so a second copy of a problem is still new.
@@ -159,7 +122,7 @@ impl Baseline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Severity;
+    use crate::finding::Severity;
     use crate::source::Span;
 
     fn finding(map: &SourceMap, text: &str, at: usize, object: &str) -> Finding {

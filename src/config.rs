@@ -1,7 +1,7 @@
 //! `.gitops-lint.yaml`: rule severities, excludes, per-object ignores, repo URLs, limits.
 //! Strict: an unknown key or rule id is an error (exit 2), never silently ignored.
 
-use crate::report::Severity;
+use crate::finding::Severity;
 use crate::source::{FileId, SourceMap, Span};
 use crate::yaml::{Limits, Node, parse_str};
 
@@ -579,7 +579,7 @@ fn parse_platform(node: &Node) -> Result<Platform, (Span, String)> {
                 "`platform.owned-fields` entry needs `owner` and `path`".into(),
             ));
         };
-        if crate::ownership::path::Pattern::parse_dotted(&path).is_none() {
+        if crate::yaml::path::Pattern::parse_dotted(&path).is_none() {
             return Err((
                 item.get("path").map(|n| n.span).unwrap_or(item.span),
                 format!(

@@ -5,7 +5,7 @@
 //! for the same `RespectIgnoreDifferences=true`) apply once, insertions at one point keep
 //! the findings' order, and an edit overlapping an earlier one is skipped (and counted).
 
-use crate::report::{Edit, Finding};
+use crate::finding::{Edit, Finding};
 use crate::source::{Origin, SourceMap};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -168,7 +168,7 @@ pub fn apply(plan: &FixPlan, root: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Fix, Severity};
+    use crate::finding::{Fix, Severity};
     use crate::source::Span;
 
     fn with_fix(

@@ -1,6 +1,8 @@
 //! gitops-lint: lint GitOps repositories (Argo CD, Flux) for drift loops before they merge.
 //!
-//! Data flows down through the modules: source → yaml → render → gitops → rules → report.
+//! Data flows down through the modules: source → yaml → render → gitops → ownership → rules →
+//! report → github (the order tests/architecture.rs holds).
+#![deny(unsafe_code)]
 
 /// Rendering allocates many small short-lived values (tokens, nodes, Go values), where
 /// glibc's malloc and free took about a fifth of a Helm render. Set in the library so every
@@ -13,11 +15,13 @@ pub mod alloc;
 pub mod baseline;
 pub mod config;
 pub mod diff;
+pub mod finding;
 pub mod fix;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod github;
 pub mod gitops;
+pub mod glob;
 pub mod lint;
 pub mod object;
 pub mod ownership;

@@ -1,6 +1,8 @@
 //! `gitops-lint`: the command line. Exit codes: 0 nothing at or above `--fail-on`,
 //! 1 findings, 2 usage, configuration or internal error.
 
+#![forbid(unsafe_code)]
+
 mod cli_output;
 
 use clap::{Parser, Subcommand, ValueEnum};

@@ -4,8 +4,8 @@
 //! replace every value of a Secret's `data` and `stringData` with a short fingerprint: a
 //! change is still visible, the value is not.
 
+use crate::finding::Finding;
 use crate::gitops::Model;
-use crate::report::Finding;
 use crate::yaml::{Node, Value};
 use sha2::{Digest, Sha256};
 

@@ -227,7 +227,7 @@ pub fn build(
         body.push_str(&format!(
             "\n\n<sub>`gitops-lint explain {}`</sub>\n{FINDING_MARKER}{} -->",
             f.rule,
-            crate::baseline::FindingKey::of(f, map).fingerprint()
+            crate::finding::FindingKey::of(f, map).fingerprint()
         ));
         comments.push(ReviewComment {
             path: repo_path(prefix, &path),

@@ -2,9 +2,11 @@
 //! `ignoreDifferences` items (app level and `argocd-cm` system level), parsed with spans,
 //! and the matching semantics of Argo's diff normalizer (catalog A1.1).
 
+pub use crate::glob::glob_match;
 use crate::object::Object;
 use crate::source::Span;
 use crate::yaml::Node;
+pub use crate::yaml::path::pointer_segments;
 
 /// Where an ignore entry is declared.
 #[derive(Clone, Debug, PartialEq)]
@@ -161,51 +163,6 @@ impl IgnoreEntry {
         }
         out
     }
-}
-
-/// gobwas/glob as Argo uses it for group and kind: `*` any run, `?` one character.
-pub fn glob_match(pattern: &str, text: &str) -> bool {
-    fn go(p: &[char], t: &[char]) -> bool {
-        match p.first() {
-            None => t.is_empty(),
-            Some('*') => (0..=t.len()).any(|i| go(&p[1..], &t[i..])),
-            Some('?') => !t.is_empty() && go(&p[1..], &t[1..]),
-            Some(c) => t.first() == Some(c) && go(&p[1..], &t[1..]),
-        }
-    }
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    if p.len() > 256 {
-        return pattern == text;
-    }
-    go(&p, &t)
-}
-
-/// RFC 6901 pointer → unescaped segments. None for what Argo would not resolve (no leading
-/// `/`, bad escapes) — rule §2 reports those.
-pub fn pointer_segments(pointer: &str) -> Option<Vec<String>> {
-    let rest = pointer.strip_prefix('/')?;
-    if rest.is_empty() {
-        return None;
-    }
-    let mut out = Vec::new();
-    for raw in rest.split('/') {
-        let mut seg = String::new();
-        let mut chars = raw.chars();
-        while let Some(c) = chars.next() {
-            if c == '~' {
-                match chars.next() {
-                    Some('0') => seg.push('~'),
-                    Some('1') => seg.push('/'),
-                    _ => return None,
-                }
-            } else {
-                seg.push(c);
-            }
-        }
-        out.push(seg);
-    }
-    Some(out)
 }
 
 /// The key path of a simple jq path expression: `.a.b`, `.a[]`, `.a[]?`, `.a[0]`,

@@ -13,7 +13,8 @@ pub mod k8s_schema;
 pub mod kb;
 mod kyverno;
 pub mod namespaces;
-pub mod path;
+// Field-path patterns live with the YAML tree they resolve against (config validates them too).
+pub use crate::yaml::path;
 mod platform;
 pub mod quantity;
 pub mod scalers;

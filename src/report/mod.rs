@@ -1,7 +1,6 @@
 //! Output: the finding model and its renderers (human via miette, JSON, SARIF, JUnit, GitHub
 //! annotations, the markdown summary).
 
-pub mod finding;
 pub mod github;
 pub mod human;
 pub mod json;
@@ -9,7 +8,7 @@ pub mod junit;
 pub mod sarif;
 pub mod summary;
 
-pub use finding::{Edit, Finding, Fix, Label, Severity};
+pub use crate::finding::{Edit, Finding, Fix, Label, Severity};
 
 /// A linted-root-relative path as the repository names it (GitHub-facing formats resolve
 /// paths against the checkout root, while the linted directory may be a subdirectory).

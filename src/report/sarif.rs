@@ -3,7 +3,7 @@
 //! against the official schema.
 
 use super::{Finding, Severity, repo_path};
-use crate::baseline::FindingKey;
+use crate::finding::FindingKey;
 use crate::rules;
 use crate::source::{SourceMap, Span};
 use serde::Serialize;

@@ -4,8 +4,8 @@
 //! one we can extend confidently (flow mappings, ApplicationSet templates), no fix is
 //! offered.
 
+use crate::finding::Edit;
 use crate::gitops::ArgoApp;
-use crate::report::Edit;
 use crate::source::{SourceFile, SourceMap, Span};
 use crate::yaml::{Node, Style};
 

@@ -3,8 +3,8 @@
 
 use super::RuleMeta;
 use super::util::{about, object_id};
+use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
-use crate::report::{Finding, Severity};
 use crate::yaml::Node;
 
 pub const ID: &str = "argocd-option-invalid";

@@ -3,9 +3,9 @@
 
 use super::RuleMeta;
 use super::util::about;
+use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::ownership::scalers::{Scaler, ScalerKind, scalers};
-use crate::report::{Finding, Severity};
 
 pub const ID: &str = "autoscaler-conflict";
 

@@ -2,8 +2,8 @@
 
 use super::RuleMeta;
 use super::util::{about, entry_span, object_id};
+use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::{Model, ModelObject};
-use crate::report::{Edit, Finding, Fix, Severity};
 use crate::yaml::{Entry, Node};
 
 pub const ID: &str = "committed-live-state";

@@ -4,11 +4,11 @@
 use super::RuleMeta;
 use super::fixes::delete_entry;
 use super::util::{about, object_id};
+use crate::finding::{Finding, Fix, Severity};
 use crate::gitops::{Model, ModelObject};
 use crate::ownership::kb::in_argo_scheme;
 use crate::ownership::writers::{FieldWriter, field_writers};
 use crate::ownership::{Ownership, edit_span};
-use crate::report::{Finding, Fix, Severity};
 use crate::yaml::{Entry, Node, Value};
 
 pub const ID: &str = "declared-empty-or-null";

@@ -5,9 +5,9 @@
 use super::RuleMeta;
 use super::fixes::delete_seq_item;
 use super::util::{about, object_id};
+use crate::finding::{Finding, Fix, Severity};
 use crate::gitops::{Model, ModelObject};
 use crate::ownership::kb::in_argo_scheme;
-use crate::report::{Finding, Fix, Severity};
 use crate::yaml::{Node, Value};
 
 pub const ID: &str = "duplicate-merge-key";

@@ -1,7 +1,7 @@
 //! Source edits the ownership rules offer: deleting a declared entry with its whole lines,
 //! replacing a scalar in place.
 
-use crate::report::Edit;
+use crate::finding::Edit;
 use crate::source::{SourceMap, Span};
 use crate::yaml::Entry;
 

@@ -2,9 +2,9 @@
 //! substitution that silently does nothing.
 
 use super::RuleMeta;
+use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::gitops::envsubst::SubstProblemKind;
-use crate::report::{Finding, Severity};
 
 pub const ID: &str = "flux-substitution-undefined";
 

@@ -5,9 +5,9 @@
 use super::RuleMeta;
 use super::release_state;
 use super::util::{about, object_id};
+use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::render::helm::provenance::TAINT_LABEL;
-use crate::report::{Finding, Severity};
 use crate::source::Span;
 use std::collections::BTreeSet;
 

@@ -7,9 +7,9 @@
 use super::RuleMeta;
 use super::release_state;
 use super::util::{about, object_id};
+use crate::finding::{Finding, Severity};
 use crate::gitops::{AppKind, Model, ModelObject};
 use crate::render::helm::provenance::TAINT_LABEL;
-use crate::report::{Finding, Severity};
 use crate::source::Span;
 use crate::yaml::path_to_string;
 use std::collections::BTreeSet;

@@ -2,9 +2,9 @@
 
 use super::RuleMeta;
 use super::util::{about, entry_at, object_id};
+use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::ignore::IgnoreEntry;
 use crate::gitops::{App, Model, ModelObject};
-use crate::report::{Edit, Finding, Fix, Severity};
 use crate::yaml::Node;
 
 pub const ID: &str = "hpa-replicas-conflict";

@@ -1,10 +1,10 @@
 //! Catalog §11: ignore entries that cover a whole object, all of `/spec`, or every kind.
 
 use super::RuleMeta;
+use crate::finding::{Finding, Severity};
 use crate::gitops::flux::FluxIgnore;
 use crate::gitops::ignore::{IgnoreEntry, IgnoreOrigin};
 use crate::gitops::{App, Model};
-use crate::report::{Finding, Severity};
 use crate::source::Span;
 
 pub const ID: &str = "ignore-differences-broad";

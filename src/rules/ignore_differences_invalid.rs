@@ -1,9 +1,9 @@
 //! Catalog §2: ignore entries that are schema-invalid, silent no-ops, or break comparison.
 
 use super::RuleMeta;
+use crate::finding::{Finding, Severity};
 use crate::gitops::ignore::{ARGO_ITEM_KEYS, IgnoreEntry, IgnoreOrigin};
 use crate::gitops::{App, Model};
-use crate::report::{Finding, Severity};
 use crate::source::Span;
 
 pub const ID: &str = "ignore-differences-invalid";

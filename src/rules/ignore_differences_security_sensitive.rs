@@ -2,10 +2,10 @@
 //! fields, or human edits (managedFieldsManagers naming people's tools).
 
 use super::RuleMeta;
+use crate::finding::{Finding, Severity};
 use crate::gitops::flux::FluxIgnore;
 use crate::gitops::ignore::{IgnoreEntry, glob_match, jq_simple_path, pointer_segments};
 use crate::gitops::{App, Model};
-use crate::report::{Finding, Severity};
 
 pub const ID: &str = "ignore-differences-security-sensitive";
 

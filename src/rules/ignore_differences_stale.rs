@@ -2,9 +2,9 @@
 //! object declares (and no known writer touches).
 
 use super::RuleMeta;
+use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::gitops::ignore::{IgnoreOrigin, declares, pointer_segments};
-use crate::report::{Finding, Severity};
 
 pub const ID: &str = "ignore-differences-stale";
 

@@ -1,9 +1,9 @@
 //! Catalog §13: ignore entries (and IgnoreExtraneous) with no prose comment saying why.
 
 use super::RuleMeta;
+use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::Model;
 use crate::gitops::ignore::{ARGO_ITEM_KEYS, IgnoreOrigin};
-use crate::report::{Edit, Finding, Fix, Severity};
 use crate::source::{SourceFile, Span, comment_in};
 
 pub const ID: &str = "ignore-differences-unjustified";

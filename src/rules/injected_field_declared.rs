@@ -4,6 +4,7 @@
 use super::RuleMeta;
 use super::fixes::delete_entry;
 use super::util::{about, object_id};
+use crate::finding::{Finding, Fix, Severity};
 use crate::gitops::{Model, ModelObject};
 use crate::ownership::kb::{
     ca_bundle_path, ca_injection, declared, is_placeholder_ca, istiod_flips_failure_policy,
@@ -11,7 +12,6 @@ use crate::ownership::kb::{
 };
 use crate::ownership::path::{Hit, Pattern};
 use crate::ownership::{covering_ignore, edit_span};
-use crate::report::{Finding, Fix, Severity};
 use crate::source::Span;
 
 pub const ID: &str = "injected-field-declared";

@@ -2,8 +2,8 @@
 
 use super::RuleMeta;
 use super::util::{about, object_id};
+use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
-use crate::report::{Finding, Severity};
 
 pub const ID: &str = "instance-label-clash";
 

@@ -4,8 +4,8 @@
 use super::RuleMeta;
 use super::fixes::delete_entry;
 use super::util::{about, entry_at, object_id};
+use crate::finding::{Finding, Fix, Severity};
 use crate::gitops::Model;
-use crate::report::{Finding, Fix, Severity};
 
 pub const ID: &str = "job-ttl-recreate-loop";
 

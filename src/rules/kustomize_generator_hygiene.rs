@@ -3,8 +3,8 @@
 //! Kustomization files are render inputs, not objects: they are read from the source map.
 
 use super::RuleMeta;
+use crate::finding::{Finding, Severity};
 use crate::gitops::{App, Model};
-use crate::report::{Finding, Severity};
 use crate::source::{Origin, Span, normalize_relative};
 use crate::yaml::{Limits, Node, parse_str};
 

@@ -3,8 +3,8 @@
 
 use super::RuleMeta;
 use super::util::{about, object_id};
+use crate::finding::{Finding, Severity};
 use crate::gitops::{Model, ModelObject};
-use crate::report::{Finding, Severity};
 use crate::yaml::Node;
 use regex::Regex;
 use std::sync::OnceLock;

@@ -1,8 +1,8 @@
 //! The rules: pure functions over the read-only app [`Model`], one file per rule, each with
 //! its metadata and a document under `rules/<id>.md` embedded in the binary.
 
+use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
-use crate::report::{Finding, Severity};
 
 pub mod app_edits;
 mod argocd_option_invalid;

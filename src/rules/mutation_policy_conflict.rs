@@ -3,10 +3,10 @@
 
 use super::RuleMeta;
 use super::util::{about, object_id};
+use crate::finding::{Finding, Severity};
 use crate::gitops::{Model, ModelObject};
 use crate::ownership::selector::Tri;
 use crate::ownership::{Claim, Firing, Ownership, covering_ignore, edit_span, server_side_diff};
-use crate::report::{Finding, Severity};
 
 pub const ID: &str = "mutation-policy-conflict";
 

@@ -3,10 +3,10 @@
 
 use super::RuleMeta;
 use super::util::{about, object_id};
+use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::{Model, ModelObject};
 use crate::ownership::kb::in_argo_scheme;
 use crate::ownership::quantity::{canonical_duration, canonical_quantity};
-use crate::report::{Edit, Finding, Fix, Severity};
 use crate::yaml::{Entry, Node, Value};
 
 pub const ID: &str = "non-canonical-quantity";

@@ -2,8 +2,8 @@
 //! charts that are not vendored). The app is reported; everything else is still linted.
 
 use super::RuleMeta;
+use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
-use crate::report::{Finding, Severity};
 
 pub const ID: &str = "offline-unrenderable-input";
 

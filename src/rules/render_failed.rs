@@ -1,9 +1,9 @@
 //! Catalog §31: an app whose render fails as it would in Argo CD or Flux.
 
 use super::RuleMeta;
+use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::render::IssueKind;
-use crate::report::{Finding, Severity};
 
 pub const ID: &str = "render-failed";
 

@@ -5,10 +5,10 @@
 //! random or time function makes a different Application (or release) on every reconcile.
 
 use super::RuleMeta;
+use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::render::IssueKind;
 use crate::render::gotmpl::funcs::is_nondeterministic;
-use crate::report::{Finding, Severity};
 use crate::source::Span;
 use crate::yaml::Node;
 use std::collections::BTreeSet;

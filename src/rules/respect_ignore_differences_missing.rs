@@ -2,9 +2,9 @@
 //! lacks `RespectIgnoreDifferences=true`.
 
 use super::RuleMeta;
+use crate::finding::{Finding, Fix, Severity};
 use crate::gitops::Model;
 use crate::gitops::ignore::declares;
-use crate::report::{Finding, Fix, Severity};
 
 pub const ID: &str = "respect-ignore-differences-missing";
 

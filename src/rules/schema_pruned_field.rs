@@ -4,9 +4,9 @@
 
 use super::RuleMeta;
 use super::util::{about, object_id};
+use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::ownership::crd::{crd_schemas, unknown_fields};
-use crate::report::{Finding, Severity};
 
 pub const ID: &str = "schema-pruned-field";
 

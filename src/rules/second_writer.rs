@@ -2,9 +2,9 @@
 //! GitOps controller also owns — two writers, and every sync is a coin flip.
 
 use super::RuleMeta;
+use crate::finding::{Finding, Severity};
 use crate::gitops::{App, Model};
 use crate::ownership::ci::{Command, commands, is_ci_file, kind_matches};
-use crate::report::{Finding, Severity};
 use crate::source::{Origin, Span, normalize_relative};
 use crate::yaml::Node;
 

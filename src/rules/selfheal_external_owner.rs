@@ -5,10 +5,10 @@
 use super::RuleMeta;
 use super::fixes::delete_entry;
 use super::util::{about, entry_at, object_id};
+use crate::finding::{Finding, Fix, Severity};
 use crate::gitops::{App, Model, ModelObject};
 use crate::ownership::covering_ignore;
 use crate::ownership::kb::{cert_manager_secret, is_builtin_group};
-use crate::report::{Finding, Fix, Severity};
 use crate::source::Span;
 use crate::yaml::{Entry, Node};
 

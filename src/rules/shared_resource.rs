@@ -2,8 +2,8 @@
 
 use super::RuleMeta;
 use super::util::object_id;
+use crate::finding::{Finding, Severity};
 use crate::gitops::{AppKind, Model, ModelObject};
-use crate::report::{Finding, Severity};
 use std::collections::BTreeMap;
 
 pub const ID: &str = "shared-resource";

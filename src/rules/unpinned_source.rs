@@ -1,8 +1,8 @@
 //! Catalog §24: charts, remote bases and external Git/OCI sources that are not pinned.
 
 use super::RuleMeta;
+use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
-use crate::report::{Finding, Severity};
 use crate::yaml::Node;
 
 pub const ID: &str = "unpinned-source";

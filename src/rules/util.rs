@@ -1,7 +1,7 @@
 //! Small helpers the rules share: spans of whole entries, object identity for findings.
 
+use crate::finding::Finding;
 use crate::gitops::{App, ModelObject};
-use crate::report::Finding;
 use crate::source::Span;
 use crate::yaml::{Entry, Node};
 

@@ -2,7 +2,7 @@
 //! parsing; this file holds the rule's identity and document).
 
 use super::RuleMeta;
-use crate::report::Severity;
+use crate::finding::Severity;
 
 pub const ID: &str = "yaml-syntax";
 

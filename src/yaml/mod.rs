@@ -4,6 +4,7 @@
 pub mod emit;
 mod node;
 mod parse;
+pub mod path;
 pub mod resolve;
 
 pub use node::{Entry, Node, PathSeg, Related, Style, Value, path_to_string};

@@ -1,7 +1,7 @@
 //! Field path patterns a writer claims (`spec.template.spec.containers[name:*].imagePullPolicy`)
 //! and their resolution against a declared object: which entries Git actually writes there.
 
-use crate::gitops::ignore::glob_match;
+use crate::glob::glob_match;
 use crate::yaml::{Entry, Node};
 
 /// One step of a pattern.
@@ -69,7 +69,7 @@ impl Pattern {
 
     /// RFC 6901 pointer (JSON patch `path`); `-` (append) yields None: it never overwrites.
     pub fn parse_pointer(pointer: &str) -> Option<Pattern> {
-        let segs = crate::gitops::ignore::pointer_segments(pointer)?;
+        let segs = pointer_segments(pointer)?;
         let mut out = Vec::new();
         for s in segs {
             if s == "-" {
@@ -196,6 +196,33 @@ pub fn element_matches(item: &Node, filters: &[(String, String)]) -> bool {
             .and_then(Node::scalar_text)
             .is_some_and(|v| glob_match(pat, &v))
     })
+}
+
+/// RFC 6901 pointer → unescaped segments. None for what Argo would not resolve (no leading
+/// `/`, bad escapes) — rule §2 reports those.
+pub fn pointer_segments(pointer: &str) -> Option<Vec<String>> {
+    let rest = pointer.strip_prefix('/')?;
+    if rest.is_empty() {
+        return None;
+    }
+    let mut out = Vec::new();
+    for raw in rest.split('/') {
+        let mut seg = String::new();
+        let mut chars = raw.chars();
+        while let Some(c) = chars.next() {
+            if c == '~' {
+                match chars.next() {
+                    Some('0') => seg.push('~'),
+                    Some('1') => seg.push('/'),
+                    _ => return None,
+                }
+            } else {
+                seg.push(c);
+            }
+        }
+        out.push(seg);
+    }
+    Some(out)
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
-//! The one diagnostic model every rule produces and every output format renders.
+//! The one diagnostic model every rule produces and every output format renders, and its
+//! identity across revisions (`FindingKey`). A leaf: rules, report, baseline and github
+//! all read it, and it reads nothing above `source`.
 
-use crate::source::Span;
-use serde::Serialize;
+use crate::source::{SourceMap, Span};
+use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -140,6 +142,44 @@ impl Finding {
     pub fn with_fix(mut self, fix: Fix) -> Finding {
         self.fix = Some(fix);
         self
+    }
+}
+
+/// What stays the same about a finding when lines move.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct FindingKey {
+    pub rule: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// Only for findings about no object (YAML syntax, unreadable files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+impl FindingKey {
+    pub fn of(f: &Finding, map: &SourceMap) -> FindingKey {
+        FindingKey {
+            rule: f.rule.to_string(),
+            app: f.app.clone(),
+            object: f.object.clone(),
+            field: f.field.clone(),
+            file: match f.object {
+                Some(_) => None,
+                None => Some(map.path(f.primary.span.file)),
+            },
+        }
+    }
+
+    /// A short stable hash (SARIF `partialFingerprints`).
+    pub fn fingerprint(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let text = serde_json::to_string(self).unwrap_or_default();
+        let digest = Sha256::digest(text.as_bytes());
+        digest[..16].iter().map(|b| format!("{b:02x}")).collect()
     }
 }
 

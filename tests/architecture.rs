@@ -1,0 +1,352 @@
+//! The architecture invariants of ARCHITECTURE.md, held by reading the source: each test
+//! fails when a change breaks the rule it names (an upward import, a rule reading files,
+//! `unsafe` outside its one module, a new import cycle inside a folder).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The stages in data-flow order. A module may import its own stage and earlier ones, never
+/// a later one. Modules on one line are peers that must not import each other.
+const LAYERS: &[&[&str]] = &[
+    &["alloc", "glob", "source"],
+    &["yaml", "finding"],
+    &["object"],
+    &["render"],
+    &["config"],
+    &["gitops"],
+    &["ownership"],
+    &["rules"],
+    &["report"],
+    &["baseline", "fix", "redact"],
+    &["lint", "github"],
+    &["diff"],
+    &["cli_output", "fuzzing"],
+];
+
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|l| l.contains(&module))
+}
+
+fn src_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every `.rs` file under src/ (but the binary's root) with its text minus the unit-test
+/// module: tests may reach anywhere to set things up.
+fn sources() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![src_dir()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let rel = path
+                    .strip_prefix(src_dir())
+                    .map(|p| p.to_string_lossy().replace('\\', "/"))
+                    .unwrap_or_default();
+                if rel == "main.rs" || rel == "lib.rs" {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                out.push((rel, without_tests(&text).to_string()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn without_tests(text: &str) -> &str {
+    match text.find("\n#[cfg(test)]\nmod ") {
+        Some(i) => &text[..i],
+        None => text,
+    }
+}
+
+fn top_module(rel: &str) -> String {
+    rel.split('/')
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches(".rs")
+        .to_string()
+}
+
+/// `crate::name` references in code (comments dropped).
+fn crate_refs(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or_default();
+        let mut rest = code;
+        while let Some(i) = rest.find("crate::") {
+            let after = &rest[i + "crate::".len()..];
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                out.insert(name);
+            }
+            rest = after;
+        }
+    }
+    out
+}
+
+/// The forbidden imports of `files`: (file, module it imports).
+fn upward_imports(files: &[(String, String)]) -> Vec<(String, String)> {
+    let mut bad = Vec::new();
+    for (rel, text) in files {
+        let me = top_module(rel);
+        let Some(mine) = layer_of(&me) else {
+            bad.push((rel.clone(), format!("{me} (module not in LAYERS)")));
+            continue;
+        };
+        for target in crate_refs(text) {
+            if target == me {
+                continue;
+            }
+            match layer_of(&target) {
+                Some(theirs) if theirs < mine => {}
+                _ => bad.push((rel.clone(), target)),
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn no_stage_imports_a_later_stage() {
+    let bad = upward_imports(&sources());
+    assert!(
+        bad.is_empty(),
+        "imports against the layer order of ARCHITECTURE.md (file → module):\n{}",
+        bad.iter()
+            .map(|(f, m)| format!("  src/{f} → crate::{m}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn the_layer_check_catches_a_forbidden_import() {
+    // A renderer that reads the rules: the scratch change the invariant exists for.
+    let scratch = vec![(
+        "render/helm/scratch.rs".to_string(),
+        "use crate::rules::registry;\nuse crate::yaml::Node;\n".to_string(),
+    )];
+    assert_eq!(
+        upward_imports(&scratch),
+        vec![("render/helm/scratch.rs".to_string(), "rules".to_string())]
+    );
+}
+
+/// Rules are pure functions over the model: no file reads, no parsing. The files listed
+/// here still do (debt to remove; the test fails when one of them stops, so the list shrinks).
+const RULES_THAT_STILL_PARSE: &[&str] = &["rules/kustomize_generator_hygiene.rs"];
+
+#[test]
+fn no_rule_reads_or_parses_files() {
+    let needles = [
+        "std::fs",
+        "RepoFs",
+        "read_to_string",
+        "parse_str(",
+        "parse_file(",
+    ];
+    let mut offenders = BTreeSet::new();
+    for (rel, text) in sources() {
+        if rel.starts_with("rules/") && needles.iter().any(|n| text.contains(n)) {
+            offenders.insert(rel);
+        }
+    }
+    let known: BTreeSet<String> = RULES_THAT_STILL_PARSE
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(
+        offenders, known,
+        "rules that read or parse files (left) vs the known debt list (right)"
+    );
+}
+
+#[test]
+fn unsafe_code_is_denied_but_in_the_allocator_setting() {
+    let lib = std::fs::read_to_string(src_dir().join("lib.rs")).unwrap_or_default();
+    assert!(
+        lib.contains("#![deny(unsafe_code)]"),
+        "lib.rs must deny unsafe_code"
+    );
+    let main = std::fs::read_to_string(src_dir().join("main.rs")).unwrap_or_default();
+    assert!(
+        main.contains("#![forbid(unsafe_code)]"),
+        "main.rs must forbid unsafe_code"
+    );
+    let allowed: Vec<String> = sources()
+        .into_iter()
+        .filter(|(_, t)| t.contains("allow(unsafe_code)"))
+        .map(|(f, _)| f)
+        .collect();
+    assert_eq!(allowed, vec!["alloc.rs".to_string()]);
+}
+
+/// Import cycles between files of one folder (each a set of files). Known ones are debt;
+/// the test fails on a new cycle and when a known one is gone (so the list shrinks).
+const KNOWN_CYCLES: &[&[&str]] = &[
+    &["gitops/app_of_apps.rs", "gitops/discover.rs"],
+    &["render/gotmpl/exec.rs", "render/gotmpl/template.rs"],
+    &[
+        "render/gotmpl/funcs/strings.rs",
+        "render/gotmpl/funcs/strings_case.rs",
+    ],
+    &["render/helm/builtins.rs", "render/helm/yamlout.rs"],
+    &["render/helm/chart.rs", "render/helm/values.rs"],
+    &[
+        "render/kustomize/build.rs",
+        "render/kustomize/generators.rs",
+        "render/kustomize/helm_charts.rs",
+        "render/kustomize/transform.rs",
+        "render/kustomize/vars.rs",
+    ],
+    &["source/fs.rs", "source/lazy.rs"],
+    &["yaml/node.rs", "yaml/resolve.rs"],
+];
+
+fn folder_cycles(files: &[(String, String)]) -> Vec<BTreeSet<String>> {
+    // Edges between sibling files: `super::x`, `crate::<folder path>::x`.
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let names: BTreeSet<String> = files.iter().map(|(f, _)| f.clone()).collect();
+    for (rel, text) in files {
+        let Some((folder, _)) = rel.rsplit_once('/') else {
+            continue;
+        };
+        let module_path = folder.replace('/', "::");
+        let parent_of = |f: &str| f.rsplit_once('/').map(|(d, _)| d.to_string());
+        let mut targets = BTreeSet::new();
+        for prefix in [format!("crate::{module_path}::"), "super::".to_string()] {
+            let mut rest = text.as_str();
+            while let Some(i) = rest.find(&prefix) {
+                let after = &rest[i + prefix.len()..];
+                let name: String = after
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                // `super::` from a folder's mod.rs is the folder's parent: skip it.
+                let folder_of_ref = if prefix == "super::" && rel.ends_with("/mod.rs") {
+                    None
+                } else {
+                    Some(folder.to_string())
+                };
+                if let Some(dir) = folder_of_ref {
+                    for cand in [format!("{dir}/{name}.rs"), format!("{dir}/{name}/mod.rs")] {
+                        if names.contains(&cand) && cand != *rel {
+                            targets.insert(cand);
+                        }
+                    }
+                }
+                rest = after;
+            }
+        }
+        // mod.rs files are the folder itself: edges into them count like any file.
+        let _ = parent_of;
+        graph.entry(rel.clone()).or_default().extend(targets);
+    }
+    strongly_connected(&graph)
+        .into_iter()
+        .filter(|c| c.len() > 1)
+        .collect()
+}
+
+/// Tarjan's algorithm, iterative enough for a few hundred files.
+fn strongly_connected(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
+    struct State<'a> {
+        graph: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        next: usize,
+        out: Vec<BTreeSet<String>>,
+    }
+    fn visit<'a>(s: &mut State<'a>, v: &'a str) {
+        s.index.insert(v, s.next);
+        s.low.insert(v, s.next);
+        s.next += 1;
+        s.stack.push(v);
+        s.on_stack.insert(v);
+        if let Some(edges) = s.graph.get(v) {
+            for w in edges {
+                let w = w.as_str();
+                if !s.index.contains_key(w) {
+                    visit(s, w);
+                    let lw = s.low[w];
+                    let lv = s.low[v];
+                    s.low.insert(v, lv.min(lw));
+                } else if s.on_stack.contains(w) {
+                    let iw = s.index[w];
+                    let lv = s.low[v];
+                    s.low.insert(v, lv.min(iw));
+                }
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut comp = BTreeSet::new();
+            while let Some(w) = s.stack.pop() {
+                s.on_stack.remove(w);
+                comp.insert(w.to_string());
+                if w == v {
+                    break;
+                }
+            }
+            s.out.push(comp);
+        }
+    }
+    let mut s = State {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        next: 0,
+        out: Vec::new(),
+    };
+    for v in graph.keys() {
+        if !s.index.contains_key(v.as_str()) {
+            visit(&mut s, v.as_str());
+        }
+    }
+    s.out
+}
+
+#[test]
+fn no_import_cycles_inside_a_folder() {
+    let found = folder_cycles(&sources());
+    let known: Vec<BTreeSet<String>> = KNOWN_CYCLES
+        .iter()
+        .map(|c| c.iter().map(|s| s.to_string()).collect())
+        .collect();
+    let mut found_sorted = found.clone();
+    found_sorted.sort();
+    let mut known_sorted = known.clone();
+    known_sorted.sort();
+    assert_eq!(
+        found_sorted, known_sorted,
+        "import cycles between files of one folder (left) vs the known list (right)"
+    );
+}
+
+#[test]
+fn the_cycle_check_catches_a_cycle() {
+    let scratch = vec![
+        ("gitops/a.rs".to_string(), "use super::b::X;".to_string()),
+        (
+            "gitops/b.rs".to_string(),
+            "use crate::gitops::a::Y;".to_string(),
+        ),
+        ("gitops/c.rs".to_string(), "use super::a::Z;".to_string()),
+    ];
+    let cycles = folder_cycles(&scratch);
+    assert_eq!(cycles.len(), 1);
+    assert!(cycles[0].contains("gitops/a.rs") && cycles[0].contains("gitops/b.rs"));
+}
