@@ -57,6 +57,9 @@ pub struct ArgoApp {
     pub sources: Vec<ArgoSource>,
     pub sync: SyncPolicy,
     pub ignores: Vec<IgnoreEntry>,
+    /// The destination cluster (`spec.destination.server`, else `.name`) as written after
+    /// generator expansion; `None` when absent or still a template.
+    pub destination_cluster: Option<String>,
 }
 
 fn source_from(node: &Node) -> ArgoSource {
@@ -124,7 +127,26 @@ pub fn read_app_spec(
         sources,
         sync,
         ignores,
+        destination_cluster: destination_cluster(spec),
     }
+}
+
+/// One name per cluster: Argo CD's own cluster is `in-cluster` by name and
+/// `https://kubernetes.default.svc` by server.
+fn destination_cluster(spec: &Node) -> Option<String> {
+    let dest = spec.get("destination")?;
+    let value = dest
+        .get("server")
+        .and_then(Node::scalar_text)
+        .or_else(|| dest.get("name").and_then(Node::scalar_text))?;
+    let value = value.trim().trim_end_matches('/').to_string();
+    if value.is_empty() || value.contains("{{") || value.contains("${") {
+        return None;
+    }
+    if value == "in-cluster" || value == "https://kubernetes.default.svc" {
+        return Some("in-cluster".to_string());
+    }
+    Some(value)
 }
 
 /// Argo CD settings from an `argocd-cm` ConfigMap in the repo (catalog A1.4).

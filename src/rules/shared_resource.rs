@@ -3,8 +3,8 @@
 use super::RuleMeta;
 use super::util::object_id;
 use crate::finding::{Finding, Severity};
-use crate::gitops::{AppKind, Model, ModelObject};
-use std::collections::BTreeMap;
+use crate::gitops::{App, Model, ModelObject};
+use std::collections::{BTreeMap, BTreeSet};
 
 pub const ID: &str = "shared-resource";
 
@@ -15,55 +15,176 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/shared-resource.md"),
 };
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
-    let mut owners: BTreeMap<(String, String, String, String), Vec<&ModelObject>> = BTreeMap::new();
-    for mo in &model.objects {
-        let app = model.app_of(mo);
-        if app.kind == AppKind::Standalone {
-            continue; // nothing says who applies standalone objects
+/// Who owns an object in the cluster: the Application, Kustomization or HelmRelease by its
+/// identity. Two files declaring the same owner (the same Application name in the same
+/// namespace) are one owner: only one of them can exist at a time.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Owner {
+    kind: String,
+    namespace: String,
+    name: String,
+}
+
+/// The top of the app tree `app` is deployed through (app-of-apps parents, the
+/// ApplicationSet that generated it), as the directory declaring it: apps declared side by
+/// side (`argocd/*.yaml`, one bootstrap kustomization) are applied together; apps whose
+/// trees start in different directories are separate entry points, and nothing in the repo
+/// says they meet in one cluster.
+fn root_of(model: &Model, app: &App) -> Option<String> {
+    let mut current = app;
+    for _ in 0..model.apps.len() {
+        let Some(parent) = current.parent.as_deref() else {
+            break;
+        };
+        match model
+            .apps
+            .iter()
+            .find(|a| a.name == parent && a.argo.is_some())
+        {
+            Some(p) => current = p,
+            None => break,
         }
+    }
+    let decl = match (&current.argo, &current.flux) {
+        (Some(argo), _) => &argo.decl,
+        (_, Some(flux)) => &flux.decl,
+        _ => return None,
+    };
+    let path = model.map.path(decl.span().file);
+    Some(
+        path.rsplit_once('/')
+            .map(|(dir, _)| dir.to_string())
+            .unwrap_or_default(),
+    )
+}
+
+/// Where an owner deploys: `None` when the repo does not say (a templated destination).
+fn owner_of(app: &App) -> Option<(Owner, Option<String>)> {
+    if let Some(argo) = &app.argo {
+        let namespace = argo
+            .decl
+            .namespace
+            .clone()
+            .unwrap_or_else(|| "argocd".into());
+        let owner = Owner {
+            kind: "Application".into(),
+            namespace,
+            name: app.name.clone(),
+        };
+        return Some((owner, argo.destination_cluster.clone()));
+    }
+    if let Some(flux) = &app.flux {
+        let owner = Owner {
+            kind: flux.decl.kind.clone(),
+            namespace: flux.decl.namespace.clone().unwrap_or_default(),
+            name: flux.decl.name.clone(),
+        };
+        // `spec.kubeConfig` deploys to another cluster; otherwise the one Flux runs in.
+        let cluster = match flux
+            .decl
+            .root
+            .get_path(&["spec", "kubeConfig", "secretRef", "name"])
+            .and_then(crate::yaml::Node::scalar_text)
+        {
+            Some(secret) => format!("kubeconfig:{secret}"),
+            None => "in-cluster".to_string(),
+        };
+        return Some((owner, Some(cluster)));
+    }
+    None // standalone: nothing says who applies these objects
+}
+
+/// `a, b, c and 4 more`.
+fn name_list(names: &[&str]) -> String {
+    const SHOWN: usize = 3;
+    if names.len() <= SHOWN {
+        return names.join(", ");
+    }
+    format!(
+        "{} and {} more",
+        names[..SHOWN].join(", "),
+        names.len() - SHOWN
+    )
+}
+
+pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    type ObjectKey = (String, String, String, String);
+    type Copy<'a> = (&'a ModelObject, Owner, Option<String>, Option<String>);
+    let mut copies: BTreeMap<ObjectKey, Vec<Copy>> = BTreeMap::new();
+    let roots: Vec<Option<String>> = model.apps.iter().map(|a| root_of(model, a)).collect();
+    for mo in &model.objects {
+        let Some((owner, cluster)) = owner_of(model.app_of(mo)) else {
+            continue;
+        };
+        let root = roots.get(mo.app).cloned().flatten();
         let key = (
             mo.object.group().to_string(),
             mo.object.kind.clone(),
             mo.namespace.clone(),
             mo.object.name.clone(),
         );
-        owners.entry(key).or_default().push(mo);
+        copies
+            .entry(key)
+            .or_default()
+            .push((mo, owner, cluster, root));
     }
-    for objs in owners.values() {
-        let mut apps: Vec<usize> = objs.iter().map(|m| m.app).collect();
-        apps.sort();
-        apps.dedup();
-        if apps.len() < 2 {
-            continue;
-        }
-        let names: Vec<String> = apps.iter().map(|&a| model.apps[a].name.clone()).collect();
-        let first = objs[0];
-        let severity = if first.object.kind == "Namespace" {
-            Severity::Warning
-        } else {
-            Severity::Error
-        };
-        for mo in objs {
-            let others: Vec<&str> = names
-                .iter()
-                .filter(|n| **n != model.app_of(mo).name)
-                .map(String::as_str)
-                .collect();
-            if others.is_empty() {
-                continue;
-            }
+    for objs in copies.values() {
+        // One finding per place the object is written (a base rendered by many overlays is
+        // one line to edit), naming the owners that reach the same cluster.
+        let mut reported: BTreeSet<(crate::source::FileId, u32)> = BTreeSet::new();
+        for (mo, owner, cluster, root) in objs {
             let span = mo
                 .object
                 .metadata()
                 .and_then(|m| m.get("name"))
                 .map(|n| n.span)
                 .unwrap_or(mo.object.span());
+            // Other owners that may deploy to the same cluster: certain when both name it
+            // and one root deploys both; otherwise the finding says what is unknown.
+            let mut certain = false;
+            let mut unknown_cluster = false;
+            let mut others: BTreeSet<&str> = BTreeSet::new();
+            for (_, other, other_cluster, other_root) in objs {
+                if other == owner {
+                    continue;
+                }
+                match (cluster, other_cluster) {
+                    (Some(a), Some(b)) if a != b => continue,
+                    (Some(_), Some(_)) => certain |= root.is_some() && root == other_root,
+                    _ => unknown_cluster = true,
+                }
+                others.insert(other.name.as_str());
+            }
+            if others.is_empty() || !reported.insert((span.file, span.start)) {
+                continue;
+            }
+            let others: Vec<&str> = others.into_iter().collect();
+            let severity = if mo.object.kind == "Namespace" || !certain {
+                Severity::Warning
+            } else {
+                Severity::Error
+            };
+            let where_ = if certain {
+                ""
+            } else if unknown_cluster {
+                " (if they deploy to the same cluster: the repo does not say where one of them goes)"
+            } else {
+                " (if both are applied to one cluster: no app in the repo deploys both)"
+            };
             out.push(
                 super::util::about(
-                    Finding::new(ID, severity, format!("{} is also deployed by {}: each owner reverts the other's version and pruning by one deletes the other's object", object_id(mo), others.join(", ")), span)
-                        .label("rendered by more than one app")
-                        .help(format!("Move {} to a single owner (e.g. a platform app) and add `FailOnSharedResource=true` to the Applications' syncOptions.", object_id(mo))),
+                    Finding::new(
+                        ID,
+                        severity,
+                        format!(
+                            "{} is also deployed by {}{where_}: each owner reverts the other's version and pruning by one deletes the other's object",
+                            object_id(mo),
+                            name_list(&others)
+                        ),
+                        span,
+                    )
+                    .label("rendered by more than one app")
+                    .help(format!("Move {} to a single owner (e.g. a platform app) and add `FailOnSharedResource=true` to the Applications' syncOptions.", object_id(mo))),
                     model.app_of(mo),
                     mo,
                 ),
