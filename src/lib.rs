@@ -29,5 +29,6 @@ pub mod redact;
 pub mod render;
 pub mod report;
 pub mod rules;
+pub mod same_cause;
 pub mod source;
 pub mod yaml;

@@ -243,6 +243,7 @@ fn lint_walked(
         (pa, a.primary.span.start, a.rule).cmp(&(pb, b.primary.span.start, b.rule))
     });
     findings.dedup();
+    let mut findings = crate::same_cause::merge_same_cause(findings);
     crate::redact::scrub_findings(&mut findings, &crate::redact::secret_values(&model));
     LintResult {
         map,

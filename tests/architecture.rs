@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     &["ownership"],
     &["rules"],
     &["report"],
-    &["baseline", "fix", "redact"],
+    &["baseline", "fix", "redact", "same_cause"],
     &["lint", "github"],
     &["diff"],
     &["cli_output", "fuzzing"],
