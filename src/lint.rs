@@ -244,6 +244,7 @@ fn lint_walked(
     });
     findings.dedup();
     let mut findings = crate::same_cause::merge_same_cause(findings);
+    crate::same_cause::drop_render_failures_of_yaml_errors(&mut findings);
     crate::redact::scrub_findings(&mut findings, &crate::redact::secret_values(&model));
     LintResult {
         map,

@@ -81,6 +81,23 @@ fn message_without_app(f: &Finding) -> String {
     text
 }
 
+/// A render that fails on a YAML error repeats the `yaml-syntax` finding on the same line:
+/// one cause, reported once (as the YAML error, the line a person fixes).
+pub fn drop_render_failures_of_yaml_errors(findings: &mut Vec<Finding>) {
+    let yaml_errors: std::collections::HashSet<(crate::source::FileId, u32)> = findings
+        .iter()
+        .filter(|f| f.rule == "yaml-syntax")
+        .map(|f| (f.primary.span.file, f.primary.span.start))
+        .collect();
+    if yaml_errors.is_empty() {
+        return;
+    }
+    findings.retain(|f| {
+        f.rule != "render-failed"
+            || !yaml_errors.contains(&(f.primary.span.file, f.primary.span.start))
+    });
+}
+
 fn also_in(others: &[String]) -> String {
     let shown: Vec<&str> = others.iter().take(NAMED_APPS).map(String::as_str).collect();
     let rest = others.len().saturating_sub(NAMED_APPS);
@@ -162,6 +179,24 @@ mod tests {
             merged[2].message,
             "app `shop-us` pins replicas (also in 1 other app: shop-eu)"
         );
+    }
+
+    #[test]
+    fn a_render_failure_on_a_yaml_error_is_reported_once() {
+        let at = Span::new(FileId(3), 7, 9);
+        let mut findings = vec![
+            Finding::new("render-failed", Severity::Error, "app does not render", at),
+            Finding::new("yaml-syntax", Severity::Error, "bad indentation", at),
+            Finding::new(
+                "render-failed",
+                Severity::Error,
+                "other",
+                Span::new(FileId(3), 40, 41),
+            ),
+        ];
+        drop_render_failures_of_yaml_errors(&mut findings);
+        let rules: Vec<&str> = findings.iter().map(|f| f.rule).collect();
+        assert_eq!(rules, vec!["yaml-syntax", "render-failed"]);
     }
 
     #[test]

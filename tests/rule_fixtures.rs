@@ -1,88 +1,200 @@
-//! Every rule has fixture repos under testdata/rules/<rule>/{bad,clean}; each holds an
-//! `expected.txt` listing the findings at warning or above as `rule severity file:line`.
-//! The whole list must match: a finding that appears or disappears fails the test.
+//! Every rule has fixture repos under testdata/rules/<rule>/{bad,clean}. Each directory is a
+//! test of its own (listed below; a test fails when a directory or a rule is missing from the
+//! list) that checks three things:
+//! - `expected.txt` lists the findings at warning or above as `rule severity file:line`, and
+//!   the whole list must match;
+//! - a bad fixture shows its own rule (at any severity), a clean one has nothing at warning
+//!   or above (an info of its own rule may stay: "normalised here, so only noise");
+//! - the complete human report (messages, labels, help) and the diff of the safe fixes match
+//!   the checked-in snapshot in tests/snapshots/ (insta: `INSTA_UPDATE=always cargo test
+//!   --test rule_fixtures` rewrites them, and the diff is reviewed like code).
 
 use gitops_lint::lint::{LintOptions, lint};
 use gitops_lint::report::Severity;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn findings_of(dir: &Path) -> Vec<String> {
+fn fixture_root() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/rules")
+}
+
+fn check_fixture(case: &str) {
+    let dir = fixture_root().join(case);
     let result = match lint(&LintOptions {
-        root: dir.to_path_buf(),
+        root: dir.clone(),
         config: None,
     }) {
         Ok(r) => r,
-        Err(e) => panic!("{}: {e}", dir.display()),
+        Err(e) => panic!("{case}: {e}"),
     };
-    let mut lines: Vec<String> = result
+    let located = |f: &gitops_lint::report::Finding| {
+        let lc = result.map.line_col(f.primary.span);
+        format!(
+            "{} {} {}:{}",
+            f.rule,
+            f.severity.as_str(),
+            result.map.path(f.primary.span.file),
+            lc.line
+        )
+    };
+    let mut got: Vec<String> = result
         .findings
         .iter()
         .filter(|f| f.severity >= Severity::Warning)
-        .map(|f| {
-            let lc = result.map.line_col(f.primary.span);
-            format!(
-                "{} {} {}:{}",
-                f.rule,
-                f.severity.as_str(),
-                result.map.path(f.primary.span.file),
-                lc.line
-            )
-        })
+        .map(located)
         .collect();
-    lines.sort();
-    lines
+    got.sort();
+    let expected_text = std::fs::read_to_string(dir.join("expected.txt")).unwrap_or_default();
+    let mut expected: Vec<String> = expected_text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect();
+    expected.sort();
+    assert_eq!(got, expected, "{case}: findings at warning or above");
+
+    let (rule, kind) = case.split_once('/').unwrap_or((case, ""));
+    let own = |at_least: Severity| {
+        result
+            .findings
+            .iter()
+            .any(|f| f.rule == rule && f.severity >= at_least)
+    };
+    match kind {
+        "bad" => assert!(
+            own(Severity::Info),
+            "{case}: the bad fixture shows no {rule} finding"
+        ),
+        "clean" => assert!(
+            !own(Severity::Warning),
+            "{case}: the clean fixture shows {rule}"
+        ),
+        _ => panic!("{case}: not a bad/clean fixture"),
+    }
+
+    let report = gitops_lint::report::human::render(&result.findings, &result.map, false);
+    let plan = gitops_lint::fix::plan(&result.findings, &result.map, false);
+    let fixes = gitops_lint::fix::unified_diff(&plan);
+    let snapshot = format!(
+        "{report}\n--- safe fixes (gitops-lint --fix --dry-run) ---\n{}",
+        if fixes.is_empty() {
+            "(none)\n"
+        } else {
+            fixes.as_str()
+        }
+    );
+    insta::assert_snapshot!(case.replace('/', "__"), snapshot);
 }
 
-fn fixture_dirs() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/rules");
-    let mut dirs = Vec::new();
-    for rule in std::fs::read_dir(&root).into_iter().flatten().flatten() {
-        for case in ["bad", "clean"] {
-            let d = rule.path().join(case);
-            if d.is_dir() {
-                dirs.push(d);
+macro_rules! fixtures {
+    ($($name:ident => $dir:literal,)*) => {
+        $(
+            #[test]
+            fn $name() {
+                check_fixture($dir);
             }
-        }
-    }
-    dirs.sort();
-    dirs
+        )*
+        const LISTED: &[&str] = &[$($dir),*];
+    };
+}
+
+fixtures! {
+    argocd_option_invalid_bad => "argocd-option-invalid/bad",
+    argocd_option_invalid_clean => "argocd-option-invalid/clean",
+    autoscaler_conflict_bad => "autoscaler-conflict/bad",
+    autoscaler_conflict_clean => "autoscaler-conflict/clean",
+    committed_live_state_bad => "committed-live-state/bad",
+    committed_live_state_clean => "committed-live-state/clean",
+    declared_empty_or_null_bad => "declared-empty-or-null/bad",
+    declared_empty_or_null_clean => "declared-empty-or-null/clean",
+    duplicate_merge_key_bad => "duplicate-merge-key/bad",
+    duplicate_merge_key_clean => "duplicate-merge-key/clean",
+    flux_substitution_undefined_bad => "flux-substitution-undefined/bad",
+    flux_substitution_undefined_clean => "flux-substitution-undefined/clean",
+    helm_install_hook_every_sync_bad => "helm-install-hook-every-sync/bad",
+    helm_install_hook_every_sync_clean => "helm-install-hook-every-sync/clean",
+    helm_nondeterministic_function_bad => "helm-nondeterministic-function/bad",
+    helm_nondeterministic_function_clean => "helm-nondeterministic-function/clean",
+    hpa_replicas_conflict_bad => "hpa-replicas-conflict/bad",
+    hpa_replicas_conflict_clean => "hpa-replicas-conflict/clean",
+    ignore_differences_broad_bad => "ignore-differences-broad/bad",
+    ignore_differences_broad_clean => "ignore-differences-broad/clean",
+    ignore_differences_invalid_bad => "ignore-differences-invalid/bad",
+    ignore_differences_invalid_clean => "ignore-differences-invalid/clean",
+    ignore_differences_security_sensitive_bad => "ignore-differences-security-sensitive/bad",
+    ignore_differences_security_sensitive_clean => "ignore-differences-security-sensitive/clean",
+    ignore_differences_stale_bad => "ignore-differences-stale/bad",
+    ignore_differences_stale_clean => "ignore-differences-stale/clean",
+    ignore_differences_unjustified_bad => "ignore-differences-unjustified/bad",
+    ignore_differences_unjustified_clean => "ignore-differences-unjustified/clean",
+    injected_field_declared_bad => "injected-field-declared/bad",
+    injected_field_declared_clean => "injected-field-declared/clean",
+    instance_label_clash_bad => "instance-label-clash/bad",
+    instance_label_clash_clean => "instance-label-clash/clean",
+    job_ttl_recreate_loop_bad => "job-ttl-recreate-loop/bad",
+    job_ttl_recreate_loop_clean => "job-ttl-recreate-loop/clean",
+    kustomize_generator_hygiene_bad => "kustomize-generator-hygiene/bad",
+    kustomize_generator_hygiene_clean => "kustomize-generator-hygiene/clean",
+    migration_job_not_hook_bad => "migration-job-not-hook/bad",
+    migration_job_not_hook_clean => "migration-job-not-hook/clean",
+    mutation_policy_conflict_bad => "mutation-policy-conflict/bad",
+    mutation_policy_conflict_clean => "mutation-policy-conflict/clean",
+    non_canonical_quantity_bad => "non-canonical-quantity/bad",
+    non_canonical_quantity_clean => "non-canonical-quantity/clean",
+    offline_unrenderable_input_bad => "offline-unrenderable-input/bad",
+    offline_unrenderable_input_clean => "offline-unrenderable-input/clean",
+    render_failed_bad => "render-failed/bad",
+    render_failed_clean => "render-failed/clean",
+    render_nondeterministic_bad => "render-nondeterministic/bad",
+    render_nondeterministic_clean => "render-nondeterministic/clean",
+    respect_ignore_differences_missing_bad => "respect-ignore-differences-missing/bad",
+    respect_ignore_differences_missing_clean => "respect-ignore-differences-missing/clean",
+    schema_pruned_field_bad => "schema-pruned-field/bad",
+    schema_pruned_field_clean => "schema-pruned-field/clean",
+    second_writer_bad => "second-writer/bad",
+    second_writer_clean => "second-writer/clean",
+    selfheal_external_owner_bad => "selfheal-external-owner/bad",
+    selfheal_external_owner_clean => "selfheal-external-owner/clean",
+    server_assigned_field_declared_bad => "server-assigned-field-declared/bad",
+    server_assigned_field_declared_clean => "server-assigned-field-declared/clean",
+    shared_resource_bad => "shared-resource/bad",
+    shared_resource_clean => "shared-resource/clean",
+    suppression_without_reason_bad => "suppression-without-reason/bad",
+    suppression_without_reason_clean => "suppression-without-reason/clean",
+    unpinned_source_bad => "unpinned-source/bad",
+    unpinned_source_clean => "unpinned-source/clean",
+    yaml_syntax_bad => "yaml-syntax/bad",
+    yaml_syntax_clean => "yaml-syntax/clean",
 }
 
 #[test]
-fn every_fixture_reports_exactly_its_expected_findings() {
-    let dirs = fixture_dirs();
-    assert!(dirs.len() >= 32, "fixtures missing: {}", dirs.len());
-    let mut failures = Vec::new();
-    for dir in &dirs {
-        let expected_text = std::fs::read_to_string(dir.join("expected.txt")).unwrap_or_default();
-        let mut expected: Vec<String> = expected_text
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(String::from)
-            .collect();
-        expected.sort();
-        let got = findings_of(dir);
-        if got != expected {
-            failures.push(format!(
-                "{}\n  expected:\n    {}\n  got:\n    {}",
-                dir.display(),
-                expected.join("\n    "),
-                got.join("\n    ")
-            ));
-        }
-        // A bad fixture must show its own rule; a clean one nothing at warning or above.
-        let rule = dir
-            .parent()
-            .and_then(|p| p.file_name())
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if dir.ends_with("bad") && !got.iter().any(|l| l.starts_with(&format!("{rule} "))) {
-            failures.push(format!("{}: no {rule} finding", dir.display()));
-        }
-        if dir.ends_with("clean") && !got.is_empty() {
-            failures.push(format!("{}: clean fixture has findings", dir.display()));
+fn every_fixture_directory_and_every_rule_is_listed() {
+    let mut on_disk = Vec::new();
+    for rule in std::fs::read_dir(fixture_root())
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        for case in ["bad", "clean"] {
+            if rule.path().join(case).is_dir() {
+                on_disk.push(format!("{}/{case}", rule.file_name().to_string_lossy()));
+            }
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    on_disk.sort();
+    let mut listed: Vec<String> = LISTED.iter().map(|s| s.to_string()).collect();
+    listed.sort();
+    assert_eq!(on_disk, listed, "fixture directories vs the fixtures! list");
+    let missing: Vec<&str> = gitops_lint::rules::registry()
+        .iter()
+        .map(|r| r.meta.id)
+        .filter(|id| {
+            !LISTED.contains(&format!("{id}/bad").as_str())
+                || !LISTED.contains(&format!("{id}/clean").as_str())
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "rules without a bad and a clean fixture: {missing:?}"
+    );
 }
