@@ -192,9 +192,10 @@ fn main() -> ExitCode {
             let mut text = String::new();
             for r in rules::registry() {
                 text.push_str(&format!(
-                    "{:<40} {:<8} {}\n",
+                    "{:<40} {:<8} {:<6} {}\n",
                     r.meta.id,
                     r.meta.severity.as_str(),
+                    r.meta.fix.as_str(),
                     r.meta.summary
                 ));
             }

@@ -7,7 +7,8 @@
 //!   or above (an info of its own rule may stay: "normalised here, so only noise");
 //! - the complete human report (messages, labels, help) and the diff of the safe fixes match
 //!   the checked-in snapshot in tests/snapshots/ (insta: `INSTA_UPDATE=always cargo test
-//!   --test rule_fixtures` rewrites them, and the diff is reviewed like code).
+//!   --test rule_fixtures` rewrites them, and the diff is reviewed like code);
+//! - on a bad fixture, the fixes offered agree with the registry's `FixAvailability`.
 
 use gitops_lint::lint::{LintOptions, lint};
 use gitops_lint::report::Severity;
@@ -70,6 +71,38 @@ fn check_fixture(case: &str) {
             "{case}: the clean fixture shows {rule}"
         ),
         _ => panic!("{case}: not a bad/clean fixture"),
+    }
+
+    // The registry's fix availability is what the rule does: a rule that declares none
+    // offers no fix, one that declares safe fixes offers one on its bad fixture.
+    if kind == "bad" {
+        use gitops_lint::rules::FixAvailability;
+        let declared = gitops_lint::rules::find(rule).map(|r| r.meta.fix);
+        let fixes: Vec<bool> = result
+            .findings
+            .iter()
+            .filter(|f| f.rule == rule)
+            .filter_map(|f| f.fix.as_ref().map(|x| x.safe))
+            .collect();
+        match declared {
+            Some(FixAvailability::None) => {
+                assert!(
+                    fixes.is_empty(),
+                    "{case}: {rule} declares no fix but offers one"
+                )
+            }
+            Some(FixAvailability::Safe) => {
+                assert!(
+                    fixes.contains(&true),
+                    "{case}: {rule} declares safe fixes, none offered"
+                )
+            }
+            Some(FixAvailability::Unsafe) => assert!(
+                !fixes.is_empty() && !fixes.contains(&true),
+                "{case}: {rule} declares unsafe fixes only"
+            ),
+            Some(FixAvailability::DisplayOnly) | None => {}
+        }
     }
 
     let report = gitops_lint::report::human::render(&result.findings, &result.map, false);

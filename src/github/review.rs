@@ -62,14 +62,12 @@ fn summary_line(n: usize) -> String {
     )
 }
 
-/// Rules whose finding is "this field should not be declared": when the PR itself adds the
-/// line, deleting it again is always safe (nothing deployed depends on it yet), even where
-/// removing an existing declaration needs the catalog's two steps.
-const REMOVAL_RULES: &[&str] = &[
-    "hpa-replicas-conflict",
-    "server-assigned-field-declared",
-    "committed-live-state",
-];
+/// Rules whose finding is "this field should not be declared" (`RuleMeta::removal`): when the
+/// PR itself adds the line, deleting it again is always safe (nothing deployed depends on it
+/// yet), even where removing an existing declaration needs two steps.
+fn is_removal_rule(id: &str) -> bool {
+    crate::rules::find(id).is_some_and(|r| r.meta.removal)
+}
 
 /// Lines `first..=last` replaced by `text` (no trailing newline), offered as a suggestion.
 #[derive(Debug, PartialEq)]
@@ -108,7 +106,7 @@ fn suggestion(f: &Finding, map: &SourceMap, added: &[(usize, usize)]) -> Option<
                 .collect(),
             fix.title.clone(),
         ),
-        None if REMOVAL_RULES.contains(&f.rule) => {
+        None if is_removal_rule(f.rule) => {
             let (s, e) = (f.primary.span.start as usize, f.primary.span.end as usize);
             let first = file.line_of(s);
             let last = file.line_of(e.saturating_sub(1).max(s));

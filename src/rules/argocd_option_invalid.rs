@@ -1,7 +1,7 @@
 //! Catalog §16: misspelled or misplaced sync/compare options, invented
 //! `argocd.argoproj.io/*` annotations, and hook values that make an object never apply.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
@@ -14,6 +14,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
     summary: "misspelled or misplaced Argo CD sync/compare options, annotations or hook values",
     doc: include_str!("../../rules/argocd-option-invalid.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 /// App-level `syncOptions` that do something (catalog A1.6).

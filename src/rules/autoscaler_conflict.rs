@@ -1,7 +1,7 @@
 //! Catalog §23: several scalers on one workload — two HPAs, HPA + KEDA, an active VPA with
 //! an HPA on cpu/memory, an HPA on the Deployment a Rollout has taken over.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::util::about;
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
@@ -14,6 +14,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     summary: "several scalers on one workload (HPA+KEDA, HPA+VPA on cpu/memory)",
     doc: include_str!("../../rules/autoscaler-conflict.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 /// KEDA adopting an existing HPA on purpose (`scaledobject.keda.sh/transfer-hpa-ownership`

@@ -1,6 +1,6 @@
 //! Catalog §21: `kubectl get -o yaml` leftovers committed to Git.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::util::{about, entry_span, object_id};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::{Model, ModelObject};
@@ -13,6 +13,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     summary: "live-object fields (uid, resourceVersion, managedFields, status...) committed",
     doc: include_str!("../../rules/committed-live-state.md"),
+    fix: FixAvailability::Safe,
+    removal: true,
+    since: "0.1.0",
 };
 
 const HELP: &str = "These are live-object fields from `kubectl get -o yaml`; remove them from Git.";

@@ -1,7 +1,7 @@
 //! Catalog §19: `null` and empty values that the API server drops or controllers fill, so
 //! the live object never matches Git.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::fixes::delete_entry;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Fix, Severity};
@@ -18,6 +18,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     summary: "null/empty values the server drops or controllers fill",
     doc: include_str!("../../rules/declared-empty-or-null.md"),
+    fix: FixAvailability::Safe,
+    removal: false,
+    since: "0.1.0",
 };
 
 /// Keys whose empty value is reported (catalog §19).

@@ -2,7 +2,7 @@
 //! one name, two ports with one number) and duplicate keys in YAML maps. Argo CD's diff
 //! fails with "$setElementOrder" ComparisonErrors; strict decoding rejects duplicates.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::fixes::delete_seq_item;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Fix, Severity};
@@ -17,6 +17,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     summary: "duplicate list keys (env names, ports…) → $setElementOrder ComparisonError",
     doc: include_str!("../../rules/duplicate-merge-key.md"),
+    fix: FixAvailability::Safe,
+    removal: false,
+    since: "0.1.0",
 };
 
 /// The merge key of a list, by the key that holds it and where (`ports` differ between a

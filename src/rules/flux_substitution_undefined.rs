@@ -1,7 +1,7 @@
 //! Catalog §28: Flux post-build variables that are undefined, invalid or unsupported, and
 //! substitution that silently does nothing.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::gitops::envsubst::SubstProblemKind;
@@ -13,6 +13,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     summary: "Flux postBuild variable is undefined, invalid or unsupported",
     doc: include_str!("../../rules/flux-substitution-undefined.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 const HELP: &str = "Define the variable in postBuild.substitute / substituteFrom, give it a default (`${var:=value}`), escape it as `$${var}`, disable substitution on the object (label kustomize.toolkit.fluxcd.io/substitute: disabled), or set substituteStrategy: Always.";

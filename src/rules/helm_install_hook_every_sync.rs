@@ -2,7 +2,7 @@
 //! whose output depends on `.Release.IsInstall`/`.IsUpgrade`/`.Revision`, which `helm
 //! template` fixes to a first install: the install-only side is applied on every sync.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::release_state;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
@@ -18,6 +18,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     summary: "install-only Helm hooks and install/upgrade branches run on every Argo CD sync",
     doc: include_str!("../../rules/helm-install-hook-every-sync.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {

@@ -4,7 +4,7 @@
 //! in a branch the app's values never take is not reported, and `sha256sum` of
 //! deterministic input (checksum/config) stays clean.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::release_state;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
@@ -21,6 +21,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
     summary: "a chart's random, time or cluster-dependent call reaches the rendered manifest",
     doc: include_str!("../../rules/helm-nondeterministic-function.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 const HELP: &str = "Make the render a pure function of Git: set the value explicitly (a chart value or existingSecret), source secrets from External Secrets / Sealed Secrets / SOPS, issue certificates with cert-manager instead of gen*, replace `rollme` with a checksum/config of the inputs, sort keys with sortAlpha. Under Argo CD `lookup` always returns an empty map, so lookup-based \"keep the existing secret\" logic regenerates on every render.";

@@ -1,6 +1,6 @@
 //! Catalog §1: Git declares `spec.replicas` on a workload an autoscaler owns.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::util::{about, entry_at, object_id};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::ignore::IgnoreEntry;
@@ -14,6 +14,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
     summary: "Git declares spec.replicas on a workload an autoscaler owns",
     doc: include_str!("../../rules/hpa-replicas-conflict.md"),
+    fix: FixAvailability::Safe,
+    removal: true,
+    since: "0.1.0",
 };
 
 #[derive(Clone, Copy, PartialEq)]

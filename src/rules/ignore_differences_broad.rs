@@ -1,6 +1,6 @@
 //! Catalog §11: ignore entries that cover a whole object, all of `/spec`, or every kind.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use crate::finding::{Finding, Severity};
 use crate::gitops::flux::FluxIgnore;
 use crate::gitops::ignore::{IgnoreEntry, IgnoreOrigin};
@@ -14,6 +14,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     summary: "ignore covers a whole object, /spec, a whole template, or every kind",
     doc: include_str!("../../rules/ignore-differences-broad.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 const BROAD_POINTERS: &[&str] = &[

@@ -1,6 +1,6 @@
 //! Catalog §2: ignore entries that are schema-invalid, silent no-ops, or break comparison.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use crate::finding::{Finding, Severity};
 use crate::gitops::ignore::{ARGO_ITEM_KEYS, IgnoreEntry, IgnoreOrigin};
 use crate::gitops::{App, Model};
@@ -13,6 +13,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
     summary: "ignoreDifferences entry is invalid, a silent no-op, or breaks comparison",
     doc: include_str!("../../rules/ignore-differences-invalid.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 /// Well-known kinds and the API group an ignore entry must name for them.

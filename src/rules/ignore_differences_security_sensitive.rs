@@ -1,7 +1,7 @@
 //! Catalog §12: ignore entries that hide privilege, identity, code, RBAC, webhook or secret
 //! fields, or human edits (managedFieldsManagers naming people's tools).
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use crate::finding::{Finding, Severity};
 use crate::gitops::flux::FluxIgnore;
 use crate::gitops::ignore::{IgnoreEntry, glob_match, jq_simple_path, pointer_segments};
@@ -14,6 +14,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
     summary: "ignore hides privilege, image, RBAC, webhook or secret fields, or human edits",
     doc: include_str!("../../rules/ignore-differences-security-sensitive.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 const HUMAN_MANAGERS: &[&str] = &[

@@ -1,7 +1,7 @@
 //! Catalog §30: ignore entries that match no rendered object, or whose path no matched
 //! object declares (and no known writer touches).
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::gitops::ignore::{IgnoreOrigin, declares, pointer_segments};
@@ -13,6 +13,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Info,
     summary: "ignore entry matches nothing the app renders",
     doc: include_str!("../../rules/ignore-differences-stale.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 /// Paths other writers fill in even when Git does not declare them (catalog A3.5).

@@ -1,6 +1,6 @@
 //! Catalog §13: ignore entries (and IgnoreExtraneous) with no prose comment saying why.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::Model;
 use crate::gitops::ignore::{ARGO_ITEM_KEYS, IgnoreOrigin};
@@ -13,6 +13,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     summary: "ignore entry has no comment giving the reason",
     doc: include_str!("../../rules/ignore-differences-unjustified.md"),
+    fix: FixAvailability::Safe,
+    removal: false,
+    since: "0.1.0",
 };
 
 const HELP: &str = "Add a comment above the entry: `# reason: <controller> owns <field> (<link>)`. A key inside the item is not a reason: Argo CD prunes it and kubectl rejects it.";

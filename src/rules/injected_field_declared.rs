@@ -1,7 +1,7 @@
 //! Catalog §7: Git declares a field that cert-manager's cainjector or a self-patching
 //! webhook writes at runtime (`caBundle`, istiod's `failurePolicy`).
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::fixes::delete_entry;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Fix, Severity};
@@ -21,6 +21,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
     summary: "caBundle/failurePolicy written by cainjector or self-patching webhooks is declared in Git",
     doc: include_str!("../../rules/injected-field-declared.md"),
+    fix: FixAvailability::Safe,
+    removal: false,
+    since: "0.1.0",
 };
 
 /// Who writes the field, with the evidence in the repo.

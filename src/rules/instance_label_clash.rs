@@ -1,6 +1,6 @@
 //! Catalog §17: Argo CD's tracking label overwritten, copied, too long or ambiguous.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
@@ -12,6 +12,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     summary: "Argo CD tracking label overwritten, copied, too long or ambiguous",
     doc: include_str!("../../rules/instance-label-clash.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 const DEFAULT_KEY: &str = "app.kubernetes.io/instance";

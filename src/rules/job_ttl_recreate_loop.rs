@@ -1,7 +1,7 @@
 //! Catalog §15: a non-hook Job with `ttlSecondsAfterFinished` in an Argo app: the TTL
 //! controller deletes it, Argo sees it Missing and re-creates it, and it runs again.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::fixes::delete_entry;
 use super::util::{about, entry_at, object_id};
 use crate::finding::{Finding, Fix, Severity};
@@ -14,6 +14,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
     summary: "non-hook Job with ttlSecondsAfterFinished is deleted, re-created and re-run",
     doc: include_str!("../../rules/job-ttl-recreate-loop.md"),
+    fix: FixAvailability::Safe,
+    removal: false,
+    since: "0.1.0",
 };
 
 /// Hooks are not part of sync status, so their deletion never triggers a re-sync. Any

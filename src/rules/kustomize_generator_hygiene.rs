@@ -2,7 +2,7 @@
 //! hashed, leave old objects behind in apps that do not prune (permanent OutOfSync).
 //! Kustomization files are render inputs, not objects: they are read from the source map.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use crate::finding::{Finding, Severity};
 use crate::gitops::{App, Model};
 use crate::source::{Origin, Span, normalize_relative};
@@ -15,6 +15,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Info,
     summary: "disableNameSuffixHash hides config drift; hashed generators without prune stay OutOfSync",
     doc: include_str!("../../rules/kustomize-generator-hygiene.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 const GENERATORS: &[&str] = &["configMapGenerator", "secretGenerator"];

@@ -1,7 +1,7 @@
 //! Catalog §14: an ordering-critical Job (a schema migration, or one ordered before the
 //! workloads by sync wave) is a plain resource instead of a PreSync hook.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
 use crate::gitops::{Model, ModelObject};
@@ -16,6 +16,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     summary: "ordering-critical Job (migration) is a plain wave resource instead of a PreSync hook",
     doc: include_str!("../../rules/migration-job-not-hook.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 fn migration_re() -> Option<&'static Regex> {

@@ -1,7 +1,7 @@
 //! Catalog §6: a Kyverno / Gatekeeper policy or a platform webhook overwrites a field the
 //! app declares (the A8 algorithm, through the ownership engine).
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
 use crate::gitops::{Model, ModelObject};
@@ -15,6 +15,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
     summary: "a Kyverno/Gatekeeper/admission policy in the repo overwrites a field the app declares",
     doc: include_str!("../../rules/mutation-policy-conflict.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {

@@ -1,7 +1,7 @@
 //! Catalog §22: quantities and durations not written in the form the API server stores.
 //! Argo CD normalizes them on built-in kinds; on custom resources the diff never settles.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::util::{about, object_id};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::{Model, ModelObject};
@@ -16,6 +16,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Info,
     summary: "quantities/durations not in canonical form where Argo does not normalize",
     doc: include_str!("../../rules/non-canonical-quantity.md"),
+    fix: FixAvailability::Safe,
+    removal: false,
+    since: "0.1.0",
 };
 
 #[derive(Clone, Copy, PartialEq)]

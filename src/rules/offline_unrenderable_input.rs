@@ -1,7 +1,7 @@
 //! Catalog §25: inputs the linter will not fetch or run offline (remote bases, plugins,
 //! charts that are not vendored). The app is reported; everything else is still linted.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 
@@ -12,6 +12,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     summary: "an input cannot be rendered offline (remote base, plugin, chart not vendored)",
     doc: include_str!("../../rules/offline-unrenderable-input.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {

@@ -1,6 +1,6 @@
 //! Catalog §31: an app whose render fails as it would in Argo CD or Flux.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::render::IssueKind;
@@ -12,6 +12,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
     summary: "an app does not render (template error, missing path or value file, kustomize build error)",
     doc: include_str!("../../rules/render-failed.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {

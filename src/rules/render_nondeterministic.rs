@@ -4,7 +4,7 @@
 //! of one app can see: an ApplicationSet Go template or a Helm release name that calls a
 //! random or time function makes a different Application (or release) on every reconcile.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::render::IssueKind;
@@ -20,6 +20,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
     summary: "two renders of the same commit differ",
     doc: include_str!("../../rules/render-nondeterministic.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {

@@ -1,7 +1,7 @@
 //! Catalog §3: an ignored path is still declared in Git and synced as-is, because the app
 //! lacks `RespectIgnoreDifferences=true`.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use crate::finding::{Finding, Fix, Severity};
 use crate::gitops::Model;
 use crate::gitops::ignore::declares;
@@ -13,6 +13,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     summary: "ignored path is still declared in Git and re-applied on every sync",
     doc: include_str!("../../rules/respect-ignore-differences-missing.md"),
+    fix: FixAvailability::Safe,
+    removal: false,
+    since: "0.1.0",
 };
 
 /// Paths a controller rewrites after apply (catalog A3.5): ignoring them without Respect

@@ -2,7 +2,7 @@
 //! the repo) does not know. The API server prunes it: Argo's client-side sync succeeds and
 //! the app stays OutOfSync forever; kubectl, server-side apply, Flux and Helm fail.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
@@ -15,6 +15,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
     summary: "field unknown to the schema: apply fails or Argo's client-side sync drops it (permanent OutOfSync)",
     doc: include_str!("../../rules/schema-pruned-field.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 /// Keys inside ignore entries are `ignore-differences-invalid`'s (reported once there).

@@ -1,7 +1,7 @@
 //! Catalog §8: CI workflows, scripts and Makefiles that apply, patch or override what a
 //! GitOps controller also owns — two writers, and every sync is a coin flip.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use crate::finding::{Finding, Severity};
 use crate::gitops::{App, Model};
 use crate::ownership::ci::{Command, commands, is_ci_file, kind_matches};
@@ -15,6 +15,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
     summary: "CI or tooling applies/patches what a GitOps controller also owns",
     doc: include_str!("../../rules/second-writer.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 /// Namespaces of the GitOps controllers themselves: bootstrapping them is not a fight.

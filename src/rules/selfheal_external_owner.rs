@@ -2,7 +2,7 @@
 //! controller owns: aggregated ClusterRole `rules`, Secrets cert-manager writes, finalizers
 //! on custom resources, multi-metric HPAs (the controller reorders them).
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::fixes::delete_entry;
 use super::util::{about, entry_at, object_id};
 use crate::finding::{Finding, Fix, Severity};
@@ -19,6 +19,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     summary: "self-heal/drift-correction on fields a legitimate controller owns",
     doc: include_str!("../../rules/selfheal-external-owner.md"),
+    fix: FixAvailability::Safe,
+    removal: false,
+    since: "0.1.0",
 };
 
 /// Does the owner correct drift continuously (Argo self-heal, Flux, standalone)?

@@ -1,6 +1,6 @@
 //! Catalog §20: fields the API server or a controller allocates, declared in Git.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::util::{about, entry_at, entry_span, object_id};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::{Model, ModelObject};
@@ -13,6 +13,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
     summary: "server-allocated fields (clusterIP, volumeName, nodeName, Job selectors...) declared",
     doc: include_str!("../../rules/server-assigned-field-declared.md"),
+    fix: FixAvailability::Safe,
+    removal: true,
+    since: "0.1.0",
 };
 
 const JOB_LABELS: &[&str] = &[

@@ -1,6 +1,6 @@
 //! Catalog §9: the same object rendered by two GitOps owners.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use super::util::object_id;
 use crate::finding::{Finding, Severity};
 use crate::gitops::{App, Model, ModelObject};
@@ -13,6 +13,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
     summary: "the same object is rendered by two GitOps owners",
     doc: include_str!("../../rules/shared-resource.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 /// Who owns an object in the cluster: the Application, Kustomization or HelmRelease by its

@@ -1,7 +1,7 @@
 //! An inline `# gitops-lint: ignore[rule]` without a reason (reported by the suppression
 //! pass; this file holds the rule's identity and document).
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use crate::finding::Severity;
 
 pub const ID: &str = "suppression-without-reason";
@@ -11,4 +11,7 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     summary: "an inline gitops-lint suppression gives no reason",
     doc: include_str!("../../rules/suppression-without-reason.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };

@@ -1,6 +1,6 @@
 //! Catalog §24: charts, remote bases and external Git/OCI sources that are not pinned.
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::yaml::Node;
@@ -12,6 +12,9 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     summary: "chart, remote base or external source is not pinned to an exact version",
     doc: include_str!("../../rules/unpinned-source.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
 
 const HELP: &str = "Pin the source to an exact version, tag or commit and let a bot (e.g. Renovate) bump it through reviewed pull requests.";

@@ -1,7 +1,7 @@
 //! Catalog §32: a YAML file that does not parse (reported by the lint pipeline, which owns
 //! parsing; this file holds the rule's identity and document).
 
-use super::RuleMeta;
+use super::{FixAvailability, RuleMeta};
 use crate::finding::Severity;
 
 pub const ID: &str = "yaml-syntax";
@@ -11,4 +11,7 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
     summary: "a YAML file does not parse (or exceeds a parser limit)",
     doc: include_str!("../../rules/yaml-syntax.md"),
+    fix: FixAvailability::None,
+    removal: false,
+    since: "0.1.0",
 };
