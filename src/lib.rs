@@ -19,6 +19,7 @@ pub mod fuzzing;
 pub mod github;
 pub mod gitops;
 pub mod lint;
+pub mod manifest_files;
 pub mod object;
 pub mod ownership;
 pub mod redact;
