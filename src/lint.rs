@@ -222,6 +222,7 @@ fn lint_walked(
     };
     let mut model = build_model(&loaded, fs, map.clone(), &root, &settings);
     model.platform = config.platform.clone();
+    rules::sops::strip_decrypted(&mut model);
     let deployed = Deployed::of(&model);
     for (path, err) in yaml_errors {
         findings.push(yaml_error_finding(&path, err, deployed.contains(&path)));
@@ -249,9 +250,16 @@ fn lint_walked(
 /// elsewhere nothing is known to apply the file, so it is `info`.
 fn yaml_error_finding(path: &str, err: crate::yaml::YamlError, deployed: bool) -> Finding {
     if deployed {
-        return Finding::new(yaml_syntax::ID, Severity::Error, format!("{path}: {}", err.message), err.span)
-            .label("YAML error here")
-            .help("Kubernetes tools, Argo CD and Flux fail on this file; fix the YAML at this position.");
+        return Finding::new(
+            yaml_syntax::ID,
+            Severity::Error,
+            format!("{path}: {}", err.message),
+            err.span,
+        )
+        .label("YAML error here")
+        .help(
+            "Kubernetes tools, Argo CD and Flux fail on this file; fix the YAML at this position.",
+        );
     }
     Finding::new(
         yaml_syntax::ID,

@@ -37,6 +37,7 @@ mod second_writer;
 mod selfheal_external_owner;
 mod server_assigned_field_declared;
 mod shared_resource;
+pub mod sops;
 pub mod suppression_without_reason;
 mod unpinned_source;
 pub mod util;
