@@ -1,13 +1,18 @@
 //! Every rule has fixture repos under testdata/rules/<rule>/{bad,clean}; each holds an
 //! `expected.txt` listing the findings at warning or above as `rule severity file:line`.
 //! The whole list must match: a finding that appears or disappears fails the test.
-//! Further clean repos, `clean-<case>/`, pin one false-positive class each (issue 16).
+//! Further clean repos, `clean-<case>/`, pin one false-positive class each (issue 16): they
+//! must have no finding at all, not even info.
 
 use gitops_lint::lint::{LintOptions, lint};
 use gitops_lint::report::Severity;
 use std::path::{Path, PathBuf};
 
 fn findings_of(dir: &Path) -> Vec<String> {
+    findings_at_or_above(dir, Severity::Warning)
+}
+
+fn findings_at_or_above(dir: &Path, floor: Severity) -> Vec<String> {
     let result = match lint(&LintOptions {
         root: dir.to_path_buf(),
         config: None,
@@ -18,7 +23,7 @@ fn findings_of(dir: &Path) -> Vec<String> {
     let mut lines: Vec<String> = result
         .findings
         .iter()
-        .filter(|f| f.severity >= Severity::Warning)
+        .filter(|f| f.severity >= floor)
         .map(|f| {
             let lc = result.map.line_col(f.primary.span);
             format!(
@@ -38,7 +43,11 @@ fn fixture_dirs() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/rules");
     let mut dirs = Vec::new();
     for rule in std::fs::read_dir(&root).into_iter().flatten().flatten() {
-        for case in std::fs::read_dir(rule.path()).into_iter().flatten().flatten() {
+        for case in std::fs::read_dir(rule.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             let name = case.file_name().to_string_lossy().into_owned();
             if (name == "bad" || name == "clean" || name.starts_with("clean-"))
                 && case.path().is_dir()
@@ -88,6 +97,20 @@ fn every_fixture_reports_exactly_its_expected_findings() {
             .is_some_and(|n| n.to_string_lossy().starts_with("clean"));
         if is_clean && !got.is_empty() {
             failures.push(format!("{}: clean fixture has findings", dir.display()));
+        }
+        // A false-positive class (`clean-<case>`) must not come back even as info.
+        if dir
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("clean-"))
+        {
+            let info = findings_at_or_above(dir, Severity::Info);
+            if !info.is_empty() {
+                failures.push(format!(
+                    "{}: false-positive fixture has findings:\n    {}",
+                    dir.display(),
+                    info.join("\n    ")
+                ));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
