@@ -40,8 +40,7 @@ pub fn is_foreign_template(path: &str) -> bool {
     let stem = name
         .strip_suffix(".yaml")
         .or_else(|| name.strip_suffix(".yml"));
-    if stem.is_some_and(|s| s.ends_with(".tmpl") || s.ends_with(".gotmpl") || s.ends_with(".j2"))
-    {
+    if stem.is_some_and(|s| s.ends_with(".tmpl") || s.ends_with(".gotmpl") || s.ends_with(".j2")) {
         return true;
     }
     is_ansible_role_template(path)
