@@ -236,7 +236,11 @@ fn lint_walked(
         (pa, a.primary.span.start, a.rule).cmp(&(pb, b.primary.span.start, b.rule))
     });
     findings.dedup();
-    crate::redact::scrub_findings(&mut findings, &crate::redact::secret_values(&model));
+    crate::redact::scrub_findings(
+        &mut findings,
+        &crate::redact::secret_values(&model),
+        &crate::redact::public_words(&model),
+    );
     LintResult {
         map,
         root,

@@ -115,3 +115,27 @@ fn every_fixture_reports_exactly_its_expected_findings() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// Redaction masks Secret values, never the names, namespaces and keys a finding points at
+/// (issue 16, class 9): the admin user `grafana` is a Secret value, the generator
+/// `grafana-dashboards` a public name.
+#[test]
+fn redaction_keeps_names_namespaces_and_keys() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/redaction/names-kept");
+    let result = match lint(&LintOptions {
+        root: dir.clone(),
+        config: None,
+    }) {
+        Ok(r) => r,
+        Err(e) => panic!("{}: {e}", dir.display()),
+    };
+    let messages: Vec<&str> = result.findings.iter().map(|f| f.message.as_str()).collect();
+    assert!(
+        messages.iter().any(|m| m.contains("`grafana-dashboards`")),
+        "{messages:#?}"
+    );
+    assert!(
+        messages.iter().all(|m| !m.contains("<redacted")),
+        "{messages:#?}"
+    );
+}
