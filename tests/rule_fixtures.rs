@@ -139,3 +139,47 @@ fn redaction_keeps_names_namespaces_and_keys() {
         "{messages:#?}"
     );
 }
+
+/// Every finding words itself for the controller that deploys its object (issue 16, class
+/// 10): no Argo CD explanation for what only Flux applies, no Flux one for Argo CD apps.
+#[test]
+fn findings_speak_of_the_controller_that_applies_the_object() {
+    use gitops_lint::gitops::AppKind;
+    let mut failures = Vec::new();
+    for dir in fixture_dirs() {
+        let Ok(result) = lint(&LintOptions {
+            root: dir.clone(),
+            config: None,
+        }) else {
+            continue;
+        };
+        for f in &result.findings {
+            let Some(app) = f
+                .app
+                .as_ref()
+                .and_then(|name| result.model.apps.iter().find(|a| &a.name == name))
+            else {
+                continue;
+            };
+            let text = format!("{} {}", f.message, f.help.as_deref().unwrap_or(""));
+            let foreign: &[&str] = match app.kind {
+                AppKind::FluxKustomization | AppKind::FluxHelmRelease => &["Argo", "argocd"],
+                AppKind::Argo | AppKind::ArgoAppSet => {
+                    &["kustomize-controller", "helm-controller", "Flux"]
+                }
+                AppKind::Standalone => &[],
+            };
+            if let Some(word) = foreign.iter().find(|w| text.contains(*w)) {
+                failures.push(format!(
+                    "{}: {} ({:?} app `{}`) mentions {word}: {}",
+                    dir.display(),
+                    f.rule,
+                    app.kind,
+                    app.name,
+                    f.message
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
