@@ -23,6 +23,7 @@ pub mod github;
 pub mod gitops;
 pub mod glob;
 pub mod lint;
+pub mod manifest_files;
 pub mod object;
 pub mod ownership;
 pub mod redact;

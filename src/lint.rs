@@ -3,6 +3,7 @@
 
 use crate::config::{Config, RuleSetting, object_matches};
 use crate::gitops::{LoadedFile, Model, ModelSettings, build_model};
+use crate::manifest_files::{Deployed, is_foreign_template, is_helm_template};
 use crate::report::{Finding, Severity};
 use crate::rules::{self, suppression_without_reason, yaml_syntax};
 use crate::source::{
@@ -75,19 +76,6 @@ fn config_from_text(name: String, text: String, map: &SourceMap) -> Result<Confi
             message: format!("{name}{at}: {}", e.message),
         }
     })
-}
-
-/// Helm templates are Go templates, not YAML: the Helm renderer reads them.
-fn is_helm_template(path: &str, chart_dirs: &[String]) -> bool {
-    chart_dirs.iter().any(|d| {
-        let prefix = if d.is_empty() {
-            String::new()
-        } else {
-            format!("{d}/")
-        };
-        path.strip_prefix(&prefix)
-            .is_some_and(|rest| rest.starts_with("templates/") || rest.starts_with("charts/"))
-    }) || path.ends_with(".tpl")
 }
 
 /// The linted root, canonical, and checked to be a directory.
@@ -193,8 +181,11 @@ fn lint_walked(
         .copied()
         .filter(|&id| {
             let path = &map.get(id).path;
-            // Scripts are read for `second-writer`, not parsed as YAML.
-            !is_helm_template(path, &chart_dirs) && !crate::source::is_script(path)
+            // Scripts are read for `second-writer`, not parsed as YAML; templates of
+            // Helm and of other tools are no manifests.
+            !is_helm_template(path, &chart_dirs)
+                && !is_foreign_template(path)
+                && !crate::source::is_script(path)
         })
         .collect();
     let limits: &Limits = &config.yaml_limits;
@@ -206,14 +197,11 @@ fn lint_walked(
         })
         .collect();
     let mut loaded = Vec::with_capacity(parsed.len());
+    let mut yaml_errors = Vec::new();
     for (id, p) in parsed {
         let path = map.get(id).path.clone();
         if let Some(err) = p.error {
-            findings.push(
-                Finding::new(yaml_syntax::ID, Severity::Error, format!("{path}: {}", err.message), err.span)
-                    .label("YAML error here")
-                    .help("Kubernetes tools, Argo CD and Flux fail on this file; fix the YAML at this position."),
-            );
+            yaml_errors.push((path.clone(), err));
         }
         loaded.push(LoadedFile {
             id,
@@ -234,6 +222,11 @@ fn lint_walked(
     };
     let mut model = build_model(&loaded, fs, map.clone(), &root, &settings);
     model.platform = config.platform.clone();
+    rules::sops::strip_decrypted(&mut model);
+    let deployed = Deployed::of(&model);
+    for (path, err) in yaml_errors {
+        findings.push(yaml_error_finding(&path, err, deployed.contains(&path)));
+    }
     findings.extend(rules::run_all(&model));
 
     let (mut findings, suppressed) = apply_settings(findings, config, &map);
@@ -245,7 +238,11 @@ fn lint_walked(
     findings.dedup();
     let mut findings = crate::same_cause::merge_same_cause(findings);
     crate::same_cause::drop_render_failures_of_yaml_errors(&mut findings);
-    crate::redact::scrub_findings(&mut findings, &crate::redact::secret_values(&model));
+    crate::redact::scrub_findings(
+        &mut findings,
+        &crate::redact::secret_values(&model),
+        &crate::redact::public_words(&model),
+    );
     LintResult {
         map,
         root,
@@ -253,6 +250,31 @@ fn lint_walked(
         model,
         suppressed,
     }
+}
+
+/// A YAML error is an error where an app deploys the file (the controller fails on it);
+/// elsewhere nothing is known to apply the file, so it is `info`.
+fn yaml_error_finding(path: &str, err: crate::yaml::YamlError, deployed: bool) -> Finding {
+    if deployed {
+        return Finding::new(
+            yaml_syntax::ID,
+            Severity::Error,
+            format!("{path}: {}", err.message),
+            err.span,
+        )
+        .label("YAML error here")
+        .help(
+            "Kubernetes tools, Argo CD and Flux fail on this file; fix the YAML at this position.",
+        );
+    }
+    Finding::new(
+        yaml_syntax::ID,
+        Severity::Info,
+        format!("{path}: {} (no app in this repository deploys this file)", err.message),
+        err.span,
+    )
+    .label("YAML error here")
+    .help("Fix the YAML if a tool outside this repository applies the file; if it is another tool's template, exclude it (`exclude:` in .gitops-lint.yaml).")
 }
 
 /// A parsed `# gitops-lint: ignore[a, b] reason` comment.

@@ -111,30 +111,133 @@ fn yaml_leaves(text: &str) -> Vec<String> {
     out
 }
 
-/// `text` with every secret value replaced by its mask.
-pub fn scrub(text: &str, secrets: &[String]) -> String {
+/// Names a person needs to read a finding: object names, namespaces, kinds, app names, label
+/// keys and values, and every map key of every object. A secret value that happens to be
+/// spelled inside one of them (`onepassword` in `onepassword-connect-token`) is not masked
+/// there: the name is public in Git, and masking it makes the finding unreadable.
+pub fn public_words(model: &Model) -> std::collections::HashSet<String> {
+    let mut words = std::collections::HashSet::new();
+    for app in &model.apps {
+        words.insert(app.name.clone());
+    }
+    for mo in &model.objects {
+        let o = &mo.object;
+        words.insert(o.name.clone());
+        words.insert(o.kind.clone());
+        words.insert(mo.namespace.clone());
+        if let Some(labels) = o
+            .root
+            .get_path(&["metadata", "labels"])
+            .and_then(Node::as_map)
+        {
+            for e in labels {
+                words.extend(e.value.scalar_text());
+            }
+        }
+        o.root.walk(|_, n| {
+            for e in n.as_map().unwrap_or_default() {
+                words.insert(e.key.key_str().into_owned());
+            }
+        });
+    }
+    words.retain(|w| !w.is_empty());
+    words
+}
+
+/// Characters of one identifier in a message (`Secret/ns/name`, `app.kubernetes.io/name`).
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | ':')
+}
+
+/// Is the occurrence `start..end` of a secret inside a public word of `text`?
+fn inside_public_word(
+    text: &str,
+    start: usize,
+    end: usize,
+    public: &std::collections::HashSet<String>,
+) -> bool {
+    let left = text[..start]
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !is_word_char(*c))
+        .map(|(i, c)| i + c.len_utf8())
+        .unwrap_or(0);
+    let right = text[end..]
+        .char_indices()
+        .find(|(_, c)| !is_word_char(*c))
+        .map(|(i, _)| end + i)
+        .unwrap_or(text.len());
+    let token = &text[left..right];
+    if public.contains(token) {
+        return true;
+    }
+    // `Kind/namespace/name`, `key: value`: one of the parts around the occurrence.
+    let mut at = left;
+    for part in token.split(['/', ':']) {
+        let (p_start, p_end) = (at, at + part.len());
+        at = p_end + 1;
+        if p_start <= start && end <= p_end && public.contains(part) {
+            return true;
+        }
+    }
+    false
+}
+
+/// `text` with every secret value replaced by its mask, except where it is spelled inside a
+/// public name (see [`public_words`]).
+pub fn scrub_keeping(
+    text: &str,
+    secrets: &[String],
+    public: &std::collections::HashSet<String>,
+) -> String {
     let mut out = text.to_string();
     for s in secrets {
-        if out.contains(s.as_str()) {
-            out = out.replace(s.as_str(), &masked(s));
+        if !out.contains(s.as_str()) {
+            continue;
         }
+        let mut next = String::with_capacity(out.len());
+        let mut last = 0;
+        for (i, _) in out.match_indices(s.as_str()) {
+            if i < last {
+                continue;
+            }
+            next.push_str(&out[last..i]);
+            if inside_public_word(&out, i, i + s.len(), public) {
+                next.push_str(s);
+            } else {
+                next.push_str(&masked(s));
+            }
+            last = i + s.len();
+        }
+        next.push_str(&out[last..]);
+        out = next;
     }
     out
 }
 
-/// Scrub the texts of findings a person will read (message, labels, help).
-pub fn scrub_findings(findings: &mut [Finding], secrets: &[String]) {
+/// `text` with every secret value replaced by its mask.
+pub fn scrub(text: &str, secrets: &[String]) -> String {
+    scrub_keeping(text, secrets, &Default::default())
+}
+
+/// Scrub the texts of findings a person will read (message, labels, help); names, keys and
+/// labels stay as written.
+pub fn scrub_findings(
+    findings: &mut [Finding],
+    secrets: &[String],
+    public: &std::collections::HashSet<String>,
+) {
     if secrets.is_empty() {
         return;
     }
     for f in findings {
-        f.message = scrub(&f.message, secrets);
-        f.primary.text = scrub(&f.primary.text, secrets);
+        f.message = scrub_keeping(&f.message, secrets, public);
+        f.primary.text = scrub_keeping(&f.primary.text, secrets, public);
         for l in &mut f.secondary {
-            l.text = scrub(&l.text, secrets);
+            l.text = scrub_keeping(&l.text, secrets, public);
         }
         if let Some(h) = &f.help {
-            f.help = Some(scrub(h, secrets));
+            f.help = Some(scrub_keeping(h, secrets, public));
         }
     }
 }
@@ -166,6 +269,27 @@ mod tests {
         leaves.sort();
         assert_eq!(leaves, ["5432", "a.example.com", "hunter2-long"]);
         assert!(yaml_leaves("just-a-token").is_empty());
+    }
+
+    #[test]
+    fn names_keys_and_labels_are_never_masked() {
+        let secrets = vec!["onepassword".to_string(), "hunter2-long".to_string()];
+        let public: std::collections::HashSet<String> =
+            ["onepassword-connect-token", "external-secrets", "Secret"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+        let out = scrub_keeping(
+            "Secret/external-secrets/onepassword-connect-token holds onepassword and hunter2-long",
+            &secrets,
+            &public,
+        );
+        assert!(
+            out.starts_with("Secret/external-secrets/onepassword-connect-token holds <redacted"),
+            "{out}"
+        );
+        assert!(!out.contains(" onepassword "), "{out}");
+        assert!(!out.contains("hunter2-long"), "{out}");
     }
 
     #[test]

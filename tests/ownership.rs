@@ -724,6 +724,82 @@ spec:
     );
 }
 
+/// `matchConditions` are evaluated with a CEL interpreter (issue 16, class 3): a condition
+/// true for the object keeps the certain error, a false one removes the finding, and one
+/// that reads the request is "may apply", naming the expression.
+#[test]
+fn mutating_admission_policy_match_conditions_are_evaluated() {
+    let app = APP.replace("{ANNOTATIONS}", "");
+    let policy = |condition: &str| {
+        format!(
+            r#"apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: always-pull
+spec:
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [apps]
+        apiVersions: [v1]
+        operations: [CREATE, UPDATE]
+        resources: [deployments]
+  matchConditions:
+    - name: which
+      expression: "{condition}"
+  mutations:
+    - patchType: ApplyConfiguration
+      applyConfiguration:
+        expression: >
+          Object{{spec: Object.spec{{template: Object.spec.template{{spec: Object.spec.template.spec{{
+            containers: [Object.spec.template.spec.containers{{name: "web", imagePullPolicy: "Always"}}]}}}}}}}}
+---
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicyBinding
+metadata:
+  name: always-pull
+spec:
+  policyName: always-pull
+"#
+        )
+    };
+    let lint_with = |condition: &str| {
+        let repo = write_repo(&[
+            ("argocd/web.yaml", &app),
+            ("apps/web/deployment.yaml", DEPLOYMENT),
+            ("platform/policy.yaml", &policy(condition)),
+        ]);
+        let result = match lint(&LintOptions {
+            root: repo.path().to_path_buf(),
+            config: None,
+        }) {
+            Ok(r) => r,
+            Err(e) => panic!("{e}"),
+        };
+        result
+            .findings
+            .iter()
+            .filter(|f| f.rule == "mutation-policy-conflict")
+            .map(|f| format!("{} {}", f.severity.as_str(), f.message))
+            .collect::<Vec<_>>()
+    };
+    let applies = lint_with("object.metadata.name == 'web'");
+    assert!(
+        applies.len() == 1 && applies[0].starts_with("error "),
+        "{applies:?}"
+    );
+    assert_eq!(
+        lint_with("object.metadata.name.startsWith('batch-')"),
+        Vec::<String>::new()
+    );
+    let unknown = lint_with("request.userInfo.username != 'ci-bot'");
+    assert!(
+        unknown.len() == 1
+            && unknown[0].starts_with("warning ")
+            && unknown[0].contains("request.userInfo.username != 'ci-bot'"),
+        "{unknown:?}"
+    );
+}
+
 #[test]
 fn an_unknown_field_turns_off_argo_normalization_of_a_built_in_object() {
     let with_cpu = DEPLOYMENT.replace(

@@ -9,6 +9,9 @@
 //!   the checked-in snapshot in tests/snapshots/ (insta: `INSTA_UPDATE=always cargo test
 //!   --test rule_fixtures` rewrites them, and the diff is reviewed like code);
 //! - on a bad fixture, the fixes offered agree with the registry's `FixAvailability`.
+//!
+//! Further clean repos, `clean-<case>/`, pin one false-positive class each (issue 16): they
+//! must have no finding at all, not even info.
 
 use gitops_lint::lint::{LintOptions, lint};
 use gitops_lint::report::Severity;
@@ -140,10 +143,12 @@ fixtures! {
     committed_live_state_clean => "committed-live-state/clean",
     declared_empty_or_null_bad => "declared-empty-or-null/bad",
     declared_empty_or_null_clean => "declared-empty-or-null/clean",
+    declared_empty_or_null_clean_kept_empties => "declared-empty-or-null/clean-kept-empties",
     duplicate_merge_key_bad => "duplicate-merge-key/bad",
     duplicate_merge_key_clean => "duplicate-merge-key/clean",
     flux_substitution_undefined_bad => "flux-substitution-undefined/bad",
     flux_substitution_undefined_clean => "flux-substitution-undefined/clean",
+    flux_substitution_undefined_clean_unknown_sources => "flux-substitution-undefined/clean-unknown-sources",
     helm_install_hook_every_sync_bad => "helm-install-hook-every-sync/bad",
     helm_install_hook_every_sync_clean => "helm-install-hook-every-sync/clean",
     helm_nondeterministic_function_bad => "helm-nondeterministic-function/bad",
@@ -156,6 +161,7 @@ fixtures! {
     ignore_differences_invalid_clean => "ignore-differences-invalid/clean",
     ignore_differences_security_sensitive_bad => "ignore-differences-security-sensitive/bad",
     ignore_differences_security_sensitive_clean => "ignore-differences-security-sensitive/clean",
+    ignore_differences_security_sensitive_clean_normalisations => "ignore-differences-security-sensitive/clean-normalisations",
     ignore_differences_stale_bad => "ignore-differences-stale/bad",
     ignore_differences_stale_clean => "ignore-differences-stale/clean",
     ignore_differences_unjustified_bad => "ignore-differences-unjustified/bad",
@@ -172,8 +178,10 @@ fixtures! {
     migration_job_not_hook_clean => "migration-job-not-hook/clean",
     mutation_policy_conflict_bad => "mutation-policy-conflict/bad",
     mutation_policy_conflict_clean => "mutation-policy-conflict/clean",
+    mutation_policy_conflict_clean_cel_excluded => "mutation-policy-conflict/clean-cel-excluded",
     non_canonical_quantity_bad => "non-canonical-quantity/bad",
     non_canonical_quantity_clean => "non-canonical-quantity/clean",
+    non_canonical_quantity_clean_crd_strings => "non-canonical-quantity/clean-crd-strings",
     offline_unrenderable_input_bad => "offline-unrenderable-input/bad",
     offline_unrenderable_input_clean => "offline-unrenderable-input/clean",
     render_failed_bad => "render-failed/bad",
@@ -184,6 +192,7 @@ fixtures! {
     respect_ignore_differences_missing_clean => "respect-ignore-differences-missing/clean",
     schema_pruned_field_bad => "schema-pruned-field/bad",
     schema_pruned_field_clean => "schema-pruned-field/clean",
+    schema_pruned_field_clean_flux_sops => "schema-pruned-field/clean-flux-sops",
     second_writer_bad => "second-writer/bad",
     second_writer_clean => "second-writer/clean",
     selfheal_external_owner_bad => "selfheal-external-owner/bad",
@@ -208,9 +217,10 @@ fn every_fixture_directory_and_every_rule_is_listed() {
         .flatten()
         .flatten()
     {
-        for case in ["bad", "clean"] {
-            if rule.path().join(case).is_dir() {
-                on_disk.push(format!("{}/{case}", rule.file_name().to_string_lossy()));
+        for case in std::fs::read_dir(rule.path()).into_iter().flatten().flatten() {
+            let name = case.file_name().to_string_lossy().into_owned();
+            if (name == "bad" || name == "clean" || name.starts_with("clean-")) && case.path().is_dir() {
+                on_disk.push(format!("{}/{name}", rule.file_name().to_string_lossy()));
             }
         }
     }
@@ -230,4 +240,76 @@ fn every_fixture_directory_and_every_rule_is_listed() {
         missing.is_empty(),
         "rules without a bad and a clean fixture: {missing:?}"
     );
+}
+
+fn fixture_dirs() -> Vec<std::path::PathBuf> {
+    LISTED.iter().map(|case| fixture_root().join(case)).collect()
+}
+
+/// Redaction masks Secret values, never the names, namespaces and keys a finding points at
+/// (issue 16, class 9): the admin user `grafana` is a Secret value, the generator
+/// `grafana-dashboards` a public name.
+#[test]
+fn redaction_keeps_names_namespaces_and_keys() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/redaction/names-kept");
+    let result = match lint(&LintOptions {
+        root: dir.clone(),
+        config: None,
+    }) {
+        Ok(r) => r,
+        Err(e) => panic!("{}: {e}", dir.display()),
+    };
+    let messages: Vec<&str> = result.findings.iter().map(|f| f.message.as_str()).collect();
+    assert!(
+        messages.iter().any(|m| m.contains("`grafana-dashboards`")),
+        "{messages:#?}"
+    );
+    assert!(
+        messages.iter().all(|m| !m.contains("<redacted")),
+        "{messages:#?}"
+    );
+}
+
+/// Every finding words itself for the controller that deploys its object (issue 16, class
+/// 10): no Argo CD explanation for what only Flux applies, no Flux one for Argo CD apps.
+#[test]
+fn findings_speak_of_the_controller_that_applies_the_object() {
+    use gitops_lint::gitops::AppKind;
+    let mut failures = Vec::new();
+    for dir in fixture_dirs() {
+        let Ok(result) = lint(&LintOptions {
+            root: dir.clone(),
+            config: None,
+        }) else {
+            continue;
+        };
+        for f in &result.findings {
+            let Some(app) = f
+                .app
+                .as_ref()
+                .and_then(|name| result.model.apps.iter().find(|a| &a.name == name))
+            else {
+                continue;
+            };
+            let text = format!("{} {}", f.message, f.help.as_deref().unwrap_or(""));
+            let foreign: &[&str] = match app.kind {
+                AppKind::FluxKustomization | AppKind::FluxHelmRelease => &["Argo", "argocd"],
+                AppKind::Argo | AppKind::ArgoAppSet => {
+                    &["kustomize-controller", "helm-controller", "Flux"]
+                }
+                AppKind::Standalone => &[],
+            };
+            if let Some(word) = foreign.iter().find(|w| text.contains(*w)) {
+                failures.push(format!(
+                    "{}: {} ({:?} app `{}`) mentions {word}: {}",
+                    dir.display(),
+                    f.rule,
+                    app.kind,
+                    app.name,
+                    f.message
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

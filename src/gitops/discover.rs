@@ -407,7 +407,10 @@ fn argo_helm_unit(
         let Some(text) = v.scalar_text() else {
             continue;
         };
-        let resolved = if let Some(rest) = text.strip_prefix('$') {
+        let resolved = if super::units::downloader_scheme(&text).is_some() {
+            // `secrets://…`, `https://…`: read by a Helm downloader plugin, kept as written.
+            Some(text.clone())
+        } else if let Some(rest) = text.strip_prefix('$') {
             // `$ref/path` of a multi-source app: the path from that source's repo root.
             let (r, p) = rest.split_once('/').unwrap_or((rest, ""));
             if sources.iter().any(|s| s.ref_name.as_deref() == Some(r)) {

@@ -190,6 +190,18 @@ fn first_clock() -> crate::render::helm::render::RenderClock {
     }
 }
 
+/// The scheme of a value file Helm reads through a downloader (`secrets://x.yaml`,
+/// `secrets+age-import:///key?x.yaml`, `https://…`): a name of two or more characters
+/// before `:` (one letter is a Windows drive).
+pub fn downloader_scheme(file: &str) -> Option<&str> {
+    let (scheme, _) = file.split_once(':')?;
+    let mut chars = scheme.chars();
+    let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        && scheme.len() >= 2;
+    valid.then_some(scheme)
+}
+
 /// Render a chart again with another seed, a clock 1 day and 1.1 s later and another zone.
 pub fn render_helm_with_other_clock(
     h: &HelmUnit,
@@ -220,8 +232,19 @@ fn render_helm_clocked(
     use crate::render::helm::{self, TemplateOptions};
     let mut issues = Vec::new();
     let mut value_files = Vec::new();
+    let mut offline = Vec::new();
     for (file, span) in &h.value_files {
-        if fs.is_file(file) {
+        if let Some(scheme) = downloader_scheme(file) {
+            // helm-secrets (`secrets://`, `secrets+age-import://`) or a URL: a Helm downloader
+            // plugin reads it at render time; the chart is rendered without it.
+            offline.push(RenderIssue {
+                kind: IssueKind::Unrenderable,
+                span: *span,
+                message: format!(
+                    "value file `{file}` is read through Helm's `{scheme}` downloader (a plugin such as helm-secrets, or a URL), which is not run offline; the chart is rendered without it"
+                ),
+            });
+        } else if fs.is_file(file) {
             value_files.push(file.clone());
         } else if !h.ignore_missing_value_files {
             // Argo CD fails manifest generation on a missing value file (catalog A2.2).
@@ -233,6 +256,7 @@ fn render_helm_clocked(
         }
     }
     if !issues.is_empty() {
+        issues.extend(offline);
         return RenderOutput {
             objects: Vec::new(),
             issues,
@@ -276,5 +300,32 @@ fn render_helm_clocked(
             opts.set.push(kv);
         }
     }
-    helm::template(fs, &h.chart_dir, &opts)
+    let mut out = helm::template(fs, &h.chart_dir, &opts);
+    out.issues.extend(offline);
+    out
+}
+
+#[cfg(test)]
+mod downloader_tests {
+    use super::downloader_scheme;
+
+    #[test]
+    fn value_files_read_by_downloader_plugins() {
+        assert_eq!(
+            downloader_scheme("secrets://values.enc.yaml"),
+            Some("secrets")
+        );
+        assert_eq!(
+            downloader_scheme(
+                "secrets+age-import:///helm-secrets-private-keys/key.txt?values.yaml"
+            ),
+            Some("secrets+age-import")
+        );
+        assert_eq!(
+            downloader_scheme("https://example.com/v.yaml"),
+            Some("https")
+        );
+        assert_eq!(downloader_scheme("values-prod.yaml"), None);
+        assert_eq!(downloader_scheme("C:/values.yaml"), None);
+    }
 }

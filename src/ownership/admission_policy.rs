@@ -383,9 +383,14 @@ pub fn mutators(objects: &[ModelObject], out: &mut Vec<Mutator>) {
             exclude: Vec::new(),
             exclude_all: Vec::new(),
             own_namespace: None,
+            // Conditions are evaluated per object (`cel.rs`); only a list that is there but
+            // unreadable leaves the policy "may apply" for every object.
             conditional: pspec
                 .and_then(|s| s.get("matchConditions"))
-                .is_some_and(|c| !c.is_empty_value()),
+                .is_some_and(|c| !c.is_empty_value() && c.as_seq().is_none()),
+            match_conditions: super::cel::CelCondition::read_all(
+                pspec.and_then(|s| s.get("matchConditions")),
+            ),
             autogen: Vec::new(),
             writes,
             cluster: None,

@@ -126,3 +126,56 @@ pub fn unknown_fields<'a>(
     out.sort_by_key(|u| u.key.key.span.start);
     out
 }
+
+/// Does a CRD schema node describe a quantity? controller-gen writes `resource.Quantity` as
+/// `x-kubernetes-int-or-string: true` with Kubernetes' quantity pattern (its binary suffixes).
+fn is_quantity_schema(schema: &Node) -> bool {
+    flag(schema, "x-kubernetes-int-or-string")
+        && schema
+            .get("pattern")
+            .and_then(Node::as_str)
+            .is_some_and(|p| p.contains("[KMGTPE]i"))
+}
+
+/// Declared entries of a custom resource whose CRD schema calls them quantities.
+pub fn quantity_entries<'a>(
+    node: &'a Node,
+    schema: &Node,
+) -> Vec<(&'a crate::yaml::Entry, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(&'a Node, &Node, Vec<String>)> = vec![(node, schema, Vec::new())];
+    while let Some((node, schema, path)) = stack.pop() {
+        if path.len() > 64 {
+            continue;
+        }
+        if let Some(items) = node.as_seq() {
+            if let Some(item_schema) = schema.get("items") {
+                for (i, item) in items.iter().enumerate() {
+                    let mut p = path.clone();
+                    p.push(i.to_string());
+                    stack.push((item, item_schema, p));
+                }
+            }
+            continue;
+        }
+        let props = schema.get("properties");
+        let additional = schema
+            .get("additionalProperties")
+            .filter(|a| a.as_map().is_some());
+        for e in node.as_map().unwrap_or_default() {
+            let key = e.key.key_str().into_owned();
+            let Some(child) = props.and_then(|ps| ps.get(&key)).or(additional) else {
+                continue;
+            };
+            let mut p = path.clone();
+            p.push(key);
+            if is_quantity_schema(child) {
+                out.push((e, p));
+            } else {
+                stack.push((&e.value, child, p));
+            }
+        }
+    }
+    out.sort_by_key(|(e, _)| e.key.span.start);
+    out
+}

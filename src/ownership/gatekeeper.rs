@@ -103,6 +103,7 @@ pub fn mutators(obj: &Object, out: &mut Vec<Mutator>) {
         exclude: Vec::new(),
         exclude_all: Vec::new(),
         own_namespace: None,
+        match_conditions: Vec::new(),
         conditional: false,
         autogen: Vec::new(),
         cluster: None,

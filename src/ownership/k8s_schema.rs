@@ -107,6 +107,81 @@ pub fn unknown_fields(obj: &Object) -> Vec<Unknown<'_>> {
     out
 }
 
+/// Does the API server keep an empty `{}` at `path` of a built-in object? Struct-typed fields
+/// (`resources`, `affinity`, `securityContext`) serialise as `{}` when set, so Git's `{}` is
+/// what the server stores; empty maps, lists and strings (`omitempty`) are dropped.
+pub fn keeps_empty_object(obj: &Object, path: &[String]) -> bool {
+    let t = table();
+    let Some(mut ty) = t.roots.get(gvk(obj).as_str()).copied() else {
+        return false;
+    };
+    for seg in path {
+        if let Some(item) = ty.strip_prefix('[') {
+            ty = item;
+            continue;
+        }
+        if let Some(value) = ty.strip_prefix('{') {
+            ty = value;
+            continue;
+        }
+        match t.types.get(ty).and_then(|f| f.get(seg.as_str())) {
+            Some(child) => ty = child,
+            None => return false,
+        }
+    }
+    t.types.contains_key(ty)
+}
+
+/// The schema's type of every quantity (`resource.Quantity`).
+const QUANTITY: &str = "io.k8s.apimachinery.pkg.api.resource.Quantity";
+
+/// Declared entries of a built-in object whose schema type is a quantity (`resources.limits.*`,
+/// `emptyDir.sizeLimit`, `ResourceQuota.spec.hard.*`, HPA targets, …), with their paths.
+pub fn quantity_entries(obj: &Object) -> Vec<(&crate::yaml::Entry, Vec<String>)> {
+    let t = table();
+    let mut out = Vec::new();
+    let Some(root_type) = t.roots.get(gvk(obj).as_str()) else {
+        return out;
+    };
+    let mut stack: Vec<(&Node, &str, Vec<String>)> = vec![(&obj.root, root_type, Vec::new())];
+    while let Some((node, ty, path)) = stack.pop() {
+        if path.len() > 64 {
+            continue;
+        }
+        if let Some(item) = ty.strip_prefix('[') {
+            for (i, n) in node.as_seq().unwrap_or_default().iter().enumerate() {
+                let mut p = path.clone();
+                p.push(i.to_string());
+                stack.push((n, item, p));
+            }
+            continue;
+        }
+        let fields = t.types.get(ty);
+        let map_value = ty.strip_prefix('{');
+        if fields.is_none() && map_value.is_none() {
+            continue;
+        }
+        for e in node.as_map().unwrap_or_default() {
+            let key = e.key.key_str();
+            let child = match (map_value, fields) {
+                (Some(v), _) => Some(v),
+                (None, Some(f)) => f.get(key.as_ref()).copied(),
+                _ => None,
+            };
+            let Some(child) = child else { continue };
+            let mut p = path.clone();
+            p.push(key.into_owned());
+            if child == QUANTITY {
+                out.push((e, p));
+            } else {
+                stack.push((&e.value, child, p));
+            }
+        }
+    }
+    out.sort_by_key(|(e, _)| e.key.span.start);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,6 +206,59 @@ mod tests {
             [
                 "metadata.label",
                 "spec.template.spec.containers.0.imagePullpolicy"
+            ]
+        );
+    }
+
+    #[test]
+    fn struct_fields_keep_their_empty_object() {
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n";
+        let obj = parse_str(text, FileId(0), &Limits::default())
+            .docs
+            .into_iter()
+            .next()
+            .and_then(|d| Object::from_node(d.root));
+        let Some(obj) = obj else {
+            panic!("no object");
+        };
+        let path = |p: &str| p.split('.').map(String::from).collect::<Vec<_>>();
+        assert!(keeps_empty_object(
+            &obj,
+            &path("spec.template.spec.containers.0.resources")
+        ));
+        assert!(keeps_empty_object(
+            &obj,
+            &path("spec.template.spec.affinity")
+        ));
+        assert!(!keeps_empty_object(
+            &obj,
+            &path("spec.template.spec.nodeSelector")
+        ));
+        assert!(!keeps_empty_object(&obj, &path("metadata.labels")));
+    }
+
+    #[test]
+    fn quantity_fields_come_from_the_schema() {
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n        - name: web\n          resources:\n            limits: {cpu: 1000m}\n          env:\n            - name: limits\n              value: 1000m\n      volumes:\n        - name: tmp\n          emptyDir: {sizeLimit: 1024Mi}\n";
+        let obj = parse_str(text, FileId(0), &Limits::default())
+            .docs
+            .into_iter()
+            .next()
+            .and_then(|d| Object::from_node(d.root));
+        let paths: Vec<String> = obj
+            .as_ref()
+            .map(|o| {
+                quantity_entries(o)
+                    .iter()
+                    .map(|(_, p)| p.join("."))
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(
+            paths,
+            [
+                "spec.template.spec.containers.0.resources.limits.cpu",
+                "spec.template.spec.volumes.0.emptyDir.sizeLimit"
             ]
         );
     }

@@ -53,6 +53,7 @@ pub fn mutators(obj: &Object, out: &mut Vec<Mutator>) {
             exclude_all: Vec::new(),
             own_namespace: (obj.kind == "Policy")
                 .then(|| obj.namespace.clone().unwrap_or_else(|| "default".into())),
+            match_conditions: Vec::new(),
             conditional: rule
                 .get("preconditions")
                 .is_some_and(|p| !p.is_empty_value()),

@@ -6,6 +6,7 @@
 //! Rules ask; the engine never reports.
 
 mod admission_policy;
+pub mod cel;
 pub mod ci;
 pub mod crd;
 mod gatekeeper;
@@ -196,6 +197,9 @@ pub struct Mutator {
     pub own_namespace: Option<String>,
     /// Preconditions or anchors the repo cannot evaluate: the writer "may" apply.
     pub conditional: bool,
+    /// CEL `matchConditions` (MutatingAdmissionPolicy): evaluated per object; one that is
+    /// false excludes it, one the repo cannot decide makes the writer "may" apply.
+    pub match_conditions: Vec<cel::CelCondition>,
     /// Kyverno auto-generation: rules on `Pod` also mutate these pod controllers.
     pub autogen: Vec<String>,
     pub writes: Vec<Write>,
@@ -353,7 +357,22 @@ impl Mutator {
         if self.conditional {
             result = result.and(Tri::Maybe);
         }
+        if result != Tri::No {
+            for c in &self.match_conditions {
+                result = result.and(cel::evaluate(&c.expression, &mo.object.root, &mo.namespace));
+                if result == Tri::No {
+                    break;
+                }
+            }
+        }
         result
+    }
+
+    /// The first match condition the repo cannot decide for `mo` (named in "may apply").
+    pub fn undecided_condition(&self, mo: &ModelObject) -> Option<&cel::CelCondition> {
+        self.match_conditions
+            .iter()
+            .find(|c| cel::evaluate(&c.expression, &mo.object.root, &mo.namespace) == Tri::Maybe)
     }
 }
 

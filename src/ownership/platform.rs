@@ -32,6 +32,7 @@ pub fn mutator(fact: &OwnedField) -> Mutator {
         exclude: Vec::new(),
         exclude_all: Vec::new(),
         own_namespace: None,
+        match_conditions: Vec::new(),
         conditional: false,
         autogen: Vec::new(),
         cluster: None,

@@ -1,8 +1,8 @@
 //! Catalog §21: `kubectl get -o yaml` leftovers committed to Git.
 
 use super::{FixAvailability, RuleMeta};
-use super::util::{about, entry_span, object_id};
 use crate::finding::{Edit, Finding, Fix, Severity};
+use super::util::{Controller, about, entry_span, object_id};
 use crate::gitops::{Model, ModelObject};
 use crate::yaml::{Entry, Node};
 
@@ -196,7 +196,15 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                     e,
                     "status",
                     Severity::Info,
-                    "is written by controllers (Argo CD ≥ 3.0 ignores it by default; older versions and ignoreResourceStatusField: crd|none compare it)",
+                    match Controller::of(model.app_of(mo)) {
+                        Controller::ArgoCd | Controller::Standalone => {
+                            "is written by controllers (Argo CD ≥ 3.0 ignores it by default; older versions and ignoreResourceStatusField: crd|none compare it)"
+                        }
+                        // Server-side apply sends it, the status subresource drops it.
+                        Controller::FluxKustomize | Controller::FluxHelm => {
+                            "is written by controllers; the API server ignores it on apply where the kind has a status subresource, so Git shows a state the cluster does not have"
+                        }
+                    },
                     true,
                 ),
             }

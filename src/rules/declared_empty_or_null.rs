@@ -154,6 +154,14 @@ fn judge(
         };
         (sev, "null")
     } else if is_empty(&e.value) && EMPTY_KEYS.contains(&key) {
+        // The server keeps `{}` of a struct-typed field (`resources`, `affinity`) and a custom
+        // resource's `resources` as written: a diff only where a writer fills it.
+        let kept = e.value.as_map().is_some()
+            && (crate::ownership::k8s_schema::keeps_empty_object(&mo.object, path)
+                || (key == "resources" && !crate::ownership::k8s_schema::knows(&mo.object)));
+        if kept && !claimed_here {
+            return None;
+        }
         if claimed_here
             || pod_template_meta
             || (!builtin && matches!(key, "labels" | "annotations"))

@@ -132,11 +132,21 @@ fn list_duplicates(
             ID,
             severity(model, mo),
             format!(
-                "{} declares `{list}` entry {}={k} twice{}; Argo CD's strategic-merge diff fails \
-                 ($setElementOrder ComparisonError) and Kubernetes keeps only one",
+                "{} declares `{list}` entry {}={k} twice{}; {}",
                 object_id(mo),
                 fields.join("+"),
-                if exact { " (identical)" } else { " with different values" }
+                if exact { " (identical)" } else { " with different values" },
+                match super::util::Controller::of(model.app_of(mo)) {
+                    super::util::Controller::ArgoCd => {
+                        "Argo CD's strategic-merge diff fails ($setElementOrder ComparisonError) and Kubernetes keeps only one"
+                    }
+                    super::util::Controller::FluxKustomize | super::util::Controller::FluxHelm => {
+                        "server-side apply rejects duplicate entries for a list key, so the Flux apply of this object fails"
+                    }
+                    super::util::Controller::Standalone => {
+                        "Kubernetes keeps only one, and server-side apply rejects the object"
+                    }
+                }
             ),
             at,
         )

@@ -5,6 +5,7 @@ use super::{FixAvailability, RuleMeta};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::gitops::envsubst::SubstProblemKind;
+use crate::yaml::Node;
 
 pub const ID: &str = "flux-substitution-undefined";
 
@@ -20,15 +21,60 @@ pub const META: RuleMeta = RuleMeta {
 
 const HELP: &str = "Define the variable in postBuild.substitute / substituteFrom, give it a default (`${var:=value}`), escape it as `$${var}`, disable substitution on the object (label kustomize.toolkit.fluxcd.io/substitute: disabled), or set substituteStrategy: Always.";
 
+/// `substituteFrom` sources whose variables cannot be known here: not in the repository, or
+/// a Secret whose values are SOPS ciphertext (decrypted only in the cluster).
+fn unknown_sources(model: &Model, decl: &crate::object::Object) -> Vec<String> {
+    let refs = decl
+        .root
+        .get_path(&["spec", "postBuild", "substituteFrom"])
+        .and_then(Node::as_seq)
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for r in refs {
+        let kind = r.get_str("kind").unwrap_or("ConfigMap");
+        let name = r.get_str("name").unwrap_or("");
+        let found = model
+            .objects
+            .iter()
+            .find(|mo| mo.object.kind == kind && mo.object.name == name);
+        let known = found.is_some_and(|mo| {
+            mo.object.root.get("sops").is_none()
+                && !["data", "stringData"].iter().any(|k| {
+                    mo.object
+                        .root
+                        .get(k)
+                        .and_then(Node::as_map)
+                        .unwrap_or_default()
+                        .iter()
+                        .any(|e| super::sops::is_ciphertext(&e.value))
+                })
+        });
+        if !known {
+            out.push(format!("{kind}/{name}"));
+        }
+    }
+    out
+}
+
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
     for app in &model.apps {
         let Some(flux) = &app.flux else { continue };
+        let unknown = unknown_sources(model, &flux.decl);
         let mut seen = std::collections::BTreeSet::new();
         for p in &flux.subst_problems {
             if !seen.insert((p.span, p.var.clone())) {
                 continue;
             }
             let (severity, message) = match p.kind {
+                // Defined, perhaps, by a source this repository does not hold in clear text.
+                SubstProblemKind::Undefined if !unknown.is_empty() => (
+                    Severity::Info,
+                    format!(
+                        "`${{{}}}` has no default and is not defined in the repository; it may come from postBuild.substituteFrom {} (not in the repository or encrypted), else kustomize-controller ≥ 1.9 fails the Kustomization",
+                        p.var,
+                        unknown.join(", ")
+                    ),
+                ),
                 // kustomize-controller ≥ 1.9 fails the reconciliation (StrictPostBuildSubstitutions).
                 SubstProblemKind::Undefined => (
                     Severity::Error,
@@ -56,7 +102,9 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                     .help(HELP),
             );
         }
-        if flux.substitution_skipped {
+        // With sources whose variables are unknown, "no variables" is not known either
+        // (offline-unrenderable-input names the missing sources).
+        if flux.substitution_skipped && unknown.is_empty() {
             let span = flux
                 .decl
                 .root

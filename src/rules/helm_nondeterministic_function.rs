@@ -103,13 +103,26 @@ fn nondeterministic_calls(model: &Model, out: &mut Vec<Finding>) {
                     continue;
                 }
                 let hook = is_hook(mo);
+                let controller = super::util::Controller::of(app);
+                let in_else = func != "lookup"
+                    && (in_lookup_else(&model.map.get(r.span.file).text, r.span.start as usize)
+                        || in_lookup_else(&model.map.get(node.span.file).text, node.span.start as usize));
+                // helm-controller installs and upgrades against the cluster: its `lookup`
+                // finds the live object, so "keep the existing value" logic works there.
+                let live_lookup = controller == super::util::Controller::FluxHelm
+                    && (func == "lookup" || in_else);
                 let severity = match app.kind {
+                    _ if live_lookup => Severity::Info,
                     AppKind::Argo | AppKind::ArgoAppSet if !hook => Severity::Error,
                     _ => Severity::Warning,
                 };
                 let field = path_to_string(path);
                 let text = model.map.get(r.span.file);
-                let message = if func == "lookup" {
+                let message = if live_lookup && func == "lookup" {
+                    format!("`lookup` reads the live cluster when helm-controller installs or upgrades (offline it is empty); its result reaches {} `{field}`", object_id(mo))
+                } else if live_lookup {
+                    format!("`{func}` generates {} `{field}` in the else-branch of a `lookup`: helm-controller's lookup finds the existing object on upgrades, so a value is generated on the first install only", object_id(mo))
+                } else if func == "lookup" {
                     format!("`lookup` always returns an empty map under `helm template` and in Argo CD's repo-server; its result reaches {} `{field}`", object_id(mo))
                 } else if in_lookup_else(&text.text, r.span.start as usize)
                     || in_lookup_else(&model.map.get(node.span.file).text, node.span.start as usize)

@@ -149,9 +149,27 @@ fn seg_match(a: &str, b: &str) -> bool {
     a == "*" || b == "*" || glob_match(a, b) || glob_match(b, a)
 }
 
-/// Does ignoring `ignored` hide `sensitive` (one covers the other)?
+/// Fields inside a sensitive area whose only differences are normalisations: the API server
+/// rewrites their form (`divisor: 1m` → `1m`, `defaultMode: 0644` → `420`), while what the
+/// container runs, mounts or is granted stays visible.
+const NORMALISATION_LEAVES: &[&str] = &[
+    "divisor",
+    "defaultMode",
+    "terminationMessagePath",
+    "terminationMessagePolicy",
+];
+
+/// Does ignoring `ignored` hide `sensitive` (one covers the other)? A path below a
+/// sensitive field that ends at a normalisation leaf hides nothing.
 fn overlaps(ignored: &[String], sensitive: &[String]) -> bool {
     let n = ignored.len().min(sensitive.len());
+    if ignored.len() > sensitive.len()
+        && ignored
+            .last()
+            .is_some_and(|l| NORMALISATION_LEAVES.contains(&l.as_str()))
+    {
+        return false;
+    }
     !ignored.is_empty() && (0..n).all(|i| seg_match(&ignored[i], &sensitive[i]))
 }
 
@@ -320,5 +338,19 @@ mod tests {
         assert!(overlaps(&p("spec/template/spec"), &s));
         assert!(overlaps(&p("spec/template/spec/containers/0/image"), &s));
         assert!(!overlaps(&p("spec/replicas"), &s));
+    }
+
+    #[test]
+    fn normalisations_inside_sensitive_fields_hide_nothing() {
+        let env = p("spec/template/spec/containers/*/env");
+        assert!(!overlaps(
+            &p("spec/template/spec/containers/*/env/*/valueFrom/resourceFieldRef/divisor"),
+            &env
+        ));
+        assert!(overlaps(
+            &p("spec/template/spec/containers/*/env/*/value"),
+            &env
+        ));
+        assert!(overlaps(&p("spec/template/spec/containers"), &env));
     }
 }

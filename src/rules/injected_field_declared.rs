@@ -125,6 +125,7 @@ fn finding(
     if ignore.is_some_and(|(_, respected)| respected) {
         return None;
     }
+    let controller = super::util::Controller::of(model.app_of(mo));
     let key = hit.entry.key.key_str().into_owned();
     let value = hit.entry.value.scalar_text().unwrap_or_default();
     let shown = if value.is_empty() {
@@ -138,11 +139,16 @@ fn finding(
         ID,
         Severity::Error,
         format!(
-            "{} declares {} ({key}: {shown}), which {} writes at runtime: every sync puts Git's \
+            "{} declares {} ({key}: {shown}), which {} writes at runtime: every {} puts Git's \
              value back{}",
             object_id(mo),
             hit.dotted(),
             writer.who,
+            if controller.is_flux() {
+                "reconciliation"
+            } else {
+                "sync"
+            },
             if ca_bundle {
                 " and breaks TLS to the webhook until the injector runs again"
             } else {
@@ -154,7 +160,11 @@ fn finding(
     .label(format!("{key} declared here"))
     .secondary(writer.evidence, writer.evidence_label.clone())
     .field(hit.dotted())
-    .help(if ca_bundle {
+    .help(if ca_bundle && controller.is_flux() {
+        "Do not render caBundle (leave it absent; keep the injection annotation), or annotate \
+         the object kustomize.toolkit.fluxcd.io/ssa: IfNotPresent so that it is created once and \
+         the injected value stays."
+    } else if ca_bundle {
         "Do not render caBundle (leave it absent; keep the injection annotation). Add a \
          system-level rule once: resource.customizations.ignoreDifferences.\
          admissionregistration.k8s.io_MutatingWebhookConfiguration: {jqPathExpressions: \
@@ -162,7 +172,11 @@ fn finding(
          apiregistration.k8s.io_APIService /spec/caBundle, \
          apiextensions.k8s.io_CustomResourceDefinition \
          /spec/conversion/webhook/clientConfig/caBundle) and RespectIgnoreDifferences=true on \
-         apps that must still declare it. Flux: kustomize.toolkit.fluxcd.io/ssa: IfNotPresent."
+         apps that must still declare it."
+    } else if controller.is_flux() {
+        "Render the value the writer sets (Istio: failurePolicy: Fail, chart value \
+         base.validationFailurePolicy) or add a drift ignore rule for `/webhooks/0/failurePolicy` \
+         (Kustomization spec.ignore, HelmRelease driftDetection.ignore)."
     } else {
         "Render the value the writer sets (Istio: failurePolicy: Fail, chart value \
          base.validationFailurePolicy) or ignore `.webhooks[]?.failurePolicy` for this object \

@@ -152,18 +152,25 @@ fn check_file(model: &Model, dir: &str, root: &Node, out: &mut Vec<Finding>) {
                     Severity::Warning,
                     format!(
                         "{gen_key} `{name}` gets a new hashed name on every change, and app {} \
-                         does not prune: the old object stays and the app is OutOfSync \
-                         (\"requires pruning\") after every config change",
-                        app.name
+                         does not prune: the old object stays{} after every config change",
+                        app.name,
+                        if app.flux.is_some() {
+                            " in the cluster"
+                        } else {
+                            " and the app is OutOfSync (\"requires pruning\")"
+                        }
                     ),
                     at,
                 )
                 .label("hashed generator")
-                .help(
-                    "Enable prune (syncPolicy.automated.prune: true; Flux spec.prune: true), or \
-                     attach argocd.argoproj.io/compare-options: IgnoreExtraneous through \
-                     generatorOptions.annotations (with Prune=false if old objects must stay).",
-                )
+                .help(if app.flux.is_some() {
+                    "Enable prune (spec.prune: true on the Flux Kustomization), so that \
+                     kustomize-controller deletes the old generated object."
+                } else {
+                    "Enable prune (syncPolicy.automated.prune: true), or attach \
+                     argocd.argoproj.io/compare-options: IgnoreExtraneous through \
+                     generatorOptions.annotations (with Prune=false if old objects must stay)."
+                })
                 .app(app.name.clone());
                 if let Some(span) = span {
                     f = f.secondary(span, format!("app {} syncs without prune", app.name));

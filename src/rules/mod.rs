@@ -7,6 +7,7 @@ use crate::gitops::Model;
 pub mod app_edits;
 pub mod fixes;
 mod release_state;
+pub mod sops;
 pub mod util;
 
 /// What a rule's fixes are, as ruff distinguishes them: `Safe` fixes apply with `--fix`

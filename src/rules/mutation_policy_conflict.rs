@@ -2,8 +2,8 @@
 //! app declares (the A8 algorithm, through the ownership engine).
 
 use super::{FixAvailability, RuleMeta};
-use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
+use super::util::{Controller, about, object_id};
 use crate::gitops::{Model, ModelObject};
 use crate::ownership::selector::Tri;
 use crate::ownership::{Claim, Firing, Ownership, covering_ignore, edit_span, server_side_diff};
@@ -46,11 +46,17 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
 }
 
 fn severity(model: &Model, mo: &ModelObject, claim: &Claim) -> Severity {
-    if claim.applies == Tri::Maybe {
-        return Severity::Warning;
-    }
+    let controller = Controller::of(model.app_of(mo));
     match claim.mutator.firing {
+        // Background mutation rewrites the live object after every apply: a loop under
+        // every controller.
+        Firing::Background if claim.applies == Tri::Maybe => Severity::Warning,
         Firing::Background => Severity::Error,
+        // kustomize-controller's and helm-controller's drift checks are server-side
+        // dry-runs that pass through admission (catalog A4.2, A4.4): both sides carry the
+        // rewrite, so nothing loops; Git merely states a value that never exists.
+        Firing::Admission { .. } if controller.is_flux() => Severity::Info,
+        _ if claim.applies == Tri::Maybe => Severity::Warning,
         Firing::Admission { on_update } => {
             // Server-side diff sees an UPDATE mutation on both sides (hidden drift); a
             // CREATE-only mutation is undone by the next sync, which is an update.
@@ -88,16 +94,33 @@ fn finding(
         _ => "its own value".into(),
     };
     let owner = &claim.mutator.owner;
-    let may = if claim.applies == Tri::Maybe {
-        " (may apply: namespace labels or preconditions are not known from the repo)"
+    let controller = Controller::of(app);
+    let may = match (claim.applies, claim.mutator.undecided_condition(mo)) {
+        (Tri::Maybe, Some(c)) => format!(
+            " (may apply: matchCondition `{}` — `{}` — reads what the repo cannot know or cannot be evaluated)",
+            c.name, c.expression
+        ),
+        (Tri::Maybe, None) => {
+            " (may apply: namespace labels or preconditions are not known from the repo)"
+                .to_string()
+        }
+        _ => String::new(),
+    };
+    let flux_admission =
+        controller.is_flux() && matches!(claim.mutator.firing, Firing::Admission { .. });
+    let consequence = if flux_admission {
+        format!(
+            ": {}'s drift check is a server-side dry-run through admission, so this is no loop, but Git states a value that never exists in the cluster",
+            controller.name()
+        )
     } else {
-        ""
+        String::new()
     };
     let mut f = Finding::new(
         ID,
         severity(model, mo, claim),
         format!(
-            "{owner} {does} on {}, which declares `{declared}`{may}",
+            "{owner} {does} on {}, which declares `{declared}`{may}{consequence}",
             object_id(mo)
         ),
         edit_span(claim.hit.entry),
@@ -105,15 +128,27 @@ fn finding(
     .label(format!("{key}: {declared} declared here"))
     .secondary(claim.mutator.span, format!("{owner} writes {written}"))
     .field(field.clone())
-    .help(format!(
-        "Pick one owner of {field}: (a) the policy is authoritative → remove `{key}` from Git; \
-         (b) Git is authoritative → make the policy add-if-absent (Kyverno `+({key})`, \
-         Gatekeeper `pathTests: [{{subPath: …, condition: MustNotExist}}]`) or exclude this \
-         namespace/object; (c) admission-time only → add \
-         `argocd.argoproj.io/compare-options: ServerSideDiff=true` to the Application; \
-         (d) last resort → a narrow ignoreDifferences entry with RespectIgnoreDifferences=true \
-         and a reason."
-    ));
+    .help(match controller {
+        Controller::ArgoCd => format!(
+            "Pick one owner of {field}: (a) the policy is authoritative → remove `{key}` from Git; \
+             (b) Git is authoritative → make the policy add-if-absent (Kyverno `+({key})`, \
+             Gatekeeper `pathTests: [{{subPath: …, condition: MustNotExist}}]`) or exclude this \
+             namespace/object; (c) admission-time only → add \
+             `argocd.argoproj.io/compare-options: ServerSideDiff=true` to the Application; \
+             (d) last resort → a narrow ignoreDifferences entry with RespectIgnoreDifferences=true \
+             and a reason."
+        ),
+        _ if flux_admission => format!(
+            "Declare the value the policy writes, or remove `{key}` from Git, so that Git reads \
+             as the cluster is."
+        ),
+        _ => format!(
+            "Pick one owner of {field}: (a) the policy is authoritative → remove `{key}` from Git; \
+             (b) Git is authoritative → make the policy add-if-absent (Kyverno `+({key})`) or \
+             exclude this namespace/object; (c) last resort → a narrow drift-detection ignore \
+             rule (Flux `spec.ignore` / HelmRelease `driftDetection.ignore`) with a reason."
+        ),
+    });
     if let Some((span, text)) = namespace_evidence(ownership, mo, claim) {
         f = f.secondary(span, text);
     }

@@ -2,11 +2,11 @@
 //! Argo CD normalizes them on built-in kinds; on custom resources the diff never settles.
 
 use super::{FixAvailability, RuleMeta};
-use super::util::{about, object_id};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::{Model, ModelObject};
 use crate::ownership::kb::in_argo_scheme;
-use crate::ownership::quantity::{canonical_duration, canonical_quantity};
+use super::util::{Controller, about, object_id};
+use crate::ownership::quantity::canonical_quantity;
 use crate::yaml::{Entry, Node, Value};
 
 pub const ID: &str = "non-canonical-quantity";
@@ -21,47 +21,69 @@ pub const META: RuleMeta = RuleMeta {
     since: "0.1.0",
 };
 
-#[derive(Clone, Copy, PartialEq)]
-enum Typed {
-    Quantity,
-    Duration,
+/// A custom resource without its CRD in the repo: only quantities of an embedded pod
+/// template (`…template.spec.containers[].resources.requests|limits.*`, catalog §22) are
+/// known to be typed; free-form fields (a HelmRelease's `spec.values`) are not.
+fn embedded_pod_quantity(path: &[String]) -> bool {
+    let n = path.len();
+    n >= 7
+        && path[0] == "spec"
+        && matches!(path[n - 2].as_str(), "requests" | "limits")
+        && path[n - 3] == "resources"
+        && matches!(
+            path[n - 5].as_str(),
+            "containers" | "initContainers" | "ephemeralContainers"
+        )
+        && path[n - 6] == "spec"
+        && path[n - 7] == "template"
 }
 
-/// Which typed field an entry path is (only typed paths are checked).
-fn typed(kind: &str, group: &str, path: &[String]) -> Option<Typed> {
-    let n = path.len();
-    let at = |i: usize| path.get(n.wrapping_sub(i)).map(String::as_str);
-    if n >= 3 && at(3) == Some("resources") && matches!(at(2), Some("requests" | "limits")) {
-        return Some(Typed::Quantity);
+/// The declared entries a schema calls quantities: the built-in schema for built-in kinds,
+/// the repo's CRD for custom resources, embedded pod templates otherwise.
+fn quantities<'a>(
+    mo: &'a ModelObject,
+    schemas: &[crate::ownership::crd::CrdSchema<'_>],
+) -> Vec<(&'a Entry, Vec<String>)> {
+    let o = &mo.object;
+    if crate::ownership::k8s_schema::knows(o) {
+        return crate::ownership::k8s_schema::quantity_entries(o);
     }
-    if at(2) == Some("emptyDir") && at(1) == Some("sizeLimit") {
-        return Some(Typed::Quantity);
+    let version = o.api_version.rsplit('/').next().unwrap_or("");
+    if let Some(crd) = schemas
+        .iter()
+        .find(|s| s.group == o.group() && s.kind == o.kind && s.version == version)
+    {
+        return crate::ownership::crd::quantity_entries(&o.root, crd.schema);
     }
-    match (group, kind) {
-        ("", "ResourceQuota") if path.starts_with(&["spec".into(), "hard".into()]) && n == 3 => {
-            Some(Typed::Quantity)
+    let mut out = Vec::new();
+    let mut stack: Vec<(&Node, Vec<String>)> = vec![(&o.root, Vec::new())];
+    while let Some((node, path)) = stack.pop() {
+        if path.len() > 64 {
+            continue;
         }
-        ("", "LimitRange")
-            if n == 5
-                && matches!(
-                    at(2),
-                    Some("default" | "defaultRequest" | "max" | "min" | "maxLimitRequestRatio")
-                ) =>
-        {
-            Some(Typed::Quantity)
+        match &node.value {
+            Value::Map(entries) => {
+                for e in entries {
+                    let mut p = path.clone();
+                    p.push(e.key.key_str().into_owned());
+                    if embedded_pod_quantity(&p) {
+                        out.push((e, p));
+                    } else {
+                        stack.push((&e.value, p));
+                    }
+                }
+            }
+            Value::Seq(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let mut p = path.clone();
+                    p.push(i.to_string());
+                    stack.push((item, p));
+                }
+            }
+            _ => {}
         }
-        ("autoscaling", "HorizontalPodAutoscaler")
-            if at(2) == Some("target") && matches!(at(1), Some("averageValue" | "value")) =>
-        {
-            Some(Typed::Quantity)
-        }
-        ("cert-manager.io", "Certificate")
-            if n == 2 && path[0] == "spec" && matches!(at(1), Some("duration" | "renewBefore")) =>
-        {
-            Some(Typed::Duration)
-        }
-        _ => None,
     }
+    out
 }
 
 /// Does Argo normalize this path (built-in kinds, a Rollout's pod spec, knownTypeFields)?
@@ -90,37 +112,18 @@ fn argo_normalizes(model: &Model, mo: &ModelObject, path: &[String], raw_fallbac
 }
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    let schemas = crate::ownership::crd::crd_schemas(model);
     for mo in &model.objects {
         let o = &mo.object;
         // An unknown field makes Argo fall back to the raw object (catalog A3.1).
         let raw_fallback = in_argo_scheme(o.group())
             && !crate::ownership::k8s_schema::unknown_fields(o).is_empty();
-        let mut stack: Vec<(&Node, Vec<String>)> = vec![(&o.root, Vec::new())];
-        while let Some((node, path)) = stack.pop() {
-            if path.len() > 64 || super::declared_empty_or_null::opaque(&path) {
+        for (e, path) in quantities(mo, &schemas) {
+            if super::sops::is_ciphertext(&e.value) {
                 continue;
             }
-            match &node.value {
-                Value::Map(entries) => {
-                    for e in entries {
-                        let mut p = path.clone();
-                        p.push(e.key.key_str().into_owned());
-                        if let Some(t) = typed(&o.kind, o.group(), &p)
-                            && let Some(f) = judge(model, mo, e, &p, t, raw_fallback)
-                        {
-                            out.push(f);
-                        }
-                        stack.push((&e.value, p));
-                    }
-                }
-                Value::Seq(items) => {
-                    for (i, item) in items.iter().enumerate() {
-                        let mut p = path.clone();
-                        p.push(i.to_string());
-                        stack.push((item, p));
-                    }
-                }
-                _ => {}
+            if let Some(f) = judge(model, mo, e, &path, raw_fallback) {
+                out.push(f);
             }
         }
     }
@@ -131,16 +134,17 @@ fn judge(
     mo: &ModelObject,
     e: &Entry,
     path: &[String],
-    t: Typed,
     raw_fallback: bool,
 ) -> Option<Finding> {
-    let normalized = argo_normalizes(model, mo, path, raw_fallback);
-    let (written, canonical) = match (&e.value.value, t) {
-        (Value::String(s), Typed::Quantity) => (s.clone(), canonical_quantity(s)?),
-        (Value::String(s), Typed::Duration) => (s.clone(), canonical_duration(s)?),
+    let controller = Controller::of(model.app_of(mo));
+    // Flux's drift check is a server-side dry-run: it compares what the API server stores
+    // on both sides (catalog A4.2), so only Argo CD can loop on the written form.
+    let normalized = controller.is_flux() || argo_normalizes(model, mo, path, raw_fallback);
+    let (written, canonical) = match &e.value.value {
+        Value::String(s) => (s.clone(), canonical_quantity(s)?),
         // A number where the server stores a string: only a diff where Argo does not
         // normalize (custom resources).
-        (Value::Int(_) | Value::Float(_), Typed::Quantity) => {
+        Value::Int(_) | Value::Float(_) => {
             let text = e
                 .value
                 .raw
@@ -179,23 +183,36 @@ fn judge(
         format!(
             "{} declares {key}: {written}; the API server stores `{canonical}`{}",
             object_id(mo),
-            if normalized {
-                " (Argo CD normalizes it here)"
-            } else {
-                ", and Argo CD does not normalize this field, so the app never settles"
+            match (controller, normalized) {
+                (Controller::FluxKustomize | Controller::FluxHelm, _) => format!(
+                    " ({}'s server-side dry-run compares the stored form, so this is cosmetic)",
+                    controller.name()
+                ),
+                (Controller::ArgoCd, true) => " (Argo CD normalizes it here)".to_string(),
+                (Controller::ArgoCd, false) => ", and Argo CD does not normalize this field, so \
+                    the app never settles"
+                    .to_string(),
+                (Controller::Standalone, true) => String::new(),
+                (Controller::Standalone, false) => ", and a diff of Git's text against the live \
+                    object (Argo CD's on a custom resource) never settles"
+                    .to_string(),
             }
         ),
         crate::ownership::edit_span(e),
     )
     .label(format!("write {quoted}"))
     .field(path.join("."))
-    .help(format!(
-        "Write `{canonical}`. For CRDs embedding Kubernetes types add \
-         `resource.customizations.knownTypeFields.{}_{}` to argocd-cm \
-         (e.g. `field: spec.template.spec, type: core/v1/PodSpec`).",
-        mo.object.group(),
-        mo.object.kind
-    ));
+    .help(if controller == Controller::ArgoCd || !normalized {
+        format!(
+            "Write `{canonical}`. For CRDs embedding Kubernetes types add \
+             `resource.customizations.knownTypeFields.{}_{}` to argocd-cm \
+             (e.g. `field: spec.template.spec, type: core/v1/PodSpec`).",
+            mo.object.group(),
+            mo.object.kind
+        )
+    } else {
+        format!("Write `{canonical}`, the form the API server stores.")
+    });
     if e.key.span.file == e.value.span.file && super::fixes::editable(&model.map, e.value.span.file)
     {
         f = f.with_fix(Fix {

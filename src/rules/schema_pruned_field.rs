@@ -3,8 +3,8 @@
 //! the app stays OutOfSync forever; kubectl, server-side apply, Flux and Helm fail.
 
 use super::{FixAvailability, RuleMeta};
-use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
+use super::util::{Controller, about, object_id};
 use crate::gitops::Model;
 use crate::ownership::crd::{crd_schemas, unknown_fields};
 
@@ -37,6 +37,37 @@ fn owned_by_other_rule(group: &str, kind: &str, path: &[String]) -> bool {
     }
 }
 
+/// What the controller that applies the object does with a field the schema does not have.
+fn consequence(controller: Controller) -> &'static str {
+    match controller {
+        Controller::ArgoCd => {
+            "the API server prunes it, so Argo CD's sync succeeds and the app stays OutOfSync (Argo's normalization of the whole object is off too)"
+        }
+        Controller::FluxKustomize => {
+            "kustomize-controller's server-side apply rejects it (field not declared in schema), so the Kustomization fails to apply"
+        }
+        Controller::FluxHelm => {
+            "Helm's schema validation rejects it, so helm-controller's install or upgrade fails"
+        }
+        Controller::Standalone => {
+            "the API server prunes it on a client-side apply, and server-side apply, Flux and Helm reject the object"
+        }
+    }
+}
+
+/// A SOPS `sops:` block left on an object whose app does not decrypt it (those that do
+/// lose it before the rules run, see `sops.rs`).
+fn sops_message(controller: Controller) -> &'static str {
+    match controller {
+        Controller::FluxKustomize => {
+            "is SOPS-encrypted, but the Flux Kustomization applying it configures no `spec.decryption`: kustomize-controller refuses it (\"is SOPS encrypted, configuring decryption is required\")"
+        }
+        _ => {
+            "is SOPS-encrypted and nothing decrypts it before it is applied: the ciphertext and the `sops:` block reach the API server"
+        }
+    }
+}
+
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
     builtin(model, out);
     let schemas = crd_schemas(model);
@@ -60,14 +91,13 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                 ID,
                 Severity::Error,
                 format!(
-                    "{} declares {field}, which is not part of {}/{} {} (CRD {}): the API server \
-                     prunes it, so Argo CD's sync succeeds and the app stays OutOfSync, while \
-                     kubectl, server-side apply, Flux and Helm reject the object",
+                    "{} declares {field}, which is not part of {}/{} {} (CRD {}): {}",
                     object_id(mo),
                     crd.group,
                     crd.version,
                     crd.kind,
-                    crd.crd_name
+                    crd.crd_name,
+                    consequence(Controller::of(model.app_of(mo)))
                 ),
                 unknown.key.key.span,
             )
@@ -94,28 +124,27 @@ fn builtin(model: &Model, out: &mut Vec<Finding>) {
         for unknown in unknown_fields(o) {
             let key = unknown.key.key.key_str().into_owned();
             let field = unknown.path.join(".");
-            let f = Finding::new(
-                ID,
-                Severity::Error,
+            let controller = Controller::of(model.app_of(mo));
+            let message = if field == "sops" {
+                format!("{} {}", object_id(mo), sops_message(controller))
+            } else {
                 format!(
                     "{} declares {field}, which is not a field of {} {} (Kubernetes \
-                     {KUBERNETES_VERSION}): the API server drops it, so Argo CD's sync \
-                     succeeds and the app stays OutOfSync (Argo's normalization of the whole \
-                     object is off too), while kubectl, server-side apply, Flux and Helm \
-                     reject the object",
+                     {KUBERNETES_VERSION}): {}",
                     object_id(mo),
                     o.api_version,
-                    o.kind
-                ),
-                unknown.key.key.span,
-            )
-            .label(format!("`{key}` is not a {} field here", o.kind))
-            .field(field)
-            .help(
-                "Fix the field name or its indentation. If the field is newer than Kubernetes \
+                    o.kind,
+                    consequence(controller)
+                )
+            };
+            let f = Finding::new(ID, Severity::Error, message, unknown.key.key.span)
+                .label(format!("`{key}` is not a {} field here", o.kind))
+                .field(field)
+                .help(
+                    "Fix the field name or its indentation. If the field is newer than Kubernetes \
                  v1.33, turn this rule down for the object with a reason until the tool's \
                  schema catches up.",
-            );
+                );
             out.push(about(f, model.app_of(mo), mo));
         }
     }

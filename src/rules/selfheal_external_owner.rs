@@ -185,7 +185,11 @@ fn report(
         format!(
             "{} declares {field}, which {owner} writes; {}",
             object_id(mo),
-            if heals(app) {
+            if heals(app) && app.flux.is_some() {
+                "kustomize-controller puts Git's value back on every reconciliation and the controller rewrites it, in a loop"
+            } else if heals(app) && app.argo.is_none() {
+                "every apply puts Git's value back and the controller rewrites it, in a loop"
+            } else if heals(app) {
                 "self-heal puts Git's value back and the controller rewrites it, in a loop"
             } else {
                 "every sync resets it (self-heal is off, so this is noise, not a loop)"
@@ -196,12 +200,23 @@ fn report(
     .label(format!("{field} declared here"))
     .secondary(evidence.0, evidence.1)
     .field(field.clone())
-    .help(format!(
-        "Decide who owns {field}. If {owner} owns it: stop declaring it, or scope self-heal with \
-         a narrow ignoreDifferences entry + RespectIgnoreDifferences=true (Flux: \
-         kustomize.toolkit.fluxcd.io/ssa: Merge or IfNotPresent, or an ignore rule). For \
-         aggregated ClusterRoles remove `rules` or set resource.compareoptions: \
-         ignoreAggregatedRoles: true in argocd-cm."
-    ));
+    .help(match super::util::Controller::of(app) {
+        super::util::Controller::ArgoCd => format!(
+            "Decide who owns {field}. If {owner} owns it: stop declaring it, or scope self-heal \
+             with a narrow ignoreDifferences entry + RespectIgnoreDifferences=true. For \
+             aggregated ClusterRoles remove `rules` or set resource.compareoptions: \
+             ignoreAggregatedRoles: true in argocd-cm."
+        ),
+        super::util::Controller::FluxKustomize | super::util::Controller::FluxHelm => format!(
+            "Decide who owns {field}. If {owner} owns it: stop declaring it, annotate the object \
+             kustomize.toolkit.fluxcd.io/ssa: Merge or IfNotPresent, or add a drift ignore rule \
+             (Kustomization spec.ignore, HelmRelease driftDetection.ignore)."
+        ),
+        super::util::Controller::Standalone => format!(
+            "Decide who owns {field}. If {owner} owns it: stop declaring it, or scope the \
+             applier's drift correction to leave it (Argo CD: ignoreDifferences + \
+             RespectIgnoreDifferences=true; Flux: kustomize.toolkit.fluxcd.io/ssa: IfNotPresent)."
+        ),
+    });
     Some(about(f, app, mo))
 }
