@@ -287,3 +287,34 @@ fn parse_embedded(value: &Node, map: &SourceMap, key: &str) -> Result<Node, Stri
         .map(|d| d.root)
         .unwrap_or_else(|| Node::new(crate::yaml::Value::Null, value.span)))
 }
+
+/// With no git remote, the `repoURL` most of the repo's Applications use for source paths
+/// that exist here (ties: the first in file order).
+pub fn majority_repo_url(plain: &[(Object, String)], fs: &dyn crate::source::RepoFs) -> Option<String> {
+    let mut counts: Vec<(String, String, usize)> = Vec::new();
+    for (o, _) in plain.iter().filter(|(o, _)| is_argo_app(o)) {
+        let Some(spec) = o.root.get("spec") else { continue };
+        let sources: Vec<&Node> = match spec.get("sources").and_then(Node::as_seq) {
+            Some(s) => s.iter().collect(),
+            None => spec.get("source").into_iter().collect(),
+        };
+        for s in sources {
+            let (Some(url), Some(path)) = (
+                s.get("repoURL").and_then(Node::scalar_text),
+                s.get("path").and_then(Node::scalar_text),
+            ) else {
+                continue;
+            };
+            if !crate::source::normalize_relative(&path).is_some_and(|p| fs.is_dir(&p)) {
+                continue;
+            }
+            let key = super::remotes::normalize_url(&url);
+            match counts.iter_mut().find(|(k, _, _)| *k == key) {
+                Some(c) => c.2 += 1,
+                None => counts.push((key, url, 1)),
+            }
+        }
+    }
+    let best = counts.iter().map(|c| c.2).max()?;
+    counts.into_iter().find(|c| c.2 == best).map(|c| c.1)
+}

@@ -2,13 +2,17 @@
 //! what each app renders (its units) and which objects it deploys, and gather the rest into
 //! standalone apps (per directory, per unreferenced kustomization or chart).
 
-use super::app_of_apps::Origin;
+use super::app_of_apps::{Origin, Pending};
 use super::appset::{self, RepoTree};
 use super::argo::{self, ArgoSource};
 use super::envsubst;
 use super::flux::{self, FluxApp};
-use super::remotes::{git_remotes, normalize_url};
+use super::remotes::{IdentityRule, RepoIdentity, git_remotes};
+use super::artifact::{ArtifactFs, ArtifactTree};
+use super::remotes::Judgement;
+use super::sourceignore::IgnoreRules;
 use super::units::{self, HelmUnit, KustomizeUnit, Unit};
+use super::Skip;
 use super::{App, AppKind, Model, ModelObject};
 use crate::config::Profile;
 use crate::object::Object;
@@ -132,24 +136,6 @@ impl Layout {
     }
 }
 
-/// How the repo names itself: git remotes and configured URLs.
-struct RepoIdentity {
-    urls: Vec<String>,
-}
-
-impl RepoIdentity {
-    /// Catalog A1.9: by URL when the repo knows its URLs, else by whether the path exists.
-    fn is_this_repo(&self, url: Option<&str>, path: Option<&str>, fs: &dyn RepoFs) -> bool {
-        if let Some(url) = url
-            && !self.urls.is_empty()
-        {
-            return self.urls.contains(&normalize_url(url));
-        }
-        path.and_then(normalize_relative)
-            .is_some_and(|p| fs.is_dir(&p))
-    }
-}
-
 struct Ctx<'a> {
     layout: Layout,
     identity: RepoIdentity,
@@ -162,6 +148,20 @@ struct Ctx<'a> {
     budget: RenderBudget,
     /// The destination cluster: Helm's `.Capabilities` unless an app pins them.
     profile: &'a Profile,
+    /// Objects a Flux reference can name: those declared, then those apps render.
+    catalog: Vec<Object>,
+    /// ExternalArtifacts this repo's ArtifactGenerators build: (namespace, name) → the tree,
+    /// or why it is not built.
+    artifacts: BTreeMap<(String, String), Vec<(String, Result<Arc<ArtifactTree>, String>)>>,
+    /// Copy operations that keep an artifact from being built, by artifact: reported as
+    /// `render-failed` on the `from:` line for each app that consumes it.
+    artifact_problems: BTreeMap<(String, String), Vec<(Span, String)>>,
+    /// Every file of the repo, listed on first need (ignore rules, artifacts).
+    all_files: Option<Vec<String>>,
+    /// The file of the object being read: references resolve to the nearest declaration.
+    near: String,
+    /// GitRepository artifacts seen through ignore rules, by (namespace, name).
+    git_trees: BTreeMap<(String, String), Option<Arc<ArtifactTree>>>,
 }
 
 /// What rendering one app's sources produced.
@@ -174,6 +174,164 @@ pub(super) struct Rendered {
 }
 
 impl Ctx<'_> {
+    /// A declared or rendered object by kind, namespace (an object without one matches any)
+    /// and name.
+    /// Of several (one repo holding several clusters' configs), the one declared nearest
+    /// to the file being read (`near`).
+    fn find(&self, kind: &str, ns: &str, name: &str) -> Option<Object> {
+        let map = self.fs.source_map();
+        self.catalog
+            .iter()
+            .filter(|o| {
+                o.kind == kind && o.name == name && o.namespace.as_deref().unwrap_or(ns) == ns
+            })
+            .min_by_key(|o| std::cmp::Reverse(common_dirs(&map.get(o.span().file).path, &self.near)))
+            .cloned()
+    }
+
+    fn all_files(&mut self) -> &[String] {
+        if self.all_files.is_none() {
+            self.all_files = Some(super::artifact::repo_files(self.fs));
+        }
+        self.all_files.as_deref().unwrap_or_default()
+    }
+
+    /// source-controller's ignore rules for a GitRepository that is this repo: defaults,
+    /// `.sourceignore` files, `spec.ignore`.
+    fn ignore_rules(&mut self, git: &Object) -> IgnoreRules {
+        let mut rules = IgnoreRules::with_defaults();
+        let fs = self.fs;
+        for f in self.all_files().to_vec() {
+            if f == ".sourceignore" || f.ends_with("/.sourceignore") {
+                if let Ok(id) = fs.read(&f) {
+                    let dir = f.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+                    rules.add(&fs.source_map().get(id).text, dir);
+                }
+            }
+        }
+        if let Some(text) = git
+            .root
+            .get_path(&["spec", "ignore"])
+            .and_then(Node::scalar_text)
+        {
+            rules.add(&text, "");
+        }
+        rules
+    }
+
+    /// The artifact of a GitRepository that is this repo, when ignore rules change what it
+    /// holds (`spec.ignore` or a `.sourceignore`); `None`: the repo as it is.
+    fn git_artifact(&mut self, git: &Object) -> Option<Arc<ArtifactTree>> {
+        let key = (git.namespace.clone().unwrap_or_default(), git.name.clone());
+        if let Some(t) = self.git_trees.get(&key) {
+            return t.clone();
+        }
+        let has_rules = git.root.get_path(&["spec", "ignore"]).is_some()
+            || self
+                .all_files()
+                .iter()
+                .any(|f| f == ".sourceignore" || f.ends_with("/.sourceignore"));
+        let tree = has_rules.then(|| {
+            let rules = self.ignore_rules(git);
+            Arc::new(ArtifactTree::filtered(self.all_files(), &rules))
+        });
+        self.git_trees.insert(key, tree.clone());
+        tree
+    }
+
+    /// A GitRepository artifact for an ArtifactGenerator input (always through its rules).
+    fn git_artifact_always(&mut self, git: &Object) -> Arc<ArtifactTree> {
+        match self.git_artifact(git) {
+            Some(t) => t,
+            None => {
+                let rules = IgnoreRules::with_defaults();
+                Arc::new(ArtifactTree::filtered(self.all_files(), &rules))
+            }
+        }
+    }
+
+    /// Build this repo's ArtifactGenerators (source-watcher) into `artifacts`.
+    fn build_artifacts(&mut self) {
+        let gens: Vec<Object> = self
+            .catalog
+            .iter()
+            .filter(|o| super::artifact::is_artifact_generator(o))
+            .cloned()
+            .collect();
+        for g in gens {
+            let ns = g.namespace.clone().unwrap_or_else(|| "default".into());
+            let mut inputs: BTreeMap<String, Result<ArtifactTree, String>> = BTreeMap::new();
+            for s in g
+                .root
+                .get_path(&["spec", "sources"])
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+            {
+                let alias = s.get("alias").and_then(Node::scalar_text).unwrap_or_default();
+                let kind = s.get("kind").and_then(Node::scalar_text).unwrap_or_default();
+                let name = s.get("name").and_then(Node::scalar_text).unwrap_or_default();
+                let src_ns = s
+                    .get("namespace")
+                    .and_then(Node::scalar_text)
+                    .unwrap_or_else(|| ns.clone());
+                let input = if kind == "GitRepository" {
+                    // Not declared here (bootstrap writes it at install): judged by path.
+                    let git = self.find(&kind, &src_ns, &name);
+                    let url = git.as_ref().and_then(|g| {
+                        g.root.get_path(&["spec", "url"]).and_then(Node::scalar_text)
+                    });
+                    if self.identity.judge(url.as_deref(), Some(""), self.fs).local {
+                        Ok(match &git {
+                            Some(g) => (*self.git_artifact_always(g)).clone(),
+                            None => ArtifactTree::filtered(
+                                self.all_files(),
+                                &IgnoreRules::with_defaults(),
+                            ),
+                        })
+                    } else {
+                        Err(format!(
+                            "its input GitRepository {src_ns}/{name} is another repository"
+                        ))
+                    }
+                } else {
+                    Err(format!(
+                        "its input {kind} {src_ns}/{name} is not fetched offline"
+                    ))
+                };
+                inputs.insert(alias, input);
+            }
+            let files = self.all_files().to_vec();
+            for out in super::artifact::generate(&g, &files, &|s: &Node| {
+                let alias = s.get("alias").and_then(Node::scalar_text).unwrap_or_default();
+                inputs
+                    .get(&alias)
+                    .cloned()
+                    .unwrap_or_else(|| Err(format!("source alias `{alias}` is unknown")))
+            }) {
+                let key = (out.namespace, out.name);
+                let value = match (out.external, out.problems.first()) {
+                    (Some(why), _) => Err(why),
+                    (None, Some((_, m))) => Err(format!("source-watcher fails to build it: {m}")),
+                    (None, None) => Ok(Arc::new(out.tree)),
+                };
+                if !out.problems.is_empty() {
+                    self.artifact_problems.insert(key.clone(), out.problems);
+                }
+                let decl = self.fs.source_map().get(g.span().file).path.clone();
+                self.artifacts.entry(key).or_default().push((decl, value));
+            }
+        }
+    }
+
+    /// The ExternalArtifact (namespace, name) declared nearest to `near`.
+    fn artifact(&self, ns: &str, name: &str) -> Option<Result<Arc<ArtifactTree>, String>> {
+        self.artifacts
+            .get(&(ns.to_string(), name.to_string()))?
+            .iter()
+            .min_by_key(|(decl, _)| std::cmp::Reverse(common_dirs(decl, &self.near)))
+            .map(|(_, v)| v.clone())
+    }
+
     fn plain_in(
         &mut self,
         dir: &str,
@@ -210,7 +368,13 @@ impl Ctx<'_> {
         out
     }
 
-    fn render_unit(&mut self, mut unit: Unit, at: Span, out: &mut Rendered) {
+    fn render_unit(&mut self, unit: Unit, at: Span, out: &mut Rendered) {
+        let fs = self.fs;
+        self.render_unit_in(unit, fs, at, out)
+    }
+
+    /// Render a unit reading from `fs` (the repo, or an artifact built from it).
+    fn render_unit_in(&mut self, mut unit: Unit, fs: &dyn RepoFs, at: Span, out: &mut Rendered) {
         out.sources.push(unit.describe());
         if let Unit::Helm(h) = &mut unit {
             // Argo passes the destination cluster's version and APIs unless the app sets
@@ -265,21 +429,21 @@ impl Ctx<'_> {
                         flux: true,
                         argo_options: None,
                     });
-                    let r = units::render(&u, self.fs, at, &self.budget);
+                    let r = units::render(&u, fs, at, &self.budget);
                     out.objects.extend(r.objects);
                     out.issues.extend(r.issues);
                 }
             }
             Unit::Kustomize(_) => {
-                let r = units::render(&unit, self.fs, at, &self.budget);
+                let r = units::render(&unit, fs, at, &self.budget);
                 out.objects.extend(r.objects);
                 out.issues.extend(r.issues);
             }
             Unit::Helm(h) => {
-                let r = units::render(&unit, self.fs, at, &self.budget);
+                let r = units::render(&unit, fs, at, &self.budget);
                 if r.issues.is_empty() && self.budget.render_twice {
                     // The same commit, another seed, clock and zone: what changes is not Git.
-                    let again = units::render_helm_with_other_clock(h, self.fs, at, &self.budget);
+                    let again = units::render_helm_with_other_clock(h, fs, at, &self.budget);
                     if again.issues.is_empty() {
                         out.differences
                             .extend(super::twice::compare(&r.objects, &again.objects));
@@ -289,6 +453,59 @@ impl Ctx<'_> {
                 out.issues.extend(r.issues);
             }
         }
+    }
+
+    /// A Flux Kustomization over an artifact tree: the kustomization at the path (or the one
+    /// the controller generates from the tree's files), with the Kustomization's options.
+    fn render_flux_tree(&mut self, tree: &ArtifactTree, dir: &str, spec: &Node, out: &mut Rendered) {
+        use super::flux_overlay::{GeneratedFs, generated_kustomization, overlay};
+        use crate::render::kustomize::{self, BuildOptions, LoadRestrictions};
+        let opts = BuildOptions {
+            load_restrictions: LoadRestrictions::None,
+            max_resources: self.budget.max_kustomize_resources,
+            max_depth: self.budget.max_kustomize_depth,
+            deadline: Some(self.budget.deadline()),
+        };
+        mark_tree(self, tree, dir);
+        let afs = ArtifactFs {
+            inner: self.fs,
+            tree,
+        };
+        let kustomizations: BTreeSet<String> = tree
+            .files
+            .keys()
+            .filter(|f| is_kustomization_file(f))
+            .map(|f| dir_of(f).to_string())
+            .collect();
+        let shown = if dir.is_empty() { "." } else { dir };
+        let component_exists = |path: &str| {
+            path.contains("://")
+                || normalize_relative(&if dir.is_empty() {
+                    path.to_string()
+                } else {
+                    format!("{dir}/{path}")
+                })
+                .is_some_and(|p| afs.is_dir(&p))
+        };
+        let r = if kustomizations.contains(dir) {
+            out.sources
+                .push(format!("kustomize {shown} (flux artifact)"));
+            let base = read_kustomization(&afs, dir);
+            kustomize::build_with_kustomization(&afs, dir, overlay(base, spec, &component_exists), &opts)
+        } else {
+            out.sources
+                .push(format!("directory {shown} (flux artifact, generated kustomization)"));
+            let text = generated_kustomization(&afs, dir, &kustomizations);
+            let gfs = GeneratedFs::new(&afs, dir, text);
+            kustomize::build_with_kustomization(
+                &gfs,
+                dir,
+                overlay(gfs.root(), spec, &component_exists),
+                &opts,
+            )
+        };
+        out.objects.extend(r.objects);
+        out.issues.extend(r.issues);
     }
 
     /// A Flux Kustomization with overlay options: the kustomization at the path (or the one
@@ -483,6 +700,9 @@ fn new_app(name: String, kind: AppKind, span: Option<Span>) -> App {
         render_differences: Vec::new(),
         span,
         parent: None,
+        depends_on: Vec::new(),
+        repository: None,
+        skipped: Vec::new(),
     }
 }
 
@@ -540,19 +760,19 @@ pub fn build_model_with(
     let owned = vec![false; plain.len()];
     let mut ctx = Ctx {
         layout,
-        identity: RepoIdentity {
-            urls: git_remotes(root)
-                .iter()
-                .chain(repo_urls)
-                .map(|u| normalize_url(u))
-                .collect(),
-        },
+        identity: RepoIdentity::new(&git_remotes(root), repo_urls),
         fs,
         plain,
         owned,
         rendered_dirs: BTreeSet::new(),
         budget: budget.clone(),
         profile,
+        catalog: Vec::new(),
+        artifacts: BTreeMap::new(),
+        artifact_problems: BTreeMap::new(),
+        all_files: None,
+        near: String::new(),
+        git_trees: BTreeMap::new(),
     };
     let mut model = Model {
         map: map.clone(),
@@ -562,6 +782,15 @@ pub fn build_model_with(
         platform: Default::default(),
         profile: profile.clone(),
     };
+    if !ctx.identity.knows_urls() {
+        // No remote and nothing configured: the repo's own declarations name it.
+        for url in flux::bootstrap_urls(&ctx.plain) {
+            ctx.identity.add(&url, IdentityRule::FluxBootstrap);
+        }
+        if let Some(url) = argo::majority_repo_url(&ctx.plain, ctx.fs) {
+            ctx.identity.add(&url, IdentityRule::ArgoMajority);
+        }
+    }
     for (obj, _) in &ctx.plain {
         if argo::is_argocd_cm(obj) {
             model.argo = argo::read_argocd_cm(obj, &model.map);
@@ -569,14 +798,15 @@ pub fn build_model_with(
     }
     let tree_files: Vec<(FileId, String)> = files.iter().map(|f| (f.id, f.path.clone())).collect();
     let declared: Vec<Object> = ctx.plain.iter().map(|(o, _)| o.clone()).collect();
-    let find_object = |kind: &str, ns: &str, name: &str| {
-        declared
-            .iter()
-            .find(|o| {
-                o.kind == kind && o.name == name && o.namespace.as_deref().unwrap_or(ns) == ns
-            })
-            .cloned()
-    };
+    // What Flux references can name: declared objects first, then every object written in
+    // a render input as it is (the ConfigMap a `substituteFrom` names often sits in a
+    // kustomization another Kustomization builds).
+    ctx.catalog = declared.clone();
+    for f in files.iter().filter(|f| ctx.layout.is_render_input(&f.path)) {
+        ctx.catalog
+            .extend(f.docs.iter().filter_map(|d| Object::from_node(d.root.clone())));
+    }
+    ctx.build_artifacts();
 
     // (app, rendered objects, default namespace override)
     let mut pending: Vec<(App, Rendered, Option<String>)> = Vec::new();
@@ -601,15 +831,16 @@ pub fn build_model_with(
             };
             pending.extend(appset_apps(&mut ctx, obj, &tree, go_template));
         } else if flux::is_flux_kustomization(obj) {
-            pending.push(flux_kustomization(&mut ctx, obj, &find_object));
+            pending.push(flux_kustomization(&mut ctx, obj));
         } else if flux::is_helm_release(obj) {
-            pending.push(helm_release(&mut ctx, obj, &declared, &find_object));
+            pending.push(helm_release(&mut ctx, obj));
         }
         let origin = (argo::is_argo_app(obj) || argo::is_argo_appset(obj)).then(|| Origin::of(obj));
         origins.resize(before, None);
         origins.resize(pending.len(), origin);
     }
 
+    expand_flux(&mut ctx, &mut pending);
     let tree = RepoTree {
         files: &tree_files,
         map: &map,
@@ -766,6 +997,134 @@ pub fn build_model_with(
     model
 }
 
+type FluxKey = (String, Option<String>, String);
+
+fn flux_key(o: &Object) -> FluxKey {
+    (o.kind.clone(), o.namespace.clone(), o.name.clone())
+}
+
+/// The same Flux object: kind and name, and the namespace when both name one.
+fn same_flux(a: &FluxKey, b: &FluxKey) -> bool {
+    a.0 == b.0
+        && a.2 == b.2
+        && match (&a.1, &b.1) {
+            (Some(x), Some(y)) => x == y,
+            _ => true,
+        }
+}
+
+/// Kustomizations deployed by Kustomizations form a tree (the `cluster-apps` layout): each
+/// Flux Kustomization or HelmRelease in a Kustomization's build becomes an app of its own,
+/// read from the built object (the parent's patches and substitution applied), with the
+/// parent recorded. A child also declared as a plain file is read again from the build.
+fn expand_flux(ctx: &mut Ctx, pending: &mut Vec<Pending>) {
+    let mut keys: Vec<Option<FluxKey>> = pending
+        .iter()
+        .map(|(a, _, _)| a.flux.as_ref().map(|f| flux_key(&f.decl)))
+        .collect();
+    let mut parents: Vec<Option<usize>> = vec![None; pending.len()];
+    let mut i = 0;
+    while i < pending.len() {
+        if pending[i].0.kind != AppKind::FluxKustomization {
+            i += 1;
+            continue;
+        }
+        let parent_ns = pending[i]
+            .0
+            .flux
+            .as_ref()
+            .and_then(|f| f.decl.namespace.clone());
+        let default_ns = pending[i].2.clone().or(parent_ns);
+        let children: Vec<Object> = pending[i]
+            .1
+            .objects
+            .iter()
+            .filter(|o| flux::is_flux_kustomization(o) || flux::is_helm_release(o))
+            .cloned()
+            .collect();
+        for mut child in children {
+            if child.namespace.is_none() {
+                child.namespace = default_ns.clone();
+            }
+            let key = flux_key(&child);
+            let at = child
+                .metadata()
+                .and_then(|m| m.get("name"))
+                .map(|n| n.span)
+                .unwrap_or(child.span());
+            // A Kustomization that applies its own file (a bootstrap root) is not a child.
+            if keys[i].as_ref().is_some_and(|k| same_flux(k, &key)) {
+                continue;
+            }
+            let mut chain = Vec::new();
+            let mut cur = parents[i];
+            while let Some(p) = cur {
+                if chain.contains(&p) {
+                    break;
+                }
+                chain.push(p);
+                cur = parents[p];
+            }
+            if chain
+                .iter()
+                .any(|&a| keys[a].as_ref().is_some_and(|k| same_flux(k, &key)))
+            {
+                let message = format!(
+                    "Kustomization cycle: `{}` deploys its own ancestor `{}`",
+                    pending[i].0.name, child.name
+                );
+                pending[i].1.issues.push(RenderIssue {
+                    kind: IssueKind::Failed,
+                    span: at,
+                    message,
+                });
+                continue;
+            }
+            let existing = (0..pending.len())
+                .find(|&j| j != i && keys[j].as_ref().is_some_and(|k| same_flux(k, &key)));
+            if let Some(j) = existing {
+                if parents[j].is_none() && !chain.contains(&j) {
+                    // Declared as a file too: the built object is what the cluster gets.
+                    let app = create_flux(ctx, &child);
+                    pending[j] = app;
+                    parents[j] = Some(i);
+                }
+                continue;
+            }
+            if chain.len() + 1 >= super::app_of_apps::MAX_DEPTH {
+                pending[i].1.issues.push(RenderIssue {
+                    kind: IssueKind::Unrenderable,
+                    span: at,
+                    message: format!(
+                        "Kustomizations nested deeper than {} levels: `{}` is not rendered",
+                        super::app_of_apps::MAX_DEPTH,
+                        child.name
+                    ),
+                });
+                continue;
+            }
+            let app = create_flux(ctx, &child);
+            pending.push(app);
+            keys.push(Some(key));
+            parents.push(Some(i));
+        }
+        i += 1;
+    }
+    for (j, parent) in parents.iter().enumerate() {
+        if let Some(p) = parent {
+            pending[j].0.parent = Some(pending[*p].0.name.clone());
+        }
+    }
+}
+
+fn create_flux(ctx: &mut Ctx, obj: &Object) -> Pending {
+    if flux::is_helm_release(obj) {
+        helm_release(ctx, obj)
+    } else {
+        flux_kustomization(ctx, obj)
+    }
+}
+
 /// The Applications an ApplicationSet generates (or, when nothing expands, an app that
 /// carries the expansion problems).
 fn appset_apps(
@@ -834,7 +1193,8 @@ fn argo_app(
         src.local = src.chart.is_none()
             && ctx
                 .identity
-                .is_this_repo(src.repo_url.as_deref(), probe.as_deref(), ctx.fs);
+                .judge(src.repo_url.as_deref(), probe.as_deref(), ctx.fs)
+                .local;
     }
     let span = obj
         .metadata()
@@ -857,14 +1217,20 @@ fn argo_app(
         let Some(raw_path) = src.path.as_deref() else {
             continue;
         };
-        if !ctx
+        let judgement = ctx
             .identity
-            .is_this_repo(src.repo_url.as_deref(), Some(raw_path), ctx.fs)
-        {
-            rendered.sources.push(format!(
-                "external {}",
-                src.repo_url.as_deref().unwrap_or("?")
-            ));
+            .judge(src.repo_url.as_deref(), Some(raw_path), ctx.fs);
+        let local = judgement.local;
+        if app.repository.is_none() {
+            app.repository = Some(judgement);
+        }
+        if !local {
+            let url = src.repo_url.as_deref().unwrap_or("?");
+            rendered.sources.push(format!("external {url}"));
+            app.skipped.push(super::Skip {
+                reason: "external-source",
+                message: format!("source {url} is another repository; the linter does not fetch it"),
+            });
             continue;
         }
         let Some(path) = normalize_relative(raw_path) else {
@@ -954,15 +1320,78 @@ fn ref_value_files(sources: &[ArgoSource]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// A Flux GitRepository is this repo when its URL matches, or (no URL known) when the path
-/// that uses it exists (catalog A1.9).
-fn flux_source_is_local(
-    ctx: &Ctx,
+/// What a Flux consumer reads: this repo as it is, or an artifact built from it (the
+/// repo through its GitRepository's ignore rules, an ArtifactGenerator's output).
+enum FluxView {
+    Repo,
+    Tree(Arc<ArtifactTree>),
+}
+
+/// How many leading directories two repo paths share.
+fn common_dirs(a: &str, b: &str) -> usize {
+    dir_of(a)
+        .split('/')
+        .zip(dir_of(b).split('/'))
+        .take_while(|(x, y)| x == y && !x.is_empty())
+        .count()
+}
+
+fn view_has_dir(ctx: &Ctx, view: &FluxView, path: &str) -> bool {
+    match view {
+        FluxView::Repo => ctx.fs.is_dir(path),
+        FluxView::Tree(t) => t.is_dir(path),
+    }
+}
+
+/// What an artifact build below `dir` takes from the repo is rendered: its kustomization
+/// directories and plain files are not standalone apps.
+fn mark_tree(ctx: &mut Ctx, tree: &ArtifactTree, dir: &str) {
+    for d in tree.repo_dirs_under(dir) {
+        if ctx.layout.kustomizations.contains(&d) || ctx.layout.charts.contains(&d) {
+            ctx.rendered_dirs.insert(d);
+        }
+    }
+    let files: BTreeSet<&str> = tree.repo_files_under(dir).into_iter().collect();
+    for (i, (_, file)) in ctx.plain.iter().enumerate() {
+        if files.contains(file.as_str()) {
+            ctx.owned[i] = true;
+        }
+    }
+}
+
+/// The copy operations that keep the ExternalArtifact a `sourceRef`/`chartRef` names from
+/// being built, as `render-failed` issues on their `from:` lines.
+fn artifact_failures(ctx: &Ctx, r: Option<&Node>, ns: &str) -> Vec<RenderIssue> {
+    let Some(r) = r.filter(|r| r.get_str("kind") == Some("ExternalArtifact")) else {
+        return Vec::new();
+    };
+    let name = r.get("name").and_then(Node::scalar_text).unwrap_or_default();
+    let rns = r
+        .get("namespace")
+        .and_then(Node::scalar_text)
+        .unwrap_or_else(|| ns.to_string());
+    ctx.artifact_problems
+        .get(&(rns, name))
+        .map(|ps| {
+            ps.iter()
+                .map(|(span, m)| RenderIssue {
+                    kind: IssueKind::Failed,
+                    span: *span,
+                    message: format!("ArtifactGenerator copy fails: {m}"),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The source a Flux `sourceRef` names (catalog A1.9, A4): this repo (by URL, else by the
+/// path existing), an artifact built from it, or something the linter does not fetch.
+fn flux_source(
+    ctx: &mut Ctx,
     spec: &Node,
     path: &str,
-    find: &dyn Fn(&str, &str, &str) -> Option<Object>,
     ns: &str,
-) -> Result<(), String> {
+) -> (Result<FluxView, Skip>, Option<Judgement>) {
     let kind = spec
         .get_path(&["sourceRef", "kind"])
         .and_then(Node::scalar_text)
@@ -971,36 +1400,78 @@ fn flux_source_is_local(
         .get_path(&["sourceRef", "name"])
         .and_then(Node::scalar_text)
         .unwrap_or_default();
-    if kind != "GitRepository" {
-        return Err(format!(
-            "source {kind}/{name} is an artifact the linter does not fetch"
-        ));
-    }
     let src_ns = spec
         .get_path(&["sourceRef", "namespace"])
         .and_then(Node::scalar_text)
         .unwrap_or_else(|| ns.to_string());
-    let url = find("GitRepository", &src_ns, &name).and_then(|g| {
-        g.root
-            .get_path(&["spec", "url"])
-            .and_then(Node::scalar_text)
-    });
-    if ctx
-        .identity
-        .is_this_repo(url.as_deref(), Some(path), ctx.fs)
-    {
-        Ok(())
-    } else {
-        Err(format!(
-            "GitRepository {src_ns}/{name} is not this repository"
-        ))
+    match kind.as_str() {
+        "GitRepository" => {
+            let git = ctx.find("GitRepository", &src_ns, &name);
+            let url = git.as_ref().and_then(|g| {
+                g.root
+                    .get_path(&["spec", "url"])
+                    .and_then(Node::scalar_text)
+            });
+            let judgement = ctx.identity.judge(url.as_deref(), Some(path), ctx.fs);
+            if !judgement.local {
+                let skip = Skip {
+                    reason: "external-source",
+                    message: format!(
+                        "GitRepository {src_ns}/{name} ({}) is another repository; the linter does not fetch it",
+                        url.as_deref().unwrap_or("no URL")
+                    ),
+                };
+                return (Err(skip), Some(judgement));
+            }
+            let view = match git.as_ref().and_then(|g| ctx.git_artifact(g)) {
+                Some(tree) => FluxView::Tree(tree),
+                None => FluxView::Repo,
+            };
+            (Ok(view), Some(judgement))
+        }
+        "ExternalArtifact" => match ctx.artifact(&src_ns, &name) {
+            Some(Ok(tree)) => (Ok(FluxView::Tree(tree)), None),
+            Some(Err(why)) => {
+                let failed = ctx.artifact_problems.contains_key(&(src_ns.clone(), name.clone()));
+                (
+                    Err(Skip {
+                        reason: if failed { "render-failed" } else { "external-source" },
+                        message: format!("ExternalArtifact {src_ns}/{name}: {why}"),
+                    }),
+                    None,
+                )
+            }
+            None => (
+                Err(Skip {
+                    reason: "external-source",
+                    message: format!(
+                        "ExternalArtifact {src_ns}/{name} is produced outside this repository; the linter does not fetch it"
+                    ),
+                }),
+                None,
+            ),
+        },
+        _ => {
+            let url = ctx
+                .find(&kind, &src_ns, &name)
+                .and_then(|o| o.root.get_path(&["spec", "url"]).and_then(Node::scalar_text));
+            (
+                Err(Skip {
+                    reason: "external-source",
+                    message: format!(
+                        "source {kind}/{name}{} is an artifact the linter does not fetch",
+                        url.map(|u| format!(" ({u})")).unwrap_or_default()
+                    ),
+                }),
+                None,
+            )
+        }
     }
 }
 
 fn flux_kustomization(
     ctx: &mut Ctx,
     obj: &Object,
-    find: &dyn Fn(&str, &str, &str) -> Option<Object>,
 ) -> (App, Rendered, Option<String>) {
     let mut app = new_app(
         obj.name.clone(),
@@ -1008,6 +1479,8 @@ fn flux_kustomization(
         obj.metadata().and_then(|m| m.get("name")).map(|n| n.span),
     );
     let mut fx = FluxApp::read(obj);
+    app.depends_on = flux::depends_on(obj);
+    ctx.near = ctx.fs.source_map().get(obj.span().file).path.clone();
     let mut rendered = Rendered::default();
     let ns = obj
         .namespace
@@ -1029,17 +1502,33 @@ fn flux_kustomization(
             span: at,
             message: format!("spec.path `{raw_path}` leaves the repository"),
         }),
-        Some(path) => match flux_source_is_local(ctx, spec, &path, find, &ns) {
-            Err(msg) => rendered.sources.push(format!("external ({msg})")),
-            Ok(()) if !ctx.fs.is_dir(&path) => rendered.issues.push(RenderIssue {
-                kind: IssueKind::Failed,
-                span: at,
-                message: format!("kustomization path not found: `{raw_path}`"),
-            }),
-            Ok(()) if super::flux_overlay::has_overlay(spec) => {
+        Some(path) => match flux_source(ctx, spec, &path, &ns) {
+            (Err(skip), judgement) => {
+                app.repository = judgement;
+                rendered.sources.push(format!("external ({})", skip.message));
+                rendered
+                    .issues
+                    .extend(artifact_failures(ctx, spec.get("sourceRef"), &ns));
+                app.skipped.push(skip);
+            }
+            (Ok(view), judgement) if !view_has_dir(ctx, &view, &path) => {
+                app.repository = judgement;
+                rendered.issues.push(RenderIssue {
+                    kind: IssueKind::Failed,
+                    span: at,
+                    message: format!("kustomization path not found: `{raw_path}`"),
+                })
+            }
+            (Ok(FluxView::Tree(tree)), judgement) => {
+                app.repository = judgement;
+                ctx.render_flux_tree(&tree, &path, spec, &mut rendered)
+            }
+            (Ok(FluxView::Repo), judgement) if super::flux_overlay::has_overlay(spec) => {
+                app.repository = judgement;
                 ctx.render_flux_overlay(&path, spec, &mut rendered)
             }
-            Ok(()) => {
+            (Ok(FluxView::Repo), judgement) => {
+                app.repository = judgement;
                 let unit = if ctx.layout.kustomizations.contains(&path) {
                     Unit::Kustomize(KustomizeUnit {
                         dir: path,
@@ -1054,7 +1543,7 @@ fn flux_kustomization(
         },
     }
     // postBuild substitution on the built objects.
-    let (vars, missing) = flux::post_build_vars(spec, |kind, name| find(kind, &ns, name));
+    let (vars, missing) = flux::post_build_vars(spec, |kind, name| ctx.find(kind, &ns, name));
     for (span, message) in missing {
         rendered.issues.push(RenderIssue {
             kind: IssueKind::Unrenderable,
@@ -1092,8 +1581,6 @@ fn flux_kustomization(
 fn helm_release(
     ctx: &mut Ctx,
     obj: &Object,
-    declared: &[Object],
-    find: &dyn Fn(&str, &str, &str) -> Option<Object>,
 ) -> (App, Rendered, Option<String>) {
     let mut app = new_app(
         obj.name.clone(),
@@ -1101,6 +1588,8 @@ fn helm_release(
         obj.metadata().and_then(|m| m.get("name")).map(|n| n.span),
     );
     app.flux = Some(FluxApp::read(obj));
+    app.depends_on = flux::depends_on(obj);
+    ctx.near = ctx.fs.source_map().get(obj.span().file).path.clone();
     let mut rendered = Rendered::default();
     let ns = obj
         .namespace
@@ -1112,81 +1601,164 @@ fn helm_release(
     let target_ns = spec.get("targetNamespace").and_then(Node::scalar_text);
     let release_ns = target_ns.clone().unwrap_or_else(|| ns.clone());
     app.destination_namespace = Some(release_ns.clone());
-    // `chart.spec` (a HelmChart template) or `chartRef` to a HelmChart declared in the repo,
-    // which has the same fields (catalog A4.3).
-    let chart_ref = spec
-        .get_path(&["chart", "spec"])
-        .is_none()
-        .then(|| chart_ref_spec(spec, find, &ns))
-        .flatten();
-    let chart_source_ns = chart_ref
-        .as_ref()
-        .map(|(_, n)| n.clone())
-        .unwrap_or_else(|| ns.clone());
-    let chart_spec = spec
-        .get_path(&["chart", "spec"])
-        .or_else(|| chart_ref.as_ref().and_then(|(c, _)| c.root.get("spec")));
-    let at = chart_spec
-        .and_then(|c| c.get("chart"))
-        .map(|n| n.span)
-        .unwrap_or(obj.span());
-    let Some(chart) = chart_spec
-        .and_then(|c| c.get("chart"))
+    // `chart.spec` (a HelmChart template), or `chartRef` to a HelmChart (same fields), an
+    // OCIRepository or an ExternalArtifact (catalog A4.3).
+    let chart_ref = spec.get("chartRef");
+    let ref_kind = chart_ref
+        .and_then(|r| r.get("kind"))
         .and_then(Node::scalar_text)
-    else {
-        let kind = spec
-            .get_path(&["chartRef", "kind"])
-            .and_then(Node::scalar_text)
-            .unwrap_or_default();
-        rendered.sources.push(format!("chartRef {kind}"));
+        .unwrap_or_default();
+    let ref_name = chart_ref
+        .and_then(|r| r.get("name"))
+        .and_then(Node::scalar_text)
+        .unwrap_or_default();
+    let ref_ns = chart_ref
+        .and_then(|r| r.get("namespace"))
+        .and_then(Node::scalar_text)
+        .unwrap_or_else(|| ns.clone());
+    let ref_span = chart_ref.map(|n| n.span).unwrap_or(obj.span());
+    let not_fetched = |app: &mut App, rendered: &mut Rendered, span: Span, chart: String, why: String| {
+        rendered.sources.push(format!("chart {chart}"));
+        app.skipped.push(Skip {
+            reason: "remote-chart",
+            message: format!("chart {chart} {why}"),
+        });
         rendered.issues.push(RenderIssue {
             kind: IssueKind::Unrenderable,
-            span: spec.get("chartRef").map(|n| n.span).unwrap_or(obj.span()),
-            message: format!(
-                "spec.chartRef points at {} the linter does not fetch",
-                if kind == "HelmChart" {
-                    "a HelmChart that is not in the repository"
-                } else {
-                    "an OCI artifact or external artifact"
-                }
-            ),
+            span,
+            message: format!("chart {chart} {why}; the linter does not fetch charts"),
         });
+    };
+    let helm_chart = (spec.get_path(&["chart", "spec"]).is_none() && ref_kind == "HelmChart")
+        .then(|| ctx.find("HelmChart", &ref_ns, &ref_name))
+        .flatten();
+    let (chart_spec, chart_source_ns) = match (spec.get_path(&["chart", "spec"]), &helm_chart) {
+        (Some(c), _) => (c.clone(), ns.clone()),
+        (None, Some(hc)) => match hc.root.get("spec") {
+            Some(c) => (c.clone(), ref_ns.clone()),
+            None => return (app, rendered, None),
+        },
+        (None, None) if ref_kind == "ExternalArtifact" => {
+            // The artifact is the chart: rendered when this repo builds it.
+            let Some(Ok(tree)) = ctx.artifact(&ref_ns, &ref_name)
+            else {
+                not_fetched(
+                    &mut app,
+                    &mut rendered,
+                    ref_span,
+                    format!("from ExternalArtifact {ref_ns}/{ref_name}"),
+                    "is produced outside this repository".into(),
+                );
+                return (app, rendered, None);
+            };
+            let unit = flux_helm_unit(obj, spec, &ns, String::new(), vec![], ctx, &mut rendered);
+            let afs = ArtifactFs { inner: ctx.fs, tree: &tree };
+            if !afs.is_file("Chart.yaml") {
+                rendered.issues.push(RenderIssue {
+                    kind: IssueKind::Failed,
+                    span: ref_span,
+                    message: format!("ExternalArtifact {ref_ns}/{ref_name} holds no Chart.yaml at its root"),
+                });
+                return (app, rendered, None);
+            }
+            mark_tree(ctx, &tree, "");
+            ctx.render_unit_in(Unit::Helm(unit), &afs, ref_span, &mut rendered);
+            return (app, rendered, None);
+        }
+        (None, None) => {
+            let chart = if ref_kind == "OCIRepository" {
+                let oci = ctx.find("OCIRepository", &ref_ns, &ref_name);
+                let url = oci
+                    .as_ref()
+                    .and_then(|o| o.root.get_path(&["spec", "url"]))
+                    .and_then(Node::scalar_text)
+                    .unwrap_or_else(|| "?".into());
+                let r = |k: &str| {
+                    oci.as_ref()
+                        .and_then(|o| o.root.get_path(&["spec", "ref", k]))
+                        .and_then(Node::scalar_text)
+                };
+                let version = r("digest")
+                    .map(|d| format!("@{d}"))
+                    .or_else(|| r("tag").map(|t| format!(":{t}")))
+                    .or_else(|| r("semver").map(|t| format!(" {t}")))
+                    .unwrap_or_default();
+                format!("{url}{version} (OCIRepository {ref_ns}/{ref_name})")
+            } else {
+                format!("from {ref_kind} {ref_ns}/{ref_name}")
+            };
+            let why = if ref_kind == "HelmChart" {
+                "is a HelmChart that is not in the repository"
+            } else {
+                "is an OCI artifact"
+            };
+            not_fetched(&mut app, &mut rendered, ref_span, chart, why.into());
+            return (app, rendered, None);
+        }
+    };
+    let at = chart_spec.get("chart").map(|n| n.span).unwrap_or(obj.span());
+    let Some(chart) = chart_spec.get("chart").and_then(Node::scalar_text) else {
         return (app, rendered, None);
     };
-    let chart_spec = chart_spec
-        .cloned()
-        .unwrap_or_else(|| Node::new(crate::yaml::Value::Null, at));
-    let local = normalize_relative(&chart).filter(|p| {
-        flux_source_is_local(ctx, &chart_spec, p, find, &chart_source_ns).is_ok()
-            && ctx.fs.is_dir(p)
-    });
-    let Some(chart_dir) = local else {
-        let src = chart_spec
-            .get_path(&["sourceRef", "name"])
+    let src_kind = chart_spec
+        .get_path(&["sourceRef", "kind"])
+        .and_then(Node::scalar_text)
+        .unwrap_or_default();
+    let src_name = chart_spec
+        .get_path(&["sourceRef", "name"])
+        .and_then(Node::scalar_text)
+        .unwrap_or_default();
+    if src_kind == "HelmRepository" || normalize_relative(&chart).is_none() {
+        let version = chart_spec
+            .get("version")
             .and_then(Node::scalar_text)
+            .unwrap_or_else(|| "*".into());
+        let url = ctx
+            .find("HelmRepository", &chart_source_ns, &src_name)
+            .and_then(|o| o.root.get_path(&["spec", "url"]).and_then(Node::scalar_text))
+            .map(|u| format!(" ({u})"))
             .unwrap_or_default();
+        not_fetched(
+            &mut app,
+            &mut rendered,
+            at,
+            format!("`{chart}` {version} from HelmRepository {chart_source_ns}/{src_name}{url}"),
+            "is not vendored in this repository".into(),
+        );
+        return (app, rendered, None);
+    }
+    let chart_path = normalize_relative(&chart).unwrap_or_default();
+    let view = match flux_source(ctx, &chart_spec, &chart_path, &chart_source_ns) {
+        (Ok(view), judgement) => {
+            app.repository = judgement;
+            view
+        }
+        (Err(skip), judgement) => {
+            app.repository = judgement;
+            rendered.sources.push(format!("chart {chart}"));
+            app.skipped.push(skip);
+            return (app, rendered, None);
+        }
+    };
+    if !view_has_dir(ctx, &view, &chart_path) {
         rendered.sources.push(format!("chart {chart}"));
         rendered.issues.push(RenderIssue {
-            kind: IssueKind::Unrenderable,
+            kind: IssueKind::Failed,
             span: at,
-            message: format!(
-                "chart `{chart}` from source `{src}` is not vendored in this repository"
-            ),
+            message: format!("chart path `{chart}` does not exist in the source"),
         });
         return (app, rendered, None);
+    }
+    let base_fs = ctx.fs;
+    let tree_fs;
+    let fs: &dyn RepoFs = match &view {
+        FluxView::Repo => base_fs,
+        FluxView::Tree(tree) => {
+            tree_fs = ArtifactFs { inner: base_fs, tree };
+            &tree_fs
+        }
     };
-    let _ = declared;
-    let (values_layers, value_issues) =
-        super::values_from::flux_values(spec, &ns, find, ctx.fs.source_map());
-    rendered.issues.extend(value_issues);
-    let release_name = spec
-        .get("releaseName")
-        .and_then(Node::scalar_text)
-        .unwrap_or_else(|| match &target_ns {
-            Some(t) => format!("{t}-{}", obj.name),
-            None => obj.name.clone(),
-        });
-    // chart.spec.valuesFiles: paths from the source's root (this repo), before valuesFrom.
+    // chart.spec.valuesFiles: paths from the source's root, before valuesFrom.
     let ignore_missing = chart_spec
         .get("ignoreMissingValuesFiles")
         .and_then(Node::as_bool)
@@ -1201,7 +1773,7 @@ fn helm_release(
         let Some(text) = v.scalar_text() else {
             continue;
         };
-        match normalize_relative(&text).filter(|p| ctx.fs.is_file(p)) {
+        match normalize_relative(&text).filter(|p| fs.is_file(p)) {
             Some(p) => value_files.push((p, v.span)),
             None if ignore_missing => {}
             None => {
@@ -1218,43 +1790,55 @@ fn helm_release(
     }
     if missing_value_file {
         // helm-controller fails the chart build: nothing of this release is applied.
-        rendered.sources.push(format!("helm {chart_dir}"));
+        rendered.sources.push(format!("helm {chart_path}"));
         return (app, rendered, None);
     }
-    let unit = HelmUnit {
+    let mut unit = flux_helm_unit(obj, spec, &ns, chart_path.clone(), value_files, ctx, &mut rendered);
+    unit.ignore_missing_value_files = ignore_missing;
+    if let FluxView::Tree(tree) = &view {
+        mark_tree(ctx, tree, &chart_path);
+    }
+    ctx.render_unit_in(Unit::Helm(unit), fs, at, &mut rendered);
+    // Helm's --namespace is a default: objects that name their namespace keep it.
+    (app, rendered, None)
+}
+
+/// helm-controller's install of a HelmRelease: release name (`<targetNamespace>-<name>`
+/// unless set), namespace, `valuesFrom` and `values` as layers (catalog A4.3).
+fn flux_helm_unit(
+    obj: &Object,
+    spec: &Node,
+    ns: &str,
+    chart_dir: String,
+    value_files: Vec<(String, Span)>,
+    ctx: &Ctx,
+    rendered: &mut Rendered,
+) -> HelmUnit {
+    let find = |kind: &str, ns: &str, name: &str| ctx.find(kind, ns, name);
+    let (values_layers, value_issues) =
+        super::values_from::flux_values(spec, ns, &find, ctx.fs.source_map());
+    rendered.issues.extend(value_issues);
+    let target_ns = spec.get("targetNamespace").and_then(Node::scalar_text);
+    let release_name = spec
+        .get("releaseName")
+        .and_then(Node::scalar_text)
+        .unwrap_or_else(|| match &target_ns {
+            Some(t) => format!("{t}-{}", obj.name),
+            None => obj.name.clone(),
+        });
+    HelmUnit {
         chart_dir,
         release_name,
-        namespace: release_ns.clone(),
+        namespace: target_ns.unwrap_or_else(|| ns.to_string()),
         value_files,
-        ignore_missing_value_files: ignore_missing,
+        ignore_missing_value_files: false,
         inline_values: vec![],
         values_layers,
         parameters: vec![],
         skip_crds: false,
         kube_version: None,
         api_versions: vec![],
-    };
-    ctx.render_unit(Unit::Helm(unit), at, &mut rendered);
-    // Helm's --namespace is a default: objects that name their namespace keep it.
-    (app, rendered, None)
-}
-
-/// `spec.chartRef` to a HelmChart declared in the repo: the HelmChart and its namespace.
-fn chart_ref_spec(
-    spec: &Node,
-    find: &dyn Fn(&str, &str, &str) -> Option<Object>,
-    ns: &str,
-) -> Option<(Object, String)> {
-    let r = spec.get("chartRef")?;
-    if r.get_str("kind") != Some("HelmChart") {
-        return None;
     }
-    let chart_ns = r
-        .get("namespace")
-        .and_then(Node::scalar_text)
-        .unwrap_or_else(|| ns.to_string());
-    let chart = find("HelmChart", &chart_ns, r.get_str("name")?)?;
-    Some((chart, chart_ns))
 }
 
 /// Argo's directory include/exclude: a glob, or `{a,b}` alternatives.

@@ -197,3 +197,64 @@ pub(super) fn decode_base64(s: &str) -> Option<String> {
     }
     String::from_utf8(out).ok()
 }
+
+/// With no git remote, the URLs the repo's own Flux bootstrap syncs from: a GitRepository
+/// in a `gotk-sync.yaml`, or the GitRepository a root Kustomization uses — one declared
+/// under `clusters/`, or one whose `spec.path` holds its own file (it manages itself).
+pub fn bootstrap_urls(plain: &[(Object, String)]) -> Vec<String> {
+    let url_of = |o: &Object| o.root.get_path(&["spec", "url"]).and_then(Node::scalar_text);
+    let mut urls: Vec<String> = plain
+        .iter()
+        .filter(|(o, f)| is_git_repository(o) && (f == "gotk-sync.yaml" || f.ends_with("/gotk-sync.yaml")))
+        .filter_map(|(o, _)| url_of(o))
+        .collect();
+    for (o, file) in plain.iter().filter(|(o, _)| is_flux_kustomization(o)) {
+        let path = o
+            .root
+            .get_path(&["spec", "path"])
+            .and_then(Node::scalar_text)
+            .and_then(|p| crate::source::normalize_relative(&p))
+            .unwrap_or_default();
+        let self_managed = path.is_empty() || file.starts_with(&format!("{path}/"));
+        if !(self_managed || file.starts_with("clusters/")) {
+            continue;
+        }
+        let spec = o.root.get("spec");
+        let src = |k: &str| spec.and_then(|s| s.get_path(&["sourceRef", k])).and_then(Node::scalar_text);
+        if src("kind").as_deref() != Some("GitRepository") {
+            continue;
+        }
+        let (Some(name), ns) = (src("name"), src("namespace").or_else(|| o.namespace.clone())) else {
+            continue;
+        };
+        if let Some(url) = plain
+            .iter()
+            .find(|(g, _)| {
+                is_git_repository(g)
+                    && g.name == name
+                    && (ns.is_none() || g.namespace.is_none() || g.namespace == ns)
+            })
+            .and_then(|(g, _)| url_of(g))
+        {
+            urls.push(url);
+        }
+    }
+    urls
+}
+
+/// `spec.dependsOn`: `name`, or `namespace/name` when another namespace is named.
+pub fn depends_on(o: &Object) -> Vec<String> {
+    o.root
+        .get_path(&["spec", "dependsOn"])
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|d| {
+            let name = d.get("name").and_then(Node::scalar_text)?;
+            Some(match d.get("namespace").and_then(Node::scalar_text) {
+                Some(ns) if Some(&ns) != o.namespace.as_ref() => format!("{ns}/{name}"),
+                _ => name,
+            })
+        })
+        .collect()
+}
