@@ -479,6 +479,7 @@ fn check(args: CheckArgs) -> ExitCode {
         prefix: &prefix,
         baselined,
         diff: None,
+        coverage: Some(gitops_lint::gitops::listing::coverage_line(&result.model)),
     }
     .emit()
 }
@@ -525,6 +526,9 @@ fn run_diff(base: String, path: PathBuf, out: OutputArgs) -> ExitCode {
         prefix: &result.prefix,
         baselined,
         diff: Some(Reported { result: &result }),
+        coverage: Some(gitops_lint::gitops::listing::coverage_line(
+            &result.head.model,
+        )),
     }
     .emit()
 }

@@ -290,10 +290,15 @@ fn parse_embedded(value: &Node, map: &SourceMap, key: &str) -> Result<Node, Stri
 
 /// With no git remote, the `repoURL` most of the repo's Applications use for source paths
 /// that exist here (ties: the first in file order).
-pub fn majority_repo_url(plain: &[(Object, String)], fs: &dyn crate::source::RepoFs) -> Option<String> {
+pub fn majority_repo_url(
+    plain: &[(Object, String)],
+    fs: &dyn crate::source::RepoFs,
+) -> Option<String> {
     let mut counts: Vec<(String, String, usize)> = Vec::new();
     for (o, _) in plain.iter().filter(|(o, _)| is_argo_app(o)) {
-        let Some(spec) = o.root.get("spec") else { continue };
+        let Some(spec) = o.root.get("spec") else {
+            continue;
+        };
         let sources: Vec<&Node> = match spec.get("sources").and_then(Node::as_seq) {
             Some(s) => s.iter().collect(),
             None => spec.get("source").into_iter().collect(),

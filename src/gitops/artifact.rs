@@ -165,19 +165,30 @@ pub fn generate(
     files: &[String],
     alias_repo: &dyn Fn(&Node) -> Result<ArtifactTree, String>,
 ) -> Vec<Generated> {
-    let ns = generator.namespace.clone().unwrap_or_else(|| "default".into());
+    let ns = generator
+        .namespace
+        .clone()
+        .unwrap_or_else(|| "default".into());
     let Some(spec) = generator.root.get("spec") else {
         return Vec::new();
     };
     let mut aliases: BTreeMap<String, Result<ArtifactTree, String>> = BTreeMap::new();
-    for s in spec.get("sources").and_then(Node::as_seq).unwrap_or_default() {
+    for s in spec
+        .get("sources")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+    {
         if let Some(alias) = s.get("alias").and_then(Node::scalar_text) {
             aliases.insert(alias, alias_repo(s));
         }
     }
     let _ = files;
     let mut out = Vec::new();
-    for a in spec.get("artifacts").and_then(Node::as_seq).unwrap_or_default() {
+    for a in spec
+        .get("artifacts")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+    {
         let Some(name) = a.get("name").and_then(Node::scalar_text) else {
             continue;
         };
@@ -189,7 +200,10 @@ pub fn generate(
             external: None,
         };
         for op in a.get("copy").and_then(Node::as_seq).unwrap_or_default() {
-            let from = op.get("from").and_then(Node::scalar_text).unwrap_or_default();
+            let from = op
+                .get("from")
+                .and_then(Node::scalar_text)
+                .unwrap_or_default();
             let to = op.get("to").and_then(Node::scalar_text).unwrap_or_default();
             let span = op.get("from").map(|n| n.span).unwrap_or(op.span);
             let excludes: Vec<String> = op
@@ -201,23 +215,34 @@ pub fn generate(
                 .collect();
             let Some((alias, pattern)) = from.strip_prefix('@').and_then(|f| f.split_once('/'))
             else {
-                g.problems
-                    .push((span, format!("copy source `{from}` is not `@alias/pattern`")));
+                g.problems.push((
+                    span,
+                    format!("copy source `{from}` is not `@alias/pattern`"),
+                ));
                 continue;
             };
             let Some(dest) = to.strip_prefix("@artifact/") else {
-                g.problems
-                    .push((span, format!("copy destination `{to}` does not start with `@artifact/`")));
+                g.problems.push((
+                    span,
+                    format!("copy destination `{to}` does not start with `@artifact/`"),
+                ));
                 continue;
             };
             match aliases.get(alias) {
-                None => g
-                    .problems
-                    .push((span, format!("source alias `{alias}` is not in spec.sources"))),
+                None => g.problems.push((
+                    span,
+                    format!("source alias `{alias}` is not in spec.sources"),
+                )),
                 Some(Err(why)) => g.external = Some(why.clone()),
                 Some(Ok(src)) => {
-                    if let Err(m) = copy(src, pattern, dest, to.ends_with('/'), &excludes, &mut g.tree)
-                    {
+                    if let Err(m) = copy(
+                        src,
+                        pattern,
+                        dest,
+                        to.ends_with('/'),
+                        &excludes,
+                        &mut g.tree,
+                    ) {
                         g.problems.push((span, m));
                     }
                 }
@@ -354,7 +379,10 @@ mod tests {
 
     fn tree(paths: &[&str]) -> ArtifactTree {
         ArtifactTree {
-            files: paths.iter().map(|p| (p.to_string(), p.to_string())).collect(),
+            files: paths
+                .iter()
+                .map(|p| (p.to_string(), p.to_string()))
+                .collect(),
         }
     }
 
@@ -369,9 +397,17 @@ mod tests {
         ]);
         let mut out = ArtifactTree::default();
         copy(&src, "apps/base/**", "base/", true, &[], &mut out).unwrap_or_else(|e| panic!("{e}"));
-        copy(&src, "apps/production/**", "production/", true, &["*.md".into()], &mut out)
+        copy(
+            &src,
+            "apps/production/**",
+            "production/",
+            true,
+            &["*.md".into()],
+            &mut out,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        copy(&src, "infra/a.yaml", "x.yaml", false, &[], &mut out)
             .unwrap_or_else(|e| panic!("{e}"));
-        copy(&src, "infra/a.yaml", "x.yaml", false, &[], &mut out).unwrap_or_else(|e| panic!("{e}"));
         copy(&src, "apps/base", "", true, &[], &mut out).unwrap_or_else(|e| panic!("{e}"));
         let keys: Vec<&str> = out.files.keys().map(String::as_str).collect();
         assert_eq!(

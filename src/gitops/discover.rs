@@ -2,17 +2,17 @@
 //! what each app renders (its units) and which objects it deploys, and gather the rest into
 //! standalone apps (per directory, per unreferenced kustomization or chart).
 
+use super::Skip;
 use super::app_of_apps::{Origin, Pending};
 use super::appset::{self, RepoTree};
 use super::argo::{self, ArgoSource};
+use super::artifact::{ArtifactFs, ArtifactTree};
 use super::envsubst;
 use super::flux::{self, FluxApp};
-use super::remotes::{IdentityRule, RepoIdentity, git_remotes};
-use super::artifact::{ArtifactFs, ArtifactTree};
 use super::remotes::Judgement;
+use super::remotes::{IdentityRule, RepoIdentity, git_remotes};
 use super::sourceignore::IgnoreRules;
-use super::units::{self, HelmUnit, KustomizeUnit, Unit};
-use super::Skip;
+use super::units::{self, HelmUnit, KustomizeUnit, Rendered, Unit};
 use super::{App, AppKind, Model, ModelObject};
 use crate::config::Profile;
 use crate::object::Object;
@@ -78,6 +78,10 @@ struct Layout {
     kustomizations: BTreeSet<String>,
     /// Directories another kustomization in the repo refers to (bases, components).
     referenced: BTreeSet<String>,
+    /// Kustomization references: (the directory that lists, the directory listed).
+    edges: Vec<(String, String)>,
+    /// Directories whose kustomization is a `kind: Component`: fragments, never built alone.
+    components: BTreeSet<String>,
 }
 
 impl Layout {
@@ -85,6 +89,8 @@ impl Layout {
         let mut charts = BTreeSet::new();
         let mut kustomizations = BTreeSet::new();
         let mut referenced = BTreeSet::new();
+        let mut edges = Vec::new();
+        let mut components = BTreeSet::new();
         for f in files {
             if file_name(&f.path) == "Chart.yaml" {
                 charts.insert(dir_of(&f.path).to_string());
@@ -92,6 +98,9 @@ impl Layout {
                 let dir = dir_of(&f.path);
                 kustomizations.insert(dir.to_string());
                 let root = f.docs.first().map(|d| &d.root);
+                if root.and_then(|r| r.get_str("kind")) == Some("Component") {
+                    components.insert(dir.to_string());
+                }
                 for key in ["resources", "bases", "components"] {
                     for r in root
                         .and_then(|r| r.get(key))
@@ -102,7 +111,10 @@ impl Layout {
                             && !p.contains("://")
                             && let Some(n) = normalize_relative(&format!("{dir}/{p}"))
                         {
-                            referenced.insert(n);
+                            edges.push((dir.to_string(), n.clone()));
+                            if n != dir {
+                                referenced.insert(n);
+                            }
                         }
                     }
                 }
@@ -110,10 +122,13 @@ impl Layout {
                 referenced.extend(f.docs.iter().flat_map(|d| flux_components(&d.root)));
             }
         }
+        // A directory listed only by itself is not referenced (`resources: [.]`).
         Layout {
             charts,
             kustomizations,
             referenced,
+            edges,
+            components,
         }
     }
 
@@ -164,15 +179,6 @@ struct Ctx<'a> {
     git_trees: BTreeMap<(String, String), Option<Arc<ArtifactTree>>>,
 }
 
-/// What rendering one app's sources produced.
-#[derive(Default)]
-pub(super) struct Rendered {
-    pub(super) objects: Vec<Object>,
-    pub(super) issues: Vec<RenderIssue>,
-    sources: Vec<String>,
-    differences: Vec<super::twice::RenderDifference>,
-}
-
 impl Ctx<'_> {
     /// A declared or rendered object by kind, namespace (an object without one matches any)
     /// and name.
@@ -185,7 +191,9 @@ impl Ctx<'_> {
             .filter(|o| {
                 o.kind == kind && o.name == name && o.namespace.as_deref().unwrap_or(ns) == ns
             })
-            .min_by_key(|o| std::cmp::Reverse(common_dirs(&map.get(o.span().file).path, &self.near)))
+            .min_by_key(|o| {
+                std::cmp::Reverse(common_dirs(&map.get(o.span().file).path, &self.near))
+            })
             .cloned()
     }
 
@@ -267,9 +275,18 @@ impl Ctx<'_> {
                 .and_then(Node::as_seq)
                 .unwrap_or_default()
             {
-                let alias = s.get("alias").and_then(Node::scalar_text).unwrap_or_default();
-                let kind = s.get("kind").and_then(Node::scalar_text).unwrap_or_default();
-                let name = s.get("name").and_then(Node::scalar_text).unwrap_or_default();
+                let alias = s
+                    .get("alias")
+                    .and_then(Node::scalar_text)
+                    .unwrap_or_default();
+                let kind = s
+                    .get("kind")
+                    .and_then(Node::scalar_text)
+                    .unwrap_or_default();
+                let name = s
+                    .get("name")
+                    .and_then(Node::scalar_text)
+                    .unwrap_or_default();
                 let src_ns = s
                     .get("namespace")
                     .and_then(Node::scalar_text)
@@ -278,7 +295,9 @@ impl Ctx<'_> {
                     // Not declared here (bootstrap writes it at install): judged by path.
                     let git = self.find(&kind, &src_ns, &name);
                     let url = git.as_ref().and_then(|g| {
-                        g.root.get_path(&["spec", "url"]).and_then(Node::scalar_text)
+                        g.root
+                            .get_path(&["spec", "url"])
+                            .and_then(Node::scalar_text)
                     });
                     if self.identity.judge(url.as_deref(), Some(""), self.fs).local {
                         Ok(match &git {
@@ -302,7 +321,10 @@ impl Ctx<'_> {
             }
             let files = self.all_files().to_vec();
             for out in super::artifact::generate(&g, &files, &|s: &Node| {
-                let alias = s.get("alias").and_then(Node::scalar_text).unwrap_or_default();
+                let alias = s
+                    .get("alias")
+                    .and_then(Node::scalar_text)
+                    .unwrap_or_default();
                 inputs
                     .get(&alias)
                     .cloned()
@@ -457,7 +479,13 @@ impl Ctx<'_> {
 
     /// A Flux Kustomization over an artifact tree: the kustomization at the path (or the one
     /// the controller generates from the tree's files), with the Kustomization's options.
-    fn render_flux_tree(&mut self, tree: &ArtifactTree, dir: &str, spec: &Node, out: &mut Rendered) {
+    fn render_flux_tree(
+        &mut self,
+        tree: &ArtifactTree,
+        dir: &str,
+        spec: &Node,
+        out: &mut Rendered,
+    ) {
         use super::flux_overlay::{GeneratedFs, generated_kustomization, overlay};
         use crate::render::kustomize::{self, BuildOptions, LoadRestrictions};
         let opts = BuildOptions {
@@ -491,10 +519,16 @@ impl Ctx<'_> {
             out.sources
                 .push(format!("kustomize {shown} (flux artifact)"));
             let base = read_kustomization(&afs, dir);
-            kustomize::build_with_kustomization(&afs, dir, overlay(base, spec, &component_exists), &opts)
+            kustomize::build_with_kustomization(
+                &afs,
+                dir,
+                overlay(base, spec, &component_exists),
+                &opts,
+            )
         } else {
-            out.sources
-                .push(format!("directory {shown} (flux artifact, generated kustomization)"));
+            out.sources.push(format!(
+                "directory {shown} (flux artifact, generated kustomization)"
+            ));
             let text = generated_kustomization(&afs, dir, &kustomizations);
             let gfs = GeneratedFs::new(&afs, dir, text);
             kustomize::build_with_kustomization(
@@ -700,6 +734,7 @@ fn new_app(name: String, kind: AppKind, span: Option<Span>) -> App {
         render_differences: Vec::new(),
         span,
         parent: None,
+        generated_by: None,
         depends_on: Vec::new(),
         repository: None,
         skipped: Vec::new(),
@@ -797,14 +832,24 @@ pub fn build_model_with(
         }
     }
     let tree_files: Vec<(FileId, String)> = files.iter().map(|f| (f.id, f.path.clone())).collect();
+    let cluster_secrets: Vec<Object> = ctx
+        .plain
+        .iter()
+        .map(|(o, _)| o)
+        .filter(|o| appset::is_cluster_secret(o))
+        .cloned()
+        .collect();
     let declared: Vec<Object> = ctx.plain.iter().map(|(o, _)| o.clone()).collect();
     // What Flux references can name: declared objects first, then every object written in
     // a render input as it is (the ConfigMap a `substituteFrom` names often sits in a
     // kustomization another Kustomization builds).
     ctx.catalog = declared.clone();
     for f in files.iter().filter(|f| ctx.layout.is_render_input(&f.path)) {
-        ctx.catalog
-            .extend(f.docs.iter().filter_map(|d| Object::from_node(d.root.clone())));
+        ctx.catalog.extend(
+            f.docs
+                .iter()
+                .filter_map(|d| Object::from_node(d.root.clone())),
+        );
     }
     ctx.build_artifacts();
 
@@ -828,6 +873,7 @@ pub fn build_model_with(
             let tree = RepoTree {
                 files: &tree_files,
                 map: &map,
+                clusters: &cluster_secrets,
             };
             pending.extend(appset_apps(&mut ctx, obj, &tree, go_template));
         } else if flux::is_flux_kustomization(obj) {
@@ -840,10 +886,11 @@ pub fn build_model_with(
         origins.resize(pending.len(), origin);
     }
 
-    expand_flux(&mut ctx, &mut pending);
+    expand_flux(&mut ctx, &mut pending, false);
     let tree = RepoTree {
         files: &tree_files,
         map: &map,
+        clusters: &cluster_secrets,
     };
     super::app_of_apps::expand(&mut pending, origins, |obj| {
         if argo::is_argo_app(obj) {
@@ -865,16 +912,7 @@ pub fn build_model_with(
     });
 
     // Standalone: unreferenced kustomizations and charts, then loose manifests per directory.
-    let standalone_kustomize: Vec<String> = ctx
-        .layout
-        .kustomizations
-        .iter()
-        .filter(|d| {
-            !ctx.layout.referenced.contains(*d) && !ctx.layout.charts.iter().any(|c| under(d, c))
-        })
-        .filter(|d| !ctx.rendered_dirs.contains(*d))
-        .cloned()
-        .collect();
+    let standalone_kustomize = standalone_kustomizations(&ctx.layout, &ctx.rendered_dirs);
     let standalone_charts: Vec<String> = ctx
         .layout
         .charts
@@ -970,6 +1008,7 @@ pub fn build_model_with(
         ));
     }
 
+    expand_flux(&mut ctx, &mut pending, true);
     for (mut app, rendered, ns_override) in pending {
         let index = model.apps.len();
         app.issues.extend(rendered.issues);
@@ -997,6 +1036,64 @@ pub fn build_model_with(
     model
 }
 
+/// The kustomizations built as standalone apps: those no other kustomization lists and no
+/// app renders, then one per group of kustomizations that only list each other (a cycle no
+/// root reaches: its build reports the cycle, once, on the entry that closes it).
+/// Components and directories inside charts are fragments, never built alone.
+fn standalone_kustomizations(layout: &Layout, rendered: &BTreeSet<String>) -> Vec<String> {
+    let listed_by_other: BTreeSet<&str> = layout
+        .edges
+        .iter()
+        .filter(|(from, to)| from != to)
+        .map(|(_, to)| to.as_str())
+        .collect();
+    let fragment =
+        |d: &str| layout.components.contains(d) || layout.charts.iter().any(|c| under(d, c));
+    let mut reached: BTreeSet<String> = rendered.clone();
+    // Flux `spec.components` directories are reached through their Kustomization.
+    reached.extend(
+        layout
+            .referenced
+            .iter()
+            .filter(|d| !listed_by_other.contains(d.as_str()))
+            .cloned(),
+    );
+    let mut out = Vec::new();
+    let mut queue: Vec<String> = Vec::new();
+    for d in &layout.kustomizations {
+        if !listed_by_other.contains(d.as_str()) && !layout.referenced.contains(d) {
+            if !rendered.contains(d) && !fragment(d) {
+                out.push(d.clone());
+            }
+            queue.push(d.clone());
+        }
+    }
+    queue.extend(reached.iter().cloned());
+    let reach = |queue: &mut Vec<String>, reached: &mut BTreeSet<String>| {
+        while let Some(d) = queue.pop() {
+            for (_, to) in layout.edges.iter().filter(|(from, _)| *from == d) {
+                if reached.insert(to.clone()) {
+                    queue.push(to.clone());
+                }
+            }
+        }
+    };
+    for d in &queue {
+        reached.insert(d.clone());
+    }
+    reach(&mut queue, &mut reached);
+    for d in &layout.kustomizations {
+        if reached.contains(d) || fragment(d) {
+            continue;
+        }
+        out.push(d.clone());
+        reached.insert(d.clone());
+        let mut q = vec![d.clone()];
+        reach(&mut q, &mut reached);
+    }
+    out
+}
+
 type FluxKey = (String, Option<String>, String);
 
 fn flux_key(o: &Object) -> FluxKey {
@@ -1017,7 +1114,11 @@ fn same_flux(a: &FluxKey, b: &FluxKey) -> bool {
 /// Flux Kustomization or HelmRelease in a Kustomization's build becomes an app of its own,
 /// read from the built object (the parent's patches and substitution applied), with the
 /// parent recorded. A child also declared as a plain file is read again from the build.
-fn expand_flux(ctx: &mut Ctx, pending: &mut Vec<Pending>) {
+///
+/// With `from_builds`, the parents are the standalone kustomize and Helm builds instead (an
+/// archive of retired apps, a tree no root reaches): the Flux objects they hold are listed
+/// as apps too, under the directory that holds them.
+fn expand_flux(ctx: &mut Ctx, pending: &mut Vec<Pending>, from_builds: bool) {
     let mut keys: Vec<Option<FluxKey>> = pending
         .iter()
         .map(|(a, _, _)| a.flux.as_ref().map(|f| flux_key(&f.decl)))
@@ -1025,7 +1126,17 @@ fn expand_flux(ctx: &mut Ctx, pending: &mut Vec<Pending>) {
     let mut parents: Vec<Option<usize>> = vec![None; pending.len()];
     let mut i = 0;
     while i < pending.len() {
-        if pending[i].0.kind != AppKind::FluxKustomization {
+        let is_parent = if from_builds {
+            pending[i].0.kind == AppKind::Standalone
+                && pending[i]
+                    .1
+                    .sources
+                    .iter()
+                    .any(|s| s.starts_with("kustomize ") || s.starts_with("helm "))
+        } else {
+            pending[i].0.kind == AppKind::FluxKustomization
+        };
+        if !is_parent {
             i += 1;
             continue;
         }
@@ -1083,7 +1194,8 @@ fn expand_flux(ctx: &mut Ctx, pending: &mut Vec<Pending>) {
             let existing = (0..pending.len())
                 .find(|&j| j != i && keys[j].as_ref().is_some_and(|k| same_flux(k, &key)));
             if let Some(j) = existing {
-                if parents[j].is_none() && !chain.contains(&j) {
+                let orphan = parents[j].is_none() && pending[j].0.parent.is_none();
+                if orphan && !from_builds && !chain.contains(&j) {
                     // Declared as a file too: the built object is what the cluster gets.
                     let app = create_flux(ctx, &child);
                     pending[j] = app;
@@ -1149,10 +1261,12 @@ fn appset_apps(
         if out.is_empty() {
             app.issues.extend(exp.issues.iter().cloned());
         }
+        app.generated_by = Some(obj.name.clone());
         out.push((app, r, ns));
     }
     if out.is_empty() && !exp.issues.is_empty() {
         let mut app = new_app(obj.name.clone(), AppKind::ArgoAppSet, Some(obj.span()));
+        app.generated_by = Some(obj.name.clone());
         app.issues = exp.issues;
         out.push((app, Rendered::default(), None));
     }
@@ -1211,6 +1325,13 @@ fn argo_app(
         let at = src.path_span.unwrap_or(obj.span());
         if let Some(chart) = &src.chart {
             rendered.sources.push(format!("chart {chart}"));
+            app.skipped.push(Skip {
+                reason: "remote-chart",
+                message: format!(
+                    "chart `{chart}` comes from the Helm repository {}",
+                    src.repo_url.as_deref().unwrap_or("?")
+                ),
+            });
             rendered.issues.push(RenderIssue { kind: IssueKind::Unrenderable, span: src.node.get("chart").map(|n| n.span).unwrap_or(at), message: format!("chart `{chart}` comes from a Helm repository ({}) and is not vendored in this repository", src.repo_url.as_deref().unwrap_or("?")) });
             continue;
         }
@@ -1229,7 +1350,9 @@ fn argo_app(
             rendered.sources.push(format!("external {url}"));
             app.skipped.push(super::Skip {
                 reason: "external-source",
-                message: format!("source {url} is another repository; the linter does not fetch it"),
+                message: format!(
+                    "source {url} is another repository; the linter does not fetch it"
+                ),
             });
             continue;
         }
@@ -1365,7 +1488,10 @@ fn artifact_failures(ctx: &Ctx, r: Option<&Node>, ns: &str) -> Vec<RenderIssue> 
     let Some(r) = r.filter(|r| r.get_str("kind") == Some("ExternalArtifact")) else {
         return Vec::new();
     };
-    let name = r.get("name").and_then(Node::scalar_text).unwrap_or_default();
+    let name = r
+        .get("name")
+        .and_then(Node::scalar_text)
+        .unwrap_or_default();
     let rns = r
         .get("namespace")
         .and_then(Node::scalar_text)
@@ -1432,10 +1558,16 @@ fn flux_source(
         "ExternalArtifact" => match ctx.artifact(&src_ns, &name) {
             Some(Ok(tree)) => (Ok(FluxView::Tree(tree)), None),
             Some(Err(why)) => {
-                let failed = ctx.artifact_problems.contains_key(&(src_ns.clone(), name.clone()));
+                let failed = ctx
+                    .artifact_problems
+                    .contains_key(&(src_ns.clone(), name.clone()));
                 (
                     Err(Skip {
-                        reason: if failed { "render-failed" } else { "external-source" },
+                        reason: if failed {
+                            "render-failed"
+                        } else {
+                            "external-source"
+                        },
                         message: format!("ExternalArtifact {src_ns}/{name}: {why}"),
                     }),
                     None,
@@ -1452,9 +1584,11 @@ fn flux_source(
             ),
         },
         _ => {
-            let url = ctx
-                .find(&kind, &src_ns, &name)
-                .and_then(|o| o.root.get_path(&["spec", "url"]).and_then(Node::scalar_text));
+            let url = ctx.find(&kind, &src_ns, &name).and_then(|o| {
+                o.root
+                    .get_path(&["spec", "url"])
+                    .and_then(Node::scalar_text)
+            });
             (
                 Err(Skip {
                     reason: "external-source",
@@ -1469,10 +1603,7 @@ fn flux_source(
     }
 }
 
-fn flux_kustomization(
-    ctx: &mut Ctx,
-    obj: &Object,
-) -> (App, Rendered, Option<String>) {
+fn flux_kustomization(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Option<String>) {
     let mut app = new_app(
         obj.name.clone(),
         AppKind::FluxKustomization,
@@ -1505,7 +1636,15 @@ fn flux_kustomization(
         Some(path) => match flux_source(ctx, spec, &path, &ns) {
             (Err(skip), judgement) => {
                 app.repository = judgement;
-                rendered.sources.push(format!("external ({})", skip.message));
+                if skip.reason == "render-failed" {
+                    rendered
+                        .sources
+                        .push(format!("artifact ({})", skip.message));
+                } else {
+                    rendered
+                        .sources
+                        .push(format!("external ({})", skip.message));
+                }
                 rendered
                     .issues
                     .extend(artifact_failures(ctx, spec.get("sourceRef"), &ns));
@@ -1578,10 +1717,7 @@ fn flux_kustomization(
     (app, rendered, target_ns)
 }
 
-fn helm_release(
-    ctx: &mut Ctx,
-    obj: &Object,
-) -> (App, Rendered, Option<String>) {
+fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Option<String>) {
     let mut app = new_app(
         obj.name.clone(),
         AppKind::FluxHelmRelease,
@@ -1617,18 +1753,19 @@ fn helm_release(
         .and_then(Node::scalar_text)
         .unwrap_or_else(|| ns.clone());
     let ref_span = chart_ref.map(|n| n.span).unwrap_or(obj.span());
-    let not_fetched = |app: &mut App, rendered: &mut Rendered, span: Span, chart: String, why: String| {
-        rendered.sources.push(format!("chart {chart}"));
-        app.skipped.push(Skip {
-            reason: "remote-chart",
-            message: format!("chart {chart} {why}"),
-        });
-        rendered.issues.push(RenderIssue {
-            kind: IssueKind::Unrenderable,
-            span,
-            message: format!("chart {chart} {why}; the linter does not fetch charts"),
-        });
-    };
+    let not_fetched =
+        |app: &mut App, rendered: &mut Rendered, span: Span, chart: String, why: String| {
+            rendered.sources.push(format!("chart {chart}"));
+            app.skipped.push(Skip {
+                reason: "remote-chart",
+                message: format!("chart {chart} {why}"),
+            });
+            rendered.issues.push(RenderIssue {
+                kind: IssueKind::Unrenderable,
+                span,
+                message: format!("chart {chart} {why}; the linter does not fetch charts"),
+            });
+        };
     let helm_chart = (spec.get_path(&["chart", "spec"]).is_none() && ref_kind == "HelmChart")
         .then(|| ctx.find("HelmChart", &ref_ns, &ref_name))
         .flatten();
@@ -1640,8 +1777,7 @@ fn helm_release(
         },
         (None, None) if ref_kind == "ExternalArtifact" => {
             // The artifact is the chart: rendered when this repo builds it.
-            let Some(Ok(tree)) = ctx.artifact(&ref_ns, &ref_name)
-            else {
+            let Some(Ok(tree)) = ctx.artifact(&ref_ns, &ref_name) else {
                 not_fetched(
                     &mut app,
                     &mut rendered,
@@ -1652,12 +1788,17 @@ fn helm_release(
                 return (app, rendered, None);
             };
             let unit = flux_helm_unit(obj, spec, &ns, String::new(), vec![], ctx, &mut rendered);
-            let afs = ArtifactFs { inner: ctx.fs, tree: &tree };
+            let afs = ArtifactFs {
+                inner: ctx.fs,
+                tree: &tree,
+            };
             if !afs.is_file("Chart.yaml") {
                 rendered.issues.push(RenderIssue {
                     kind: IssueKind::Failed,
                     span: ref_span,
-                    message: format!("ExternalArtifact {ref_ns}/{ref_name} holds no Chart.yaml at its root"),
+                    message: format!(
+                        "ExternalArtifact {ref_ns}/{ref_name} holds no Chart.yaml at its root"
+                    ),
                 });
                 return (app, rendered, None);
             }
@@ -1696,7 +1837,10 @@ fn helm_release(
             return (app, rendered, None);
         }
     };
-    let at = chart_spec.get("chart").map(|n| n.span).unwrap_or(obj.span());
+    let at = chart_spec
+        .get("chart")
+        .map(|n| n.span)
+        .unwrap_or(obj.span());
     let Some(chart) = chart_spec.get("chart").and_then(Node::scalar_text) else {
         return (app, rendered, None);
     };
@@ -1715,7 +1859,11 @@ fn helm_release(
             .unwrap_or_else(|| "*".into());
         let url = ctx
             .find("HelmRepository", &chart_source_ns, &src_name)
-            .and_then(|o| o.root.get_path(&["spec", "url"]).and_then(Node::scalar_text))
+            .and_then(|o| {
+                o.root
+                    .get_path(&["spec", "url"])
+                    .and_then(Node::scalar_text)
+            })
             .map(|u| format!(" ({u})"))
             .unwrap_or_default();
         not_fetched(
@@ -1754,7 +1902,10 @@ fn helm_release(
     let fs: &dyn RepoFs = match &view {
         FluxView::Repo => base_fs,
         FluxView::Tree(tree) => {
-            tree_fs = ArtifactFs { inner: base_fs, tree };
+            tree_fs = ArtifactFs {
+                inner: base_fs,
+                tree,
+            };
             &tree_fs
         }
     };
@@ -1793,7 +1944,15 @@ fn helm_release(
         rendered.sources.push(format!("helm {chart_path}"));
         return (app, rendered, None);
     }
-    let mut unit = flux_helm_unit(obj, spec, &ns, chart_path.clone(), value_files, ctx, &mut rendered);
+    let mut unit = flux_helm_unit(
+        obj,
+        spec,
+        &ns,
+        chart_path.clone(),
+        value_files,
+        ctx,
+        &mut rendered,
+    );
     unit.ignore_missing_value_files = ignore_missing;
     if let FluxView::Tree(tree) = &view {
         mark_tree(ctx, tree, &chart_path);

@@ -202,10 +202,16 @@ pub(super) fn decode_base64(s: &str) -> Option<String> {
 /// in a `gotk-sync.yaml`, or the GitRepository a root Kustomization uses — one declared
 /// under `clusters/`, or one whose `spec.path` holds its own file (it manages itself).
 pub fn bootstrap_urls(plain: &[(Object, String)]) -> Vec<String> {
-    let url_of = |o: &Object| o.root.get_path(&["spec", "url"]).and_then(Node::scalar_text);
+    let url_of = |o: &Object| {
+        o.root
+            .get_path(&["spec", "url"])
+            .and_then(Node::scalar_text)
+    };
     let mut urls: Vec<String> = plain
         .iter()
-        .filter(|(o, f)| is_git_repository(o) && (f == "gotk-sync.yaml" || f.ends_with("/gotk-sync.yaml")))
+        .filter(|(o, f)| {
+            is_git_repository(o) && (f == "gotk-sync.yaml" || f.ends_with("/gotk-sync.yaml"))
+        })
         .filter_map(|(o, _)| url_of(o))
         .collect();
     for (o, file) in plain.iter().filter(|(o, _)| is_flux_kustomization(o)) {
@@ -220,11 +226,17 @@ pub fn bootstrap_urls(plain: &[(Object, String)]) -> Vec<String> {
             continue;
         }
         let spec = o.root.get("spec");
-        let src = |k: &str| spec.and_then(|s| s.get_path(&["sourceRef", k])).and_then(Node::scalar_text);
+        let src = |k: &str| {
+            spec.and_then(|s| s.get_path(&["sourceRef", k]))
+                .and_then(Node::scalar_text)
+        };
         if src("kind").as_deref() != Some("GitRepository") {
             continue;
         }
-        let (Some(name), ns) = (src("name"), src("namespace").or_else(|| o.namespace.clone())) else {
+        let (Some(name), ns) = (
+            src("name"),
+            src("namespace").or_else(|| o.namespace.clone()),
+        ) else {
             continue;
         };
         if let Some(url) = plain

@@ -24,6 +24,7 @@ pub fn apps_json(model: &Model) -> Value {
                     "rule": j.rule.describe(),
                 })),
                 "parent": a.parent,
+                "generated-by": a.generated_by,
                 "depends-on": a.depends_on,
                 "status": status.as_str(),
                 "reason": reason.as_ref().map(|(code, _)| *code),

@@ -2,9 +2,9 @@
 //! rules (catalog Part A). Rules read only this model.
 
 mod app_of_apps;
-pub mod artifact;
 pub mod appset;
 pub mod argo;
+pub mod artifact;
 mod discover;
 pub mod envsubst;
 pub mod flux;
@@ -12,8 +12,8 @@ pub mod flux_overlay;
 pub mod gotemplate;
 pub mod ignore;
 pub mod listing;
-pub mod sourceignore;
 pub mod remotes;
+pub mod sourceignore;
 pub mod twice;
 pub mod units;
 mod values_from;
@@ -75,6 +75,8 @@ pub struct App {
     /// The app-of-apps parent: the Argo app whose source renders this app's Application
     /// (or ApplicationSet), or the Flux Kustomization whose build holds this app's object.
     pub parent: Option<String>,
+    /// The ApplicationSet that generated this app.
+    pub generated_by: Option<String>,
     /// Flux `spec.dependsOn` (names, `namespace/name` when another namespace is named).
     pub depends_on: Vec<String>,
     /// Whether the app's source is this repository, and which rule decided (catalog A1.9).
@@ -165,7 +167,10 @@ impl App {
             (true, Some(r)) => (RenderStatus::NotRendered, Some(r)),
             (true, None) => (
                 RenderStatus::NotRendered,
-                Some(("no-objects", "the app's sources hold no objects".to_string())),
+                Some((
+                    "no-objects",
+                    "the app's sources hold no objects".to_string(),
+                )),
             ),
         }
     }

@@ -107,7 +107,9 @@ impl RepoIdentity {
         }
         Judgement {
             url: url.map(str::to_string),
-            local: path.and_then(normalize_relative).is_some_and(|p| fs.is_dir(&p)),
+            local: path
+                .and_then(normalize_relative)
+                .is_some_and(|p| fs.is_dir(&p)),
             rule: IdentityRule::PathExists,
         }
     }

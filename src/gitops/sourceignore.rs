@@ -111,7 +111,10 @@ mod tests {
     #[test]
     fn last_rule_wins_and_negation_re_includes() {
         let mut r = IgnoreRules::with_defaults();
-        r.add("# exclude all\n/*\n# include gitops dirs\n!/kubernetes\n", "");
+        r.add(
+            "# exclude all\n/*\n# include gitops dirs\n!/kubernetes\n",
+            "",
+        );
         assert!(r.excludes("docs/index.yaml"));
         assert!(r.excludes("Taskfile.yaml"));
         assert!(!r.excludes("kubernetes/main/apps/a.yaml"));
