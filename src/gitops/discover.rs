@@ -892,7 +892,7 @@ pub fn build_model_with(
         map: &map,
         clusters: &cluster_secrets,
     };
-    super::app_of_apps::expand(&mut pending, origins, |obj| {
+    super::app_of_apps::expand(&mut pending, &mut origins, false, |obj| {
         if argo::is_argo_app(obj) {
             obj.root
                 .get("spec")
@@ -921,7 +921,10 @@ pub fn build_model_with(
         .filter(|d| !ctx.rendered_dirs.contains(*d))
         .cloned()
         .collect();
+    // What each standalone app stands for, to drop it if an app found below renders it.
+    let mut standalone_of: Vec<(usize, Result<String, Vec<usize>>)> = Vec::new();
     for dir in standalone_kustomize {
+        standalone_of.push((pending.len(), Ok(dir.clone())));
         let mut r = Rendered::default();
         let at = kustomization_span(files, &dir);
         ctx.render_unit(
@@ -944,6 +947,7 @@ pub fn build_model_with(
         ));
     }
     for dir in standalone_charts {
+        standalone_of.push((pending.len(), Ok(dir.clone())));
         let mut r = Rendered::default();
         let at = files
             .iter()
@@ -997,6 +1001,7 @@ pub fn build_model_with(
             ..Default::default()
         };
         r.objects = indices.iter().map(|&i| ctx.plain[i].0.clone()).collect();
+        standalone_of.push((pending.len(), Err(indices)));
         pending.push((
             new_app(
                 if dir.is_empty() { ".".into() } else { dir },
@@ -1008,7 +1013,86 @@ pub fn build_model_with(
         ));
     }
 
+    // Directories rendered from here on are rendered by apps found in standalone builds.
+    let _before = std::mem::take(&mut ctx.rendered_dirs);
     expand_flux(&mut ctx, &mut pending, true);
+    super::app_of_apps::expand(&mut pending, &mut origins, true, |obj| {
+        if argo::is_argo_app(obj) {
+            obj.root
+                .get("spec")
+                .map(|spec| {
+                    vec![argo_app(
+                        &mut ctx,
+                        obj,
+                        obj.name.clone(),
+                        spec,
+                        AppKind::Argo,
+                    )]
+                })
+                .unwrap_or_default()
+        } else {
+            appset_apps(&mut ctx, obj, &tree, go_template)
+        }
+    });
+    // Every Flux object the repo declares is an app: one in a build that did not render
+    // (a remote base, a broken fragment) is listed as written, not rendered.
+    let known: Vec<FluxKey> = pending
+        .iter()
+        .filter_map(|(a, _, _)| a.flux.as_ref().map(|f| flux_key(&f.decl)))
+        .collect();
+    let unlisted: Vec<Object> = ctx
+        .catalog
+        .iter()
+        .filter(|o| flux::is_flux_kustomization(o) || flux::is_helm_release(o))
+        .filter(|o| !o.name.contains("${"))
+        .filter(|o| !known.iter().any(|k| same_flux(k, &flux_key(o))))
+        .cloned()
+        .collect();
+    for obj in unlisted {
+        let kind = if flux::is_helm_release(&obj) {
+            AppKind::FluxHelmRelease
+        } else {
+            AppKind::FluxKustomization
+        };
+        let mut app = new_app(
+            obj.name.clone(),
+            kind,
+            obj.metadata().and_then(|m| m.get("name")).map(|n| n.span),
+        );
+        app.flux = Some(FluxApp::read(&obj));
+        app.depends_on = flux::depends_on(&obj);
+        let file = ctx.fs.source_map().get(obj.span().file).path.clone();
+        app.skipped.push(Skip {
+            reason: "parent-not-rendered",
+            message: format!(
+                "declared in {file}, which no rendered build deploys: listed as written, not rendered"
+            ),
+        });
+        pending.push((app, Rendered::default(), None));
+    }
+    // A standalone directory that an app found inside a standalone build renders (the
+    // Applications of an app-of-apps chart) is that app's, not an app of its own.
+    let parents: BTreeSet<String> = pending
+        .iter()
+        .filter_map(|(a, _, _)| a.parent.clone())
+        .collect();
+    let superseded: BTreeSet<usize> = standalone_of
+        .into_iter()
+        .filter(|(i, what)| {
+            !parents.contains(&pending[*i].0.name)
+                && match what {
+                    Ok(dir) => ctx.rendered_dirs.contains(dir),
+                    Err(indices) => indices.iter().all(|&k| ctx.owned[k]),
+                }
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let pending: Vec<Pending> = pending
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !superseded.contains(i))
+        .map(|(_, p)| p)
+        .collect();
     for (mut app, rendered, ns_override) in pending {
         let index = model.apps.len();
         app.issues.extend(rendered.issues);
