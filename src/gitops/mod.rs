@@ -5,6 +5,7 @@ mod app_of_apps;
 pub mod appset;
 pub mod argo;
 pub mod artifact;
+mod context;
 mod discover;
 pub mod envsubst;
 pub mod flux;
@@ -19,7 +20,8 @@ pub mod units;
 mod values_from;
 
 pub use argo::{ArgoApp, ArgoSettings, SyncPolicy};
-pub use discover::{LoadedFile, ModelSettings, build_model};
+pub use context::LoadedFile;
+pub use discover::{ModelSettings, build_model};
 
 impl AppKind {
     pub fn as_str(&self) -> &'static str {
