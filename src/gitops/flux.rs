@@ -294,17 +294,21 @@ pub(super) fn expand_flux(ctx: &mut Ctx, pending: &mut Vec<Pending>, from_builds
         .map(|(a, _, _)| a.flux.as_ref().map(|f| flux_key(&f.decl)))
         .collect();
     let mut parents: Vec<Option<usize>> = vec![None; pending.len()];
+    // With `from_builds`, Kustomizations found in this pass are parents in turn.
+    let first_new = pending.len();
     let mut i = 0;
     while i < pending.len() {
+        let flux_parent = pending[i].0.kind == AppKind::FluxKustomization;
         let is_parent = if from_builds {
-            pending[i].0.kind == AppKind::Standalone
-                && pending[i]
-                    .1
-                    .sources
-                    .iter()
-                    .any(|s| s.starts_with("kustomize ") || s.starts_with("helm "))
+            (flux_parent && i >= first_new)
+                || (pending[i].0.kind == AppKind::Standalone
+                    && pending[i]
+                        .1
+                        .sources
+                        .iter()
+                        .any(|s| s.starts_with("kustomize ") || s.starts_with("helm ")))
         } else {
-            pending[i].0.kind == AppKind::FluxKustomization
+            flux_parent
         };
         if !is_parent {
             i += 1;
@@ -365,7 +369,7 @@ pub(super) fn expand_flux(ctx: &mut Ctx, pending: &mut Vec<Pending>, from_builds
                 .find(|&j| j != i && keys[j].as_ref().is_some_and(|k| same_flux(k, &key)));
             if let Some(j) = existing {
                 let orphan = parents[j].is_none() && pending[j].0.parent.is_none();
-                if orphan && !from_builds && !chain.contains(&j) {
+                if orphan && flux_parent && !chain.contains(&j) {
                     // Declared as a file too: the built object is what the cluster gets.
                     let app = create_flux(ctx, &child);
                     pending[j] = app;
