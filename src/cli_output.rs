@@ -24,6 +24,8 @@ pub struct Output<'a> {
     pub prefix: &'a str,
     pub baselined: usize,
     pub diff: Option<Reported<'a>>,
+    /// The model's coverage line (apps found, rendered, partly, not rendered by reason).
+    pub coverage: Option<String>,
 }
 
 /// The linted root relative to the enclosing repository (the nearest ancestor with `.git`),
@@ -90,6 +92,9 @@ impl Output<'_> {
             && std::env::var_os("NO_COLOR").is_none()
             && std::io::stdout().is_terminal();
         let mut text = human::render(self.findings, self.map, color);
+        if let Some(line) = &self.coverage {
+            text.push_str(&human::coverage(line));
+        }
         if let Some(d) = &self.diff {
             let r = d.result;
             text.push_str(&format!(

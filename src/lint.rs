@@ -227,7 +227,7 @@ fn lint_walked(
     for (path, err) in yaml_errors {
         findings.push(yaml_error_finding(&path, err, deployed.contains(&path)));
     }
-    findings.extend(rules::run_all(&model));
+    findings.extend(undeployed_failures_as_info(rules::run_all(&model), &model));
 
     let (mut findings, suppressed) = apply_settings(findings, config, &map);
     findings.sort_by(|a, b| {
@@ -275,6 +275,33 @@ fn yaml_error_finding(path: &str, err: crate::yaml::YamlError, deployed: bool) -
     )
     .label("YAML error here")
     .help("Fix the YAML if a tool outside this repository applies the file; if it is another tool's template, exclude it (`exclude:` in .gitops-lint.yaml).")
+}
+
+/// A render failure in a directory nothing deploys (a standalone app in a repo whose Argo CD
+/// or Flux apps do not reach it: an archive of retired apps, a leftover overlay) breaks no
+/// deployment: it is reported, at `info`.
+fn undeployed_failures_as_info(mut findings: Vec<Finding>, model: &Model) -> Vec<Finding> {
+    use crate::gitops::Controller;
+    let deployed = model
+        .apps
+        .iter()
+        .any(|a| a.controller() != Controller::None);
+    if !deployed {
+        return findings;
+    }
+    for f in &mut findings {
+        let standalone = f.app.as_deref().is_some_and(|name| {
+            model
+                .apps
+                .iter()
+                .filter(|a| a.name == name)
+                .all(|a| a.controller() == Controller::None)
+        });
+        if f.rule == crate::rules::render_failed::ID && standalone && f.severity > Severity::Info {
+            f.severity = Severity::Info;
+        }
+    }
+    findings
 }
 
 /// A parsed `# gitops-lint: ignore[a, b] reason` comment.

@@ -107,13 +107,24 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// List the apps found in a repository: name, kind, what it renders, object count.
+    /// List the apps found in a repository: name, kind, parent, object count, render status
+    /// (rendered, partial, not-rendered) and what it renders.
     Apps {
         #[arg(default_value = ".")]
         path: PathBuf,
         #[arg(long)]
         config: Option<PathBuf>,
+        /// `human` (a table) or `json` (every app with controller, source, parent, status,
+        /// reason and object count).
+        #[arg(long, value_enum, default_value_t = AppsFormat::Human)]
+        format: AppsFormat,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum AppsFormat {
+    Human,
+    Json,
 }
 
 #[derive(clap::Args)]
@@ -209,14 +220,18 @@ fn main() -> ExitCode {
             }
         },
         Some(Command::Diff { base, path, out }) => run_diff(base, path, out),
-        Some(Command::Apps { path, config }) => apps(path, config),
+        Some(Command::Apps {
+            path,
+            config,
+            format,
+        }) => apps(path, config, format),
         Some(Command::Render(args)) => render(args),
         Some(Command::Helm { args }) => helm(args),
         None => check(cli.check),
     }
 }
 
-fn apps(path: PathBuf, config: Option<PathBuf>) -> ExitCode {
+fn apps(path: PathBuf, config: Option<PathBuf>, format: AppsFormat) -> ExitCode {
     let result = match lint(&LintOptions { root: path, config }) {
         Ok(r) => r,
         Err(e) => {
@@ -224,21 +239,17 @@ fn apps(path: PathBuf, config: Option<PathBuf>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut text = format!(
-        "{:<32} {:<20} {:<24} {:>7}  {}\n",
-        "APP", "KIND", "PARENT", "OBJECTS", "SOURCE"
-    );
-    for app in &result.model.apps {
-        text.push_str(&format!(
-            "{:<32} {:<20} {:<24} {:>7}  {}\n",
-            app.name,
-            app.kind.as_str(),
-            app.parent.as_deref().unwrap_or("-"),
-            app.objects.len(),
-            app.sources.join(", ")
-        ));
+    use gitops_lint::gitops::listing;
+    match format {
+        AppsFormat::Human => print(&listing::apps_table(&result.model)),
+        AppsFormat::Json => {
+            let json = listing::apps_json(&result.model);
+            print(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&json).unwrap_or_default()
+            ))
+        }
     }
-    print(&text)
 }
 
 /// The enclosing git checkout of `dir`, else the filesystem root.
@@ -471,6 +482,7 @@ fn check(args: CheckArgs) -> ExitCode {
         prefix: &prefix,
         baselined,
         diff: None,
+        coverage: Some(gitops_lint::gitops::listing::coverage_line(&result.model)),
     }
     .emit()
 }
@@ -517,6 +529,9 @@ fn run_diff(base: String, path: PathBuf, out: OutputArgs) -> ExitCode {
         prefix: &result.prefix,
         baselined,
         diff: Some(Reported { result: &result }),
+        coverage: Some(gitops_lint::gitops::listing::coverage_line(
+            &result.head.model,
+        )),
     }
     .emit()
 }

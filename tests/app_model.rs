@@ -807,3 +807,294 @@ fn flux_overlay_builds_obey_the_repo_limits() {
         .collect();
     assert_eq!(over.len(), 1, "{:#?}", findings(&r));
 }
+
+/// `(name kind parent status reason objects)` per app, from `apps --format json`'s model.
+fn statuses(r: &gitops_lint::lint::LintResult) -> Vec<String> {
+    let json = gitops_lint::gitops::listing::apps_json(&r.model);
+    json["apps"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|a| {
+            format!(
+                "{} {} {} {} {} {}",
+                a["name"].as_str().unwrap_or("?"),
+                a["controller"].as_str().unwrap_or("?"),
+                a["parent"].as_str().unwrap_or("-"),
+                a["status"].as_str().unwrap_or("?"),
+                a["reason"].as_str().unwrap_or("-"),
+                a["objects"]
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn this_repository_by_remote_config_bootstrap_or_majority() {
+    let ks = |url: &str| {
+        format!(
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: fleet\n  namespace: flux-system\nspec:\n  url: {url}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  path: ./apps\n  sourceRef:\n    kind: GitRepository\n    name: fleet\n"
+        )
+    };
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n";
+    let remote = "[remote \"origin\"]\n\turl = git@GitHub.com:Acme/Fleet.git\n";
+    // scp-like remote, https GitRepository with `.git`, another host case.
+    let r = lint_tree(&[
+        (".git/config", remote.to_string()),
+        (
+            "clusters/prod/sync.yaml",
+            ks("https://github.com/acme/fleet.git"),
+        ),
+        ("apps/cm.yaml", cm.to_string()),
+    ]);
+    let app = r
+        .model
+        .apps
+        .iter()
+        .find(|a| a.name == "apps")
+        .expect("apps");
+    let j = app.repository.as_ref().expect("judged");
+    assert!(j.local, "{j:?}");
+    assert_eq!(j.rule.describe(), "git remote");
+    assert_eq!(app.objects.len(), 1);
+    // A remote that is another repository: external, with the reason.
+    let r = lint_tree(&[
+        (".git/config", remote.to_string()),
+        (
+            "clusters/prod/sync.yaml",
+            ks("ssh://git@github.com/acme/other"),
+        ),
+        ("apps/cm.yaml", cm.to_string()),
+    ]);
+    assert!(
+        statuses(&r).contains(&"apps flux-kustomize - not-rendered external-source 0".to_string()),
+        "{:?}",
+        statuses(&r)
+    );
+    // No remote: the bootstrap GitRepository (a gotk-sync.yaml) names the repo.
+    let r = lint_tree(&[
+        (
+            "clusters/prod/flux-system/gotk-sync.yaml",
+            ks("ssh://git@github.com/acme/fleet"),
+        ),
+        ("apps/cm.yaml", cm.to_string()),
+    ]);
+    let app = r
+        .model
+        .apps
+        .iter()
+        .find(|a| a.name == "apps")
+        .expect("apps");
+    assert_eq!(
+        app.repository
+            .as_ref()
+            .map(|j| (j.local, j.rule.describe())),
+        Some((true, "the repo's Flux bootstrap GitRepository"))
+    );
+    // No remote: the repoURL most Applications use for paths here; another one is external.
+    let app = |name: &str, url: &str, path: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {name}\nspec:\n  source:\n    repoURL: {url}\n    path: {path}\n  destination:\n    namespace: x\n"
+        )
+    };
+    let r = lint_tree(&[
+        (
+            "argocd/a.yaml",
+            app("a", "https://github.com/acme/fleet", "apps"),
+        ),
+        (
+            "argocd/b.yaml",
+            app("b", "https://github.com/acme/fleet.git", "apps"),
+        ),
+        (
+            "argocd/c.yaml",
+            app("c", "https://github.com/acme/vendor", "apps"),
+        ),
+        ("apps/cm.yaml", cm.to_string()),
+    ]);
+    let rule = |n: &str| {
+        r.model
+            .apps
+            .iter()
+            .find(|a| a.name == n)
+            .and_then(|a| a.repository.as_ref())
+            .map(|j| (j.local, j.rule.describe()))
+    };
+    let majority = "the repoURL most Applications use for paths here";
+    assert_eq!(rule("b"), Some((true, majority)));
+    assert_eq!(rule("c"), Some((false, majority)));
+}
+
+#[test]
+fn nested_flux_kustomizations_render_with_their_own_spec() {
+    let r = run("testdata/apps/flux-tree");
+    assert_eq!(
+        statuses(&r),
+        [
+            "podinfo flux-kustomize cluster-apps rendered - 1",
+            "redis flux-helm redis not-rendered remote-chart 0",
+            "redis flux-kustomize cluster-apps rendered - 2",
+            "search flux-kustomize cluster-apps not-rendered render-failed 0",
+            "cluster-apps flux-kustomize - rendered - 6",
+            "apps/legacy none - rendered - 1",
+            "clusters/prod none - rendered - 3",
+        ]
+    );
+    let podinfo = r
+        .model
+        .apps
+        .iter()
+        .find(|a| a.name == "podinfo")
+        .expect("podinfo");
+    assert_eq!(podinfo.depends_on, ["redis"]);
+    let d = &r.model.objects[podinfo.objects[0]];
+    assert_eq!(
+        (d.object.name.as_str(), d.namespace.as_str()),
+        ("prod-podinfo", "web"),
+        "namePrefix and targetNamespace of the child's own spec"
+    );
+    assert_eq!(d.object.label("acme.io/team"), Some("web"), "its component");
+    assert_eq!(
+        d.object.annotation("acme.io/url"),
+        Some("https://podinfo.prod.acme.io"),
+        "postBuild.substituteFrom of the child"
+    );
+    // spec.ignore of the GitRepository: apps/legacy is not in the artifact.
+    let root = r
+        .model
+        .apps
+        .iter()
+        .find(|a| a.name == "cluster-apps")
+        .expect("root");
+    assert!(
+        r.model
+            .objects_of(root)
+            .all(|o| o.object.name != "legacy-billing"),
+        "ignored by spec.ignore"
+    );
+    assert_eq!(
+        findings(&r),
+        [
+            "offline-unrenderable-input apps/redis/app/helmrelease.yaml:18 redis",
+            "render-failed apps/search/ks.yaml:8 search",
+        ]
+    );
+}
+
+#[test]
+fn artifact_generator_outputs_render_their_consumers() {
+    let r = run("testdata/apps/flux-artifacts");
+    assert_eq!(
+        statuses(&r),
+        [
+            "web flux-kustomize - rendered - 1",
+            "web-canary flux-helm - rendered - 1",
+            "docs flux-kustomize - not-rendered render-failed 0",
+            "clusters/prod none - rendered - 4",
+            "clusters/prod/flux-system none - rendered - 1",
+        ]
+    );
+    let replicas = |app: &str| {
+        let a = r.model.apps.iter().find(|a| a.name == app).expect("app");
+        r.model
+            .objects_of(a)
+            .find(|o| o.object.kind == "Deployment")
+            .and_then(|o| o.object.root.get_path(&["spec", "replicas"]))
+            .and_then(|n| n.as_i64())
+    };
+    assert_eq!(
+        replicas("web"),
+        Some(6),
+        "the prod overlay over base, copied in"
+    );
+    assert_eq!(
+        replicas("web-canary"),
+        Some(1),
+        "the chart from the artifact root"
+    );
+    assert_eq!(
+        findings(&r),
+        ["render-failed clusters/prod/artifacts.yaml:25 docs"],
+        "the copy that matches nothing, on its from: line"
+    );
+}
+
+#[test]
+fn fragments_are_not_apps_and_undeployed_failures_are_info() {
+    let r = run("testdata/apps/fragments");
+    assert_eq!(
+        statuses(&r),
+        [
+            "shop argocd - not-rendered render-failed 0",
+            ".archive/old-shop none - not-rendered render-failed 0",
+            "loop/a none - not-rendered render-failed 0",
+            "clusters/prod none - rendered - 1",
+        ]
+    );
+    let with_severity: Vec<String> = r
+        .findings
+        .iter()
+        .map(|f| {
+            let lc = r.map.line_col(f.primary.span);
+            format!(
+                "{} {} {}:{}",
+                f.rule,
+                f.severity.as_str(),
+                r.map.path(f.primary.span.file),
+                lc.line
+            )
+        })
+        .collect();
+    assert_eq!(
+        with_severity,
+        [
+            "render-failed info .archive/old-shop/kustomization.yaml:4",
+            "render-failed error components/tls/kustomization.yaml:4",
+            "render-failed info loop/b/kustomization.yaml:4",
+        ],
+        "the component breaks the app that uses it, once; the archive and the cycle no app reaches are info"
+    );
+    // A cycle through the directory itself is built and reported too.
+    let r = lint_tree(&[
+        ("a/kustomization.yaml", "resources: [., cm.yaml]\n"),
+        (
+            "a/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+        ),
+    ]);
+    assert_eq!(findings(&r), ["render-failed a/kustomization.yaml:1 a"]);
+}
+
+#[test]
+fn clusters_generator_expands_over_cluster_secrets() {
+    let r = run("testdata/apps/appset-clusters");
+    assert_eq!(
+        statuses(&r),
+        [
+            "metrics-prod-eu argocd - rendered - 1",
+            "logging-clusters-generator argocd - partial offline-unrenderable-input 1",
+            "argocd none - rendered - 4",
+        ]
+    );
+    let dest = r
+        .model
+        .argo_apps()
+        .find(|(a, _)| a.name == "metrics-prod-eu")
+        .and_then(|(_, argo)| {
+            argo.decl
+                .root
+                .get_path(&["spec", "destination", "server"])
+                .and_then(|n| n.scalar_text())
+        });
+    assert_eq!(dest.as_deref(), Some("https://prod-eu.k8s.acme.io"));
+    assert_eq!(
+        findings(&r),
+        ["offline-unrenderable-input argocd/addons.yaml:33 logging-clusters-generator"]
+    );
+    let line = gitops_lint::gitops::listing::coverage_line(&r.model);
+    assert_eq!(
+        line,
+        "coverage: 3 apps, 2 rendered, 1 partly rendered, 0 not rendered"
+    );
+}

@@ -229,12 +229,12 @@ fn apps_lists_parents() {
     assert_eq!(
         lines,
         [
-            "APP                              KIND                 PARENT                   OBJECTS  SOURCE",
-            "platform                         argo                 root                           1  helm platform-apps",
-            "web                              argo                 root                           2  helm charts/web",
-            "root                             argo                 -                              2  directory apps",
-            "metrics                          argo                 platform                       3  directory workloads/metrics",
-            "argocd                           standalone           -                              1  directory argocd",
+            "APP                              KIND               PARENT                   OBJECTS  STATUS        SOURCE",
+            "platform                         argo               root                           1  rendered      helm platform-apps [this repository (the repoURL most Applications use for paths here)]",
+            "web                              argo               root                           2  rendered      helm charts/web [this repository (the repoURL most Applications use for paths here)]",
+            "root                             argo               -                              2  rendered      directory apps [this repository (the repoURL most Applications use for paths here)]",
+            "metrics                          argo               platform                       3  rendered      directory workloads/metrics [this repository (the repoURL most Applications use for paths here)]",
+            "argocd                           standalone         -                              1  rendered      directory argocd",
         ]
     );
 }

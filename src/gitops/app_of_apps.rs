@@ -6,7 +6,7 @@
 
 use super::App;
 use super::argo::{is_argo_app, is_argo_appset};
-use super::discover::Rendered;
+use super::units::Rendered;
 use crate::object::Object;
 use crate::render::{IssueKind, RenderIssue};
 use crate::source::Span;
@@ -52,16 +52,31 @@ impl Origin {
 /// Add the apps rendered by Argo apps to `pending` (breadth first), and set every child's
 /// parent. `origins[i]` is the declaring object of `pending[i]` (None for Flux and
 /// standalone apps); `create` reads the apps of a rendered Application or ApplicationSet.
+///
+/// With `from_builds`, the parents are the standalone kustomize and Helm builds instead: a
+/// chart or kustomization of Applications that nothing in the repo deploys (the root a person
+/// applies by hand) still gets its Applications rendered, under the directory's name.
 pub(super) fn expand(
     pending: &mut Vec<Pending>,
-    mut origins: Vec<Option<Origin>>,
+    origins: &mut Vec<Option<Origin>>,
+    from_builds: bool,
     mut create: impl FnMut(&Object) -> Vec<Pending>,
 ) {
     origins.resize(pending.len(), None);
     let mut parents: Vec<Option<usize>> = vec![None; pending.len()];
     let mut i = 0;
     while i < pending.len() {
-        if pending[i].0.argo.is_none() {
+        let is_parent = if from_builds {
+            pending[i].0.kind == super::AppKind::Standalone
+                && pending[i]
+                    .1
+                    .sources
+                    .iter()
+                    .any(|s| s.starts_with("kustomize ") || s.starts_with("helm "))
+        } else {
+            pending[i].0.argo.is_some()
+        };
+        if !is_parent {
             i += 1;
             continue;
         }
@@ -121,7 +136,7 @@ pub(super) fn expand(
             if !existing.is_empty() {
                 for j in existing {
                     // The first parent wins; a second one is a shared resource (rule 9).
-                    if j != i && parents[j].is_none() {
+                    if j != i && parents[j].is_none() && pending[j].0.parent.is_none() {
                         parents[j] = Some(i);
                     }
                 }

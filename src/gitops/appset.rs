@@ -15,6 +15,8 @@ pub struct RepoTree<'a> {
     /// Repo-relative paths of the files read by the walk.
     pub files: &'a [(FileId, String)],
     pub map: &'a SourceMap,
+    /// Argo CD cluster Secrets declared in the repo (`argocd.argoproj.io/secret-type: cluster`).
+    pub clusters: &'a [Object],
 }
 
 impl RepoTree<'_> {
@@ -219,6 +221,7 @@ fn generate(generator: &Node, tree: &RepoTree, depth: usize) -> Result<Vec<J>, (
                 Ok(base)
             }
         }
+        "clusters" => Ok(cluster_params(body, tree.clusters)),
         other => Err((
             first.key.span,
             format!(
@@ -226,6 +229,160 @@ fn generate(generator: &Node, tree: &RepoTree, depth: usize) -> Result<Vec<J>, (
             ),
         )),
     }
+}
+
+/// Is this an Argo CD cluster Secret?
+pub fn is_cluster_secret(o: &Object) -> bool {
+    o.kind == "Secret" && o.label("argocd.argoproj.io/secret-type") == Some("cluster")
+}
+
+/// A `selector`'s `matchLabels` and `matchExpressions` (In, NotIn, Exists, DoesNotExist).
+fn selector_matches(selector: Option<&Node>, labels: &JMap<String, J>) -> bool {
+    let Some(sel) = selector else { return true };
+    let label = |k: &str| labels.get(k).and_then(J::as_str);
+    let by_labels = sel
+        .get("matchLabels")
+        .and_then(Node::as_map)
+        .unwrap_or_default()
+        .iter()
+        .all(|e| label(&e.key.key_str()) == e.value.scalar_text().as_deref());
+    let by_exprs = sel
+        .get("matchExpressions")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .all(|x| {
+            let key = x.get_str("key").unwrap_or_default();
+            let values: Vec<String> = x
+                .get("values")
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(Node::scalar_text)
+                .collect();
+            let v = label(key);
+            match x.get_str("operator").unwrap_or_default() {
+                "In" => v.is_some_and(|v| values.iter().any(|x| x == v)),
+                "NotIn" => !v.is_some_and(|v| values.iter().any(|x| x == v)),
+                "Exists" => v.is_some(),
+                "DoesNotExist" => v.is_none(),
+                _ => false,
+            }
+        });
+    by_labels && by_exprs
+}
+
+/// The `clusters` generator over the repo's cluster Secrets: `name`, `nameNormalized`,
+/// `server`, `project`, `metadata.labels/annotations` and the generator's `values` (each
+/// itself a template over those). With no matching Secret the generator yields one
+/// placeholder cluster named for it, so the template is still linted (the caller reports
+/// that the real clusters are unknown).
+fn cluster_params(body: &Node, secrets: &[Object]) -> Vec<J> {
+    let selector = body.get("selector");
+    let mut out = Vec::new();
+    for s in secrets.iter().filter(|s| is_cluster_secret(s)) {
+        let meta_map = |k: &str| -> JMap<String, J> {
+            s.metadata()
+                .and_then(|m| m.get(k))
+                .and_then(Node::as_map)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|e| {
+                    Some((
+                        e.key.key_str().into_owned(),
+                        J::String(e.value.scalar_text()?),
+                    ))
+                })
+                .collect()
+        };
+        let labels = meta_map("labels");
+        if !selector_matches(selector, &labels) {
+            continue;
+        }
+        let field = |k: &str| {
+            s.root
+                .get_path(&["stringData", k])
+                .and_then(Node::scalar_text)
+                .or_else(|| {
+                    s.root
+                        .get_path(&["data", k])
+                        .and_then(Node::scalar_text)
+                        .and_then(|v| super::context::decode_base64(&v))
+                })
+        };
+        let name = field("name").unwrap_or_else(|| s.name.clone());
+        out.push(cluster_param_set(
+            body,
+            &name,
+            &field("server").unwrap_or_default(),
+            field("project"),
+            labels,
+            meta_map("annotations"),
+        ));
+    }
+    if out.is_empty() {
+        let mut labels = JMap::new();
+        for e in selector
+            .and_then(|s| s.get("matchLabels"))
+            .and_then(Node::as_map)
+            .unwrap_or_default()
+        {
+            if let Some(v) = e.value.scalar_text() {
+                labels.insert(e.key.key_str().into_owned(), J::String(v));
+            }
+        }
+        out.push(cluster_param_set(
+            body,
+            "clusters-generator",
+            "https://kubernetes.default.svc",
+            None,
+            labels,
+            JMap::new(),
+        ));
+    }
+    out
+}
+
+fn cluster_param_set(
+    body: &Node,
+    name: &str,
+    server: &str,
+    project: Option<String>,
+    labels: JMap<String, J>,
+    annotations: JMap<String, J>,
+) -> J {
+    let normalized: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let mut p = JMap::new();
+    p.insert("name".into(), J::String(name.into()));
+    p.insert("nameNormalized".into(), J::String(normalized));
+    p.insert("server".into(), J::String(server.into()));
+    p.insert("project".into(), J::String(project.unwrap_or_default()));
+    let mut meta = JMap::new();
+    meta.insert("labels".into(), J::Object(labels));
+    meta.insert("annotations".into(), J::Object(annotations));
+    p.insert("metadata".into(), J::Object(meta));
+    let base = J::Object(p.clone());
+    let mut values = JMap::new();
+    for e in body
+        .get("values")
+        .and_then(Node::as_map)
+        .unwrap_or_default()
+    {
+        let raw = e.value.scalar_text().unwrap_or_default();
+        let v = fasttemplate(&raw, &base).unwrap_or(raw);
+        values.insert(e.key.key_str().into_owned(), J::String(v));
+    }
+    p.insert("values".into(), J::Object(values));
+    J::Object(p)
 }
 
 fn lookup<'a>(v: &'a J, dotted: &str) -> Option<&'a J> {
@@ -373,6 +530,42 @@ fn application(appset: &Object, template: &Node) -> Option<Object> {
     Object::from_node(root)
 }
 
+/// Does this generator (or one nested in a matrix/merge) fall back to the placeholder cluster?
+fn uses_placeholder_cluster(g: &Node, tree: &RepoTree) -> bool {
+    let Some(first) = g.as_map().and_then(|m| m.first()) else {
+        return false;
+    };
+    match first.key.key_str().as_ref() {
+        "clusters" => {
+            let selector = first.value.get("selector");
+            !tree.clusters.iter().any(|s| {
+                let labels: JMap<String, J> = s
+                    .metadata()
+                    .and_then(|m| m.get("labels"))
+                    .and_then(Node::as_map)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|e| {
+                        Some((
+                            e.key.key_str().into_owned(),
+                            J::String(e.value.scalar_text()?),
+                        ))
+                    })
+                    .collect();
+                is_cluster_secret(s) && selector_matches(selector, &labels)
+            })
+        }
+        "matrix" | "merge" => first
+            .value
+            .get("generators")
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .any(|n| uses_placeholder_cluster(n, tree)),
+        _ => false,
+    }
+}
+
 pub fn expand(appset: &Object, tree: &RepoTree, go_template: Option<TemplateFn>) -> Expansion {
     let mut exp = Expansion {
         apps: Vec::new(),
@@ -402,7 +595,16 @@ pub fn expand(appset: &Object, tree: &RepoTree, go_template: Option<TemplateFn>)
         .unwrap_or_default()
     {
         match generate(g, tree, 0) {
-            Ok(p) => params.extend(p),
+            Ok(p) => {
+                if uses_placeholder_cluster(g, tree) {
+                    exp.issues.push(RenderIssue {
+                        kind: IssueKind::Unrenderable,
+                        span: g.span,
+                        message: "the `clusters` generator lists Argo CD's cluster Secrets and none in the repository match; the template is expanded once, for a cluster named `clusters-generator`".into(),
+                    });
+                }
+                params.extend(p)
+            }
             Err((span, message)) => {
                 exp.issues.push(RenderIssue {
                     kind: IssueKind::Unrenderable,

@@ -1,8 +1,15 @@
 //! Argo CD objects read from the repo: Application, ApplicationSet (its template, first
 //! cut: not expanded), and argocd-cm settings (catalog A1).
 
+use super::Skip;
+use super::appset::{self, RepoTree};
+use super::context::*;
 use super::ignore::{IgnoreEntry, IgnoreOrigin};
+use super::units::{HelmUnit, KustomizeUnit, Rendered, Unit};
+use super::{App, AppKind};
 use crate::object::Object;
+use crate::render::{IssueKind, RenderIssue};
+use crate::source::{RepoFs, normalize_relative};
 use crate::source::{SourceMap, Span};
 use crate::yaml::{Limits, Node, parse_str};
 
@@ -308,4 +315,387 @@ fn parse_embedded(value: &Node, map: &SourceMap, key: &str) -> Result<Node, Stri
         .next()
         .map(|d| d.root)
         .unwrap_or_else(|| Node::new(crate::yaml::Value::Null, value.span)))
+}
+
+/// With no git remote, the `repoURL` most of the repo's Applications use for source paths
+/// that exist here (ties: the first in file order).
+pub fn majority_repo_url(
+    plain: &[(Object, String)],
+    fs: &dyn crate::source::RepoFs,
+) -> Option<String> {
+    let mut counts: Vec<(String, String, usize)> = Vec::new();
+    for (o, _) in plain.iter().filter(|(o, _)| is_argo_app(o)) {
+        let Some(spec) = o.root.get("spec") else {
+            continue;
+        };
+        let sources: Vec<&Node> = match spec.get("sources").and_then(Node::as_seq) {
+            Some(s) => s.iter().collect(),
+            None => spec.get("source").into_iter().collect(),
+        };
+        for s in sources {
+            let (Some(url), Some(path)) = (
+                s.get("repoURL").and_then(Node::scalar_text),
+                s.get("path").and_then(Node::scalar_text),
+            ) else {
+                continue;
+            };
+            if !crate::source::normalize_relative(&path).is_some_and(|p| fs.is_dir(&p)) {
+                continue;
+            }
+            let key = super::remotes::normalize_url(&url);
+            match counts.iter_mut().find(|(k, _, _)| *k == key) {
+                Some(c) => c.2 += 1,
+                None => counts.push((key, url, 1)),
+            }
+        }
+    }
+    let best = counts.iter().map(|c| c.2).max()?;
+    counts.into_iter().find(|c| c.2 == best).map(|c| c.1)
+}
+
+impl Ctx<'_> {
+    /// The unit an Argo source path renders as (catalog A2.1: explicit block, else discovery).
+    pub(super) fn argo_unit(
+        &self,
+        app_name: &str,
+        dest_ns: Option<&str>,
+        src: &ArgoSource,
+        path: String,
+        sources: &[ArgoSource],
+    ) -> Result<Unit, String> {
+        let node = &src.node;
+        if node.get("plugin").is_some() {
+            return Err(
+                "a config-management plugin renders this source; plugins are never run offline"
+                    .into(),
+            );
+        }
+        if node.get_path(&["directory", "jsonnet"]).is_some()
+            && self.layout.unit_kind(&path) == "directory"
+        {
+            return Err("jsonnet sources are not rendered offline".into());
+        }
+        let kind = if node.get("helm").is_some() {
+            "helm"
+        } else if node.get("kustomize").is_some() {
+            "kustomize"
+        } else if node.get("directory").is_some() {
+            "directory"
+        } else {
+            self.layout.unit_kind(&path)
+        };
+        Ok(match kind {
+            "helm" => Unit::Helm(argo_helm_unit(app_name, dest_ns, node, path, sources)),
+            "kustomize" => Unit::Kustomize(KustomizeUnit {
+                dir: path,
+                flux: false,
+                argo_options: node.get("kustomize").cloned(),
+            }),
+            _ => Unit::Directory {
+                dir: path,
+                recurse: src.recurse,
+                include: src.include.clone(),
+                exclude: src.exclude.clone(),
+            },
+        })
+    }
+}
+
+/// Argo CD's helm invocation for a source (catalog A2.2).
+pub(super) fn argo_helm_unit(
+    app_name: &str,
+    dest_ns: Option<&str>,
+    node: &Node,
+    path: String,
+    sources: &[ArgoSource],
+) -> HelmUnit {
+    let helm = node.get("helm");
+    let h = |k: &str| helm.and_then(|h| h.get(k));
+    let mut value_files = Vec::new();
+    for v in h("valueFiles").and_then(Node::as_seq).unwrap_or_default() {
+        let Some(text) = v.scalar_text() else {
+            continue;
+        };
+        let resolved = if super::units::downloader_scheme(&text).is_some() {
+            // `secrets://…`, `https://…`: read by a Helm downloader plugin, kept as written.
+            Some(text.clone())
+        } else if let Some(rest) = text.strip_prefix('$') {
+            // `$ref/path` of a multi-source app: the path from that source's repo root.
+            let (r, p) = rest.split_once('/').unwrap_or((rest, ""));
+            if sources.iter().any(|s| s.ref_name.as_deref() == Some(r)) {
+                normalize_relative(p)
+            } else {
+                None
+            }
+        } else if let Some(abs) = text.strip_prefix('/') {
+            normalize_relative(abs)
+        } else {
+            normalize_relative(&format!("{path}/{text}"))
+        };
+        if let Some(r) = resolved {
+            value_files.push((r, v.span));
+        }
+    }
+    let mut inline_values = Vec::new();
+    if let Some(obj) = h("valuesObject") {
+        inline_values.push(obj.clone());
+    } else if let Some(v) = h("values") {
+        inline_values.push(v.clone());
+    }
+    let parameters = h("parameters")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|p| {
+            Some((
+                p.get("name")?.scalar_text()?,
+                p.get("value")
+                    .and_then(Node::scalar_text)
+                    .unwrap_or_default(),
+                p.get("forceString").and_then(Node::as_bool) == Some(true),
+            ))
+        })
+        .collect();
+    HelmUnit {
+        chart_dir: path,
+        release_name: h("releaseName")
+            .and_then(Node::scalar_text)
+            .unwrap_or_else(|| app_name.to_string()),
+        namespace: h("namespace")
+            .and_then(Node::scalar_text)
+            .or(dest_ns.map(str::to_string))
+            .unwrap_or_else(|| "default".into()),
+        value_files,
+        ignore_missing_value_files: h("ignoreMissingValueFiles").and_then(Node::as_bool)
+            == Some(true),
+        inline_values,
+        values_layers: vec![],
+        parameters,
+        skip_crds: h("skipCrds").and_then(Node::as_bool) == Some(true),
+        kube_version: h("kubeVersion").and_then(Node::scalar_text),
+        api_versions: h("apiVersions")
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(Node::scalar_text)
+            .collect(),
+    }
+}
+
+/// The Applications an ApplicationSet generates (or, when nothing expands, an app that
+/// carries the expansion problems).
+pub(super) fn appset_apps(
+    ctx: &mut Ctx,
+    obj: &Object,
+    tree: &RepoTree,
+    go_template: GoTemplateFn,
+) -> Vec<(App, Rendered, Option<String>)> {
+    let exp = appset::expand(obj, tree, go_template);
+    let mut out = Vec::new();
+    for (app_obj, _) in &exp.apps {
+        let Some(spec) = app_obj.root.get("spec") else {
+            continue;
+        };
+        let (mut app, r, ns) = argo_app(
+            ctx,
+            app_obj,
+            app_obj.name.clone(),
+            spec,
+            AppKind::ArgoAppSet,
+        );
+        if out.is_empty() {
+            app.issues.extend(exp.issues.iter().cloned());
+        }
+        app.generated_by = Some(obj.name.clone());
+        out.push((app, r, ns));
+    }
+    if out.is_empty() && !exp.issues.is_empty() {
+        let mut app = new_app(obj.name.clone(), AppKind::ArgoAppSet, Some(obj.span()));
+        app.generated_by = Some(obj.name.clone());
+        app.issues = exp.issues;
+        out.push((app, Rendered::default(), None));
+    }
+    out
+}
+
+pub(super) fn argo_app(
+    ctx: &mut Ctx,
+    obj: &Object,
+    name: String,
+    spec: &Node,
+    kind: AppKind,
+) -> (App, Rendered, Option<String>) {
+    let reads_enabled = !ctx
+        .profile
+        .argo_version
+        .as_ref()
+        .is_some_and(|v| v.before(3, 1));
+    let mut argo_app = read_app_spec(obj, spec, kind == AppKind::ArgoAppSet, reads_enabled);
+    let ref_files = ref_value_files(&argo_app.sources);
+    for src in &mut argo_app.sources {
+        // A `ref` source without a path is this repo when its `$ref/...` files exist here.
+        let probe = match (&src.path, &src.ref_name) {
+            (None, Some(r)) => ref_files
+                .iter()
+                .find(|(name, _)| name == r)
+                .map(|(_, p)| p.clone()),
+            _ => src.path.clone(),
+        };
+        src.local = src.chart.is_none()
+            && ctx
+                .identity
+                .judge(src.repo_url.as_deref(), probe.as_deref(), ctx.fs)
+                .local;
+    }
+    let span = obj
+        .metadata()
+        .and_then(|m| m.get("name"))
+        .map(|n| n.span)
+        .or(Some(obj.span()));
+    let mut app = new_app(name.clone(), kind, span);
+    app.destination_namespace = spec
+        .get_path(&["destination", "namespace"])
+        .and_then(Node::scalar_text)
+        .filter(|s| !s.is_empty());
+    let mut rendered = Rendered::default();
+    for src in &argo_app.sources {
+        let at = src.path_span.unwrap_or(obj.span());
+        if let Some(chart) = &src.chart {
+            rendered.sources.push(format!("chart {chart}"));
+            app.skipped.push(Skip {
+                reason: "remote-chart",
+                message: format!(
+                    "chart `{chart}` comes from the Helm repository {}",
+                    src.repo_url.as_deref().unwrap_or("?")
+                ),
+            });
+            rendered.issues.push(RenderIssue { kind: IssueKind::Unrenderable, span: src.node.get("chart").map(|n| n.span).unwrap_or(at), message: format!("chart `{chart}` comes from a Helm repository ({}) and is not vendored in this repository", src.repo_url.as_deref().unwrap_or("?")) });
+            continue;
+        }
+        let Some(raw_path) = src.path.as_deref() else {
+            continue;
+        };
+        let judgement = ctx
+            .identity
+            .judge(src.repo_url.as_deref(), Some(raw_path), ctx.fs);
+        let local = judgement.local;
+        if app.repository.is_none() {
+            app.repository = Some(judgement);
+        }
+        if !local {
+            let url = src.repo_url.as_deref().unwrap_or("?");
+            rendered.sources.push(format!("external {url}"));
+            app.skipped.push(super::Skip {
+                reason: "external-source",
+                message: format!(
+                    "source {url} is another repository; the linter does not fetch it"
+                ),
+            });
+            continue;
+        }
+        let Some(path) = normalize_relative(raw_path) else {
+            rendered.issues.push(RenderIssue {
+                kind: IssueKind::Failed,
+                span: at,
+                message: format!("source path `{raw_path}` leaves the repository"),
+            });
+            continue;
+        };
+        if !ctx.fs.is_dir(&path) {
+            rendered.issues.push(RenderIssue {
+                kind: IssueKind::Failed,
+                span: at,
+                message: format!("app path does not exist: `{raw_path}`"),
+            });
+            continue;
+        }
+        // Parameter overrides committed next to the source (Image Updater write-back).
+        let src = &with_source_overrides(ctx.fs, &path, &name, src);
+        match ctx.argo_unit(
+            &name,
+            app.destination_namespace.as_deref(),
+            src,
+            path,
+            &argo_app.sources,
+        ) {
+            Ok(unit) => ctx.render_unit(unit, at, &mut rendered),
+            Err(message) => rendered.issues.push(RenderIssue {
+                kind: IssueKind::Unrenderable,
+                span: at,
+                message,
+            }),
+        }
+    }
+    app.argo = Some(argo_app);
+    (app, rendered, None)
+}
+
+/// The `$ref/path` value files of a multi-source app: (ref name, repo-relative directory of
+/// the file), for deciding whether a `ref` source is this repository (catalog A1.9).
+pub(super) fn ref_value_files(sources: &[ArgoSource]) -> Vec<(String, String)> {
+    sources
+        .iter()
+        .flat_map(|s| {
+            s.node
+                .get_path(&["helm", "valueFiles"])
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(Node::scalar_text)
+                .collect::<Vec<_>>()
+        })
+        .filter_map(|v| {
+            let (r, p) = v.strip_prefix('$')?.split_once('/')?;
+            let p = normalize_relative(p)?;
+            Some((r.to_string(), dir_of(&p).to_string()))
+        })
+        .collect()
+}
+
+/// `.argocd-source.yaml` then `.argocd-source-<app>.yaml` in the source path, merged into the
+/// source as the repo-server does (JSON merge patch: maps merge, other values replace).
+pub(super) fn with_source_overrides(
+    fs: &dyn RepoFs,
+    path: &str,
+    app: &str,
+    src: &ArgoSource,
+) -> ArgoSource {
+    let mut merged = src.clone();
+    for file in [
+        ".argocd-source.yaml".to_string(),
+        format!(".argocd-source-{app}.yaml"),
+    ] {
+        let rel = if path.is_empty() {
+            file
+        } else {
+            format!("{path}/{file}")
+        };
+        let Ok(id) = fs.read(&rel) else { continue };
+        let text = fs.source_map().get(id).text.clone();
+        let parsed = crate::yaml::parse_str(&text, id, &crate::yaml::Limits::default());
+        if let Some(doc) = parsed.docs.into_iter().next() {
+            merge_patch(&mut merged.node, &doc.root);
+        }
+    }
+    merged
+}
+
+pub(super) fn merge_patch(base: &mut Node, patch: &Node) {
+    use crate::yaml::{Entry, Value};
+    let (Value::Map(b), Value::Map(p)) = (&mut base.value, &patch.value) else {
+        *base = patch.clone();
+        return;
+    };
+    for pe in p {
+        let key = pe.key.key_str();
+        match b.iter_mut().find(|e| e.key.key_str() == key) {
+            Some(be) if pe.value.is_null() => be.value = pe.value.clone(),
+            Some(be) => merge_patch(&mut be.value, &pe.value),
+            None => b.push(Entry {
+                key: pe.key.clone(),
+                value: pe.value.clone(),
+            }),
+        }
+    }
+    b.retain(|e| !e.value.is_null() || !p.iter().any(|pe| pe.key.key_str() == e.key.key_str()));
 }

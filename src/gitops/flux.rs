@@ -1,11 +1,22 @@
 //! Flux objects read from the repo (catalog A4): Kustomizations, HelmReleases and their
 //! sources, ignore rules and drift-detection settings.
 
+use super::Skip;
+use super::app_of_apps::Pending;
+use super::artifact::{ArtifactFs, ArtifactTree};
+use super::context::*;
+use super::envsubst;
 use super::ignore::PathExpr;
+use super::remotes::Judgement;
+use super::units::{HelmUnit, KustomizeUnit, Rendered, Unit};
+use super::{App, AppKind};
 use crate::object::Object;
+use crate::render::{IssueKind, RenderIssue};
 use crate::source::Span;
+use crate::source::{RepoFs, normalize_relative};
 use crate::yaml::Node;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 pub fn is_flux_kustomization(o: &Object) -> bool {
     o.group() == "kustomize.toolkit.fluxcd.io" && o.kind == "Kustomization"
@@ -155,7 +166,7 @@ pub fn post_build_vars(
                         for e in entries {
                             let mut v = e.value.scalar_text().unwrap_or_default();
                             if secret && key == "data" {
-                                v = decode_base64(&v).unwrap_or(v);
+                                v = super::context::decode_base64(&v).unwrap_or(v);
                             }
                             vars.insert(e.key.key_str().into_owned(), v);
                         }
@@ -180,20 +191,754 @@ pub fn post_build_vars(
     (vars, missing)
 }
 
-pub(super) fn decode_base64(s: &str) -> Option<String> {
-    const T: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = Vec::new();
-    let mut buf = 0u32;
-    let mut bits = 0;
-    for c in s.bytes().filter(|c| !c.is_ascii_whitespace() && *c != b'=') {
-        let v = T.iter().position(|&t| t == c)? as u32;
-        buf = (buf << 6) | v;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((buf >> bits) as u8);
-            buf &= (1 << bits) - 1;
+/// With no git remote, the URLs the repo's own Flux bootstrap syncs from: a GitRepository
+/// in a `gotk-sync.yaml`, or the GitRepository a root Kustomization uses — one declared
+/// under `clusters/`, or one whose `spec.path` holds its own file (it manages itself).
+pub fn bootstrap_urls(plain: &[(Object, String)]) -> Vec<String> {
+    let url_of = |o: &Object| {
+        o.root
+            .get_path(&["spec", "url"])
+            .and_then(Node::scalar_text)
+    };
+    let mut urls: Vec<String> = plain
+        .iter()
+        .filter(|(o, f)| {
+            is_git_repository(o) && (f == "gotk-sync.yaml" || f.ends_with("/gotk-sync.yaml"))
+        })
+        .filter_map(|(o, _)| url_of(o))
+        .collect();
+    for (o, file) in plain.iter().filter(|(o, _)| is_flux_kustomization(o)) {
+        let path = o
+            .root
+            .get_path(&["spec", "path"])
+            .and_then(Node::scalar_text)
+            .and_then(|p| crate::source::normalize_relative(&p))
+            .unwrap_or_default();
+        let self_managed = path.is_empty() || file.starts_with(&format!("{path}/"));
+        if !(self_managed || file.starts_with("clusters/")) {
+            continue;
+        }
+        let spec = o.root.get("spec");
+        let src = |k: &str| {
+            spec.and_then(|s| s.get_path(&["sourceRef", k]))
+                .and_then(Node::scalar_text)
+        };
+        if src("kind").as_deref() != Some("GitRepository") {
+            continue;
+        }
+        let (Some(name), ns) = (
+            src("name"),
+            src("namespace").or_else(|| o.namespace.clone()),
+        ) else {
+            continue;
+        };
+        if let Some(url) = plain
+            .iter()
+            .find(|(g, _)| {
+                is_git_repository(g)
+                    && g.name == name
+                    && (ns.is_none() || g.namespace.is_none() || g.namespace == ns)
+            })
+            .and_then(|(g, _)| url_of(g))
+        {
+            urls.push(url);
         }
     }
-    String::from_utf8(out).ok()
+    urls
+}
+
+/// `spec.dependsOn`: `name`, or `namespace/name` when another namespace is named.
+pub fn depends_on(o: &Object) -> Vec<String> {
+    o.root
+        .get_path(&["spec", "dependsOn"])
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|d| {
+            let name = d.get("name").and_then(Node::scalar_text)?;
+            Some(match d.get("namespace").and_then(Node::scalar_text) {
+                Some(ns) if Some(&ns) != o.namespace.as_ref() => format!("{ns}/{name}"),
+                _ => name,
+            })
+        })
+        .collect()
+}
+
+pub(super) type FluxKey = (String, Option<String>, String);
+
+pub(super) fn flux_key(o: &Object) -> FluxKey {
+    (o.kind.clone(), o.namespace.clone(), o.name.clone())
+}
+
+/// The same Flux object: kind and name, and the namespace when both name one.
+pub(super) fn same_flux(a: &FluxKey, b: &FluxKey) -> bool {
+    a.0 == b.0
+        && a.2 == b.2
+        && match (&a.1, &b.1) {
+            (Some(x), Some(y)) => x == y,
+            _ => true,
+        }
+}
+
+/// Kustomizations deployed by Kustomizations form a tree (the `cluster-apps` layout): each
+/// Flux Kustomization or HelmRelease in a Kustomization's build becomes an app of its own,
+/// read from the built object (the parent's patches and substitution applied), with the
+/// parent recorded. A child also declared as a plain file is read again from the build.
+///
+/// With `from_builds`, the parents are the standalone kustomize and Helm builds instead (an
+/// archive of retired apps, a tree no root reaches): the Flux objects they hold are listed
+/// as apps too, under the directory that holds them.
+pub(super) fn expand_flux(ctx: &mut Ctx, pending: &mut Vec<Pending>, from_builds: bool) {
+    let mut keys: Vec<Option<FluxKey>> = pending
+        .iter()
+        .map(|(a, _, _)| a.flux.as_ref().map(|f| flux_key(&f.decl)))
+        .collect();
+    let mut parents: Vec<Option<usize>> = vec![None; pending.len()];
+    // With `from_builds`, Kustomizations found in this pass are parents in turn.
+    let first_new = pending.len();
+    let mut i = 0;
+    while i < pending.len() {
+        let flux_parent = pending[i].0.kind == AppKind::FluxKustomization;
+        let is_parent = if from_builds {
+            (flux_parent && i >= first_new)
+                || (pending[i].0.kind == AppKind::Standalone
+                    && pending[i]
+                        .1
+                        .sources
+                        .iter()
+                        .any(|s| s.starts_with("kustomize ") || s.starts_with("helm ")))
+        } else {
+            flux_parent
+        };
+        if !is_parent {
+            i += 1;
+            continue;
+        }
+        let parent_ns = pending[i]
+            .0
+            .flux
+            .as_ref()
+            .and_then(|f| f.decl.namespace.clone());
+        let default_ns = pending[i].2.clone().or(parent_ns);
+        let children: Vec<Object> = pending[i]
+            .1
+            .objects
+            .iter()
+            .filter(|o| is_flux_kustomization(o) || is_helm_release(o))
+            .cloned()
+            .collect();
+        for mut child in children {
+            if child.namespace.is_none() {
+                child.namespace = default_ns.clone();
+            }
+            let key = flux_key(&child);
+            let at = child
+                .metadata()
+                .and_then(|m| m.get("name"))
+                .map(|n| n.span)
+                .unwrap_or(child.span());
+            // A Kustomization that applies its own file (a bootstrap root) is not a child.
+            if keys[i].as_ref().is_some_and(|k| same_flux(k, &key)) {
+                continue;
+            }
+            let mut chain = Vec::new();
+            let mut cur = parents[i];
+            while let Some(p) = cur {
+                if chain.contains(&p) {
+                    break;
+                }
+                chain.push(p);
+                cur = parents[p];
+            }
+            if chain
+                .iter()
+                .any(|&a| keys[a].as_ref().is_some_and(|k| same_flux(k, &key)))
+            {
+                let message = format!(
+                    "Kustomization cycle: `{}` deploys its own ancestor `{}`",
+                    pending[i].0.name, child.name
+                );
+                pending[i].1.issues.push(RenderIssue {
+                    kind: IssueKind::Failed,
+                    span: at,
+                    message,
+                });
+                continue;
+            }
+            let existing = (0..pending.len())
+                .find(|&j| j != i && keys[j].as_ref().is_some_and(|k| same_flux(k, &key)));
+            if let Some(j) = existing {
+                let orphan = parents[j].is_none() && pending[j].0.parent.is_none();
+                if orphan && flux_parent && !chain.contains(&j) {
+                    // Declared as a file too: the built object is what the cluster gets.
+                    let app = create_flux(ctx, &child);
+                    pending[j] = app;
+                    parents[j] = Some(i);
+                }
+                continue;
+            }
+            if chain.len() + 1 >= super::app_of_apps::MAX_DEPTH {
+                pending[i].1.issues.push(RenderIssue {
+                    kind: IssueKind::Unrenderable,
+                    span: at,
+                    message: format!(
+                        "Kustomizations nested deeper than {} levels: `{}` is not rendered",
+                        super::app_of_apps::MAX_DEPTH,
+                        child.name
+                    ),
+                });
+                continue;
+            }
+            let app = create_flux(ctx, &child);
+            pending.push(app);
+            keys.push(Some(key));
+            parents.push(Some(i));
+        }
+        i += 1;
+    }
+    for (j, parent) in parents.iter().enumerate() {
+        if let Some(p) = parent {
+            pending[j].0.parent = Some(pending[*p].0.name.clone());
+        }
+    }
+}
+
+pub(super) fn create_flux(ctx: &mut Ctx, obj: &Object) -> Pending {
+    if is_helm_release(obj) {
+        helm_release(ctx, obj)
+    } else {
+        flux_kustomization(ctx, obj)
+    }
+}
+
+/// What a Flux consumer reads: this repo as it is, or an artifact built from it (the
+/// repo through its GitRepository's ignore rules, an ArtifactGenerator's output).
+pub(super) enum FluxView {
+    Repo,
+    Tree(Arc<ArtifactTree>),
+}
+
+pub(super) fn view_has_dir(ctx: &Ctx, view: &FluxView, path: &str) -> bool {
+    match view {
+        FluxView::Repo => ctx.fs.is_dir(path),
+        FluxView::Tree(t) => t.is_dir(path),
+    }
+}
+
+/// The copy operations that keep the ExternalArtifact a `sourceRef`/`chartRef` names from
+/// being built, as `render-failed` issues on their `from:` lines.
+pub(super) fn artifact_failures(ctx: &Ctx, r: Option<&Node>, ns: &str) -> Vec<RenderIssue> {
+    let Some(r) = r.filter(|r| r.get_str("kind") == Some("ExternalArtifact")) else {
+        return Vec::new();
+    };
+    let name = r
+        .get("name")
+        .and_then(Node::scalar_text)
+        .unwrap_or_default();
+    let rns = r
+        .get("namespace")
+        .and_then(Node::scalar_text)
+        .unwrap_or_else(|| ns.to_string());
+    ctx.artifact_problems
+        .get(&(rns, name))
+        .map(|ps| {
+            ps.iter()
+                .map(|(span, m)| RenderIssue {
+                    kind: IssueKind::Failed,
+                    span: *span,
+                    message: format!("ArtifactGenerator copy fails: {m}"),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The source a Flux `sourceRef` names (catalog A1.9, A4): this repo (by URL, else by the
+/// path existing), an artifact built from it, or something the linter does not fetch.
+pub(super) fn flux_source(
+    ctx: &mut Ctx,
+    spec: &Node,
+    path: &str,
+    ns: &str,
+) -> (Result<FluxView, Skip>, Option<Judgement>) {
+    let kind = spec
+        .get_path(&["sourceRef", "kind"])
+        .and_then(Node::scalar_text)
+        .unwrap_or_default();
+    let name = spec
+        .get_path(&["sourceRef", "name"])
+        .and_then(Node::scalar_text)
+        .unwrap_or_default();
+    let src_ns = spec
+        .get_path(&["sourceRef", "namespace"])
+        .and_then(Node::scalar_text)
+        .unwrap_or_else(|| ns.to_string());
+    match kind.as_str() {
+        "GitRepository" => {
+            let git = ctx.find("GitRepository", &src_ns, &name);
+            let url = git.as_ref().and_then(|g| {
+                g.root
+                    .get_path(&["spec", "url"])
+                    .and_then(Node::scalar_text)
+            });
+            let judgement = ctx.identity.judge(url.as_deref(), Some(path), ctx.fs);
+            if !judgement.local {
+                let skip = Skip {
+                    reason: "external-source",
+                    message: format!(
+                        "GitRepository {src_ns}/{name} ({}) is another repository; the linter does not fetch it",
+                        url.as_deref().unwrap_or("no URL")
+                    ),
+                };
+                return (Err(skip), Some(judgement));
+            }
+            let view = match git.as_ref().and_then(|g| ctx.git_artifact(g)) {
+                Some(tree) => FluxView::Tree(tree),
+                None => FluxView::Repo,
+            };
+            (Ok(view), Some(judgement))
+        }
+        "ExternalArtifact" => match ctx.artifact(&src_ns, &name) {
+            Some(Ok(tree)) => (Ok(FluxView::Tree(tree)), None),
+            Some(Err(why)) => {
+                let failed = ctx
+                    .artifact_problems
+                    .contains_key(&(src_ns.clone(), name.clone()));
+                (
+                    Err(Skip {
+                        reason: if failed {
+                            "render-failed"
+                        } else {
+                            "external-source"
+                        },
+                        message: format!("ExternalArtifact {src_ns}/{name}: {why}"),
+                    }),
+                    None,
+                )
+            }
+            None => (
+                Err(Skip {
+                    reason: "external-source",
+                    message: format!(
+                        "ExternalArtifact {src_ns}/{name} is produced outside this repository; the linter does not fetch it"
+                    ),
+                }),
+                None,
+            ),
+        },
+        _ => {
+            let url = ctx.find(&kind, &src_ns, &name).and_then(|o| {
+                o.root
+                    .get_path(&["spec", "url"])
+                    .and_then(Node::scalar_text)
+            });
+            (
+                Err(Skip {
+                    reason: "external-source",
+                    message: format!(
+                        "source {kind}/{name}{} is an artifact the linter does not fetch",
+                        url.map(|u| format!(" ({u})")).unwrap_or_default()
+                    ),
+                }),
+                None,
+            )
+        }
+    }
+}
+
+pub(super) fn flux_kustomization(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Option<String>) {
+    let mut app = new_app(
+        obj.name.clone(),
+        AppKind::FluxKustomization,
+        obj.metadata().and_then(|m| m.get("name")).map(|n| n.span),
+    );
+    let mut fx = FluxApp::read(obj);
+    app.depends_on = depends_on(obj);
+    ctx.near = ctx.fs.source_map().get(obj.span().file).path.clone();
+    let mut rendered = Rendered::default();
+    let ns = obj
+        .namespace
+        .clone()
+        .unwrap_or_else(|| "flux-system".into());
+    let Some(spec) = obj.root.get("spec") else {
+        return (app, rendered, None);
+    };
+    let raw_path = spec
+        .get("path")
+        .and_then(Node::scalar_text)
+        .unwrap_or_else(|| "./".into());
+    let at = spec.get("path").map(|n| n.span).unwrap_or(obj.span());
+    let target_ns = spec.get("targetNamespace").and_then(Node::scalar_text);
+    app.destination_namespace = target_ns.clone();
+    match normalize_relative(&raw_path) {
+        None => rendered.issues.push(RenderIssue {
+            kind: IssueKind::Failed,
+            span: at,
+            message: format!("spec.path `{raw_path}` leaves the repository"),
+        }),
+        Some(path) => match flux_source(ctx, spec, &path, &ns) {
+            (Err(skip), judgement) => {
+                app.repository = judgement;
+                if skip.reason == "render-failed" {
+                    rendered
+                        .sources
+                        .push(format!("artifact ({})", skip.message));
+                } else {
+                    rendered
+                        .sources
+                        .push(format!("external ({})", skip.message));
+                }
+                rendered
+                    .issues
+                    .extend(artifact_failures(ctx, spec.get("sourceRef"), &ns));
+                app.skipped.push(skip);
+            }
+            (Ok(view), judgement) if !view_has_dir(ctx, &view, &path) => {
+                app.repository = judgement;
+                rendered.issues.push(RenderIssue {
+                    kind: IssueKind::Failed,
+                    span: at,
+                    message: format!("kustomization path not found: `{raw_path}`"),
+                })
+            }
+            (Ok(FluxView::Tree(tree)), judgement) => {
+                app.repository = judgement;
+                ctx.render_flux_tree(&tree, &path, spec, &mut rendered)
+            }
+            (Ok(FluxView::Repo), judgement) if super::flux_overlay::has_overlay(spec) => {
+                app.repository = judgement;
+                ctx.render_flux_overlay(&path, spec, &mut rendered)
+            }
+            (Ok(FluxView::Repo), judgement) => {
+                app.repository = judgement;
+                let unit = if ctx.layout.kustomizations.contains(&path) {
+                    Unit::Kustomize(KustomizeUnit {
+                        dir: path,
+                        flux: true,
+                        argo_options: None,
+                    })
+                } else {
+                    Unit::FluxDirectory { dir: path }
+                };
+                ctx.render_unit(unit, at, &mut rendered);
+            }
+        },
+    }
+    // postBuild substitution on the built objects.
+    let (vars, missing) = post_build_vars(spec, |kind, name| ctx.find(kind, &ns, name));
+    for (span, message) in missing {
+        rendered.issues.push(RenderIssue {
+            kind: IssueKind::Unrenderable,
+            span,
+            message,
+        });
+    }
+    if spec.get("postBuild").is_some() {
+        let strategy_always = spec
+            .get_path(&["postBuild", "substituteStrategy"])
+            .and_then(Node::as_str)
+            == Some("Always");
+        if vars.is_empty() && !strategy_always {
+            fx.substitution_skipped = true;
+        }
+        for o in &mut rendered.objects {
+            let disabled = o.label("kustomize.toolkit.fluxcd.io/substitute") == Some("disabled")
+                || o.annotation("kustomize.toolkit.fluxcd.io/substitute") == Some("disabled");
+            if disabled || fx.substitution_skipped {
+                continue;
+            }
+            envsubst::substitute_node(&mut o.root, &vars, &mut fx.subst_problems);
+            if let Some(re) = Object::from_node(o.root.clone()) {
+                *o = re;
+            }
+        }
+    }
+    for o in &mut rendered.objects {
+        super::flux_overlay::apply_common_metadata(o, spec);
+    }
+    app.flux = Some(fx);
+    (app, rendered, target_ns)
+}
+
+pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Option<String>) {
+    let mut app = new_app(
+        obj.name.clone(),
+        AppKind::FluxHelmRelease,
+        obj.metadata().and_then(|m| m.get("name")).map(|n| n.span),
+    );
+    app.flux = Some(FluxApp::read(obj));
+    app.depends_on = depends_on(obj);
+    ctx.near = ctx.fs.source_map().get(obj.span().file).path.clone();
+    let mut rendered = Rendered::default();
+    let ns = obj
+        .namespace
+        .clone()
+        .unwrap_or_else(|| "flux-system".into());
+    let Some(spec) = obj.root.get("spec") else {
+        return (app, rendered, None);
+    };
+    let target_ns = spec.get("targetNamespace").and_then(Node::scalar_text);
+    let release_ns = target_ns.clone().unwrap_or_else(|| ns.clone());
+    app.destination_namespace = Some(release_ns.clone());
+    // `chart.spec` (a HelmChart template), or `chartRef` to a HelmChart (same fields), an
+    // OCIRepository or an ExternalArtifact (catalog A4.3).
+    let chart_ref = spec.get("chartRef");
+    let ref_kind = chart_ref
+        .and_then(|r| r.get("kind"))
+        .and_then(Node::scalar_text)
+        .unwrap_or_default();
+    let ref_name = chart_ref
+        .and_then(|r| r.get("name"))
+        .and_then(Node::scalar_text)
+        .unwrap_or_default();
+    let ref_ns = chart_ref
+        .and_then(|r| r.get("namespace"))
+        .and_then(Node::scalar_text)
+        .unwrap_or_else(|| ns.clone());
+    let ref_span = chart_ref.map(|n| n.span).unwrap_or(obj.span());
+    let not_fetched =
+        |app: &mut App, rendered: &mut Rendered, span: Span, chart: String, why: String| {
+            rendered.sources.push(format!("chart {chart}"));
+            app.skipped.push(Skip {
+                reason: "remote-chart",
+                message: format!("chart {chart} {why}"),
+            });
+            rendered.issues.push(RenderIssue {
+                kind: IssueKind::Unrenderable,
+                span,
+                message: format!("chart {chart} {why}; the linter does not fetch charts"),
+            });
+        };
+    let helm_chart = (spec.get_path(&["chart", "spec"]).is_none() && ref_kind == "HelmChart")
+        .then(|| ctx.find("HelmChart", &ref_ns, &ref_name))
+        .flatten();
+    let (chart_spec, chart_source_ns) = match (spec.get_path(&["chart", "spec"]), &helm_chart) {
+        (Some(c), _) => (c.clone(), ns.clone()),
+        (None, Some(hc)) => match hc.root.get("spec") {
+            Some(c) => (c.clone(), ref_ns.clone()),
+            None => return (app, rendered, None),
+        },
+        (None, None) if ref_kind == "ExternalArtifact" => {
+            // The artifact is the chart: rendered when this repo builds it.
+            let Some(Ok(tree)) = ctx.artifact(&ref_ns, &ref_name) else {
+                not_fetched(
+                    &mut app,
+                    &mut rendered,
+                    ref_span,
+                    format!("from ExternalArtifact {ref_ns}/{ref_name}"),
+                    "is produced outside this repository".into(),
+                );
+                return (app, rendered, None);
+            };
+            let unit = flux_helm_unit(obj, spec, &ns, String::new(), vec![], ctx, &mut rendered);
+            let afs = ArtifactFs {
+                inner: ctx.fs,
+                tree: &tree,
+            };
+            if !afs.is_file("Chart.yaml") {
+                rendered.issues.push(RenderIssue {
+                    kind: IssueKind::Failed,
+                    span: ref_span,
+                    message: format!(
+                        "ExternalArtifact {ref_ns}/{ref_name} holds no Chart.yaml at its root"
+                    ),
+                });
+                return (app, rendered, None);
+            }
+            mark_tree(ctx, &tree, "");
+            ctx.render_unit_in(Unit::Helm(unit), &afs, ref_span, &mut rendered);
+            return (app, rendered, None);
+        }
+        (None, None) => {
+            let chart = if ref_kind == "OCIRepository" {
+                let oci = ctx.find("OCIRepository", &ref_ns, &ref_name);
+                let url = oci
+                    .as_ref()
+                    .and_then(|o| o.root.get_path(&["spec", "url"]))
+                    .and_then(Node::scalar_text)
+                    .unwrap_or_else(|| "?".into());
+                let r = |k: &str| {
+                    oci.as_ref()
+                        .and_then(|o| o.root.get_path(&["spec", "ref", k]))
+                        .and_then(Node::scalar_text)
+                };
+                let version = r("digest")
+                    .map(|d| format!("@{d}"))
+                    .or_else(|| r("tag").map(|t| format!(":{t}")))
+                    .or_else(|| r("semver").map(|t| format!(" {t}")))
+                    .unwrap_or_default();
+                format!("{url}{version} (OCIRepository {ref_ns}/{ref_name})")
+            } else {
+                format!("from {ref_kind} {ref_ns}/{ref_name}")
+            };
+            let why = if ref_kind == "HelmChart" {
+                "is a HelmChart that is not in the repository"
+            } else {
+                "is an OCI artifact"
+            };
+            not_fetched(&mut app, &mut rendered, ref_span, chart, why.into());
+            return (app, rendered, None);
+        }
+    };
+    let at = chart_spec
+        .get("chart")
+        .map(|n| n.span)
+        .unwrap_or(obj.span());
+    let Some(chart) = chart_spec.get("chart").and_then(Node::scalar_text) else {
+        return (app, rendered, None);
+    };
+    let src_kind = chart_spec
+        .get_path(&["sourceRef", "kind"])
+        .and_then(Node::scalar_text)
+        .unwrap_or_default();
+    let src_name = chart_spec
+        .get_path(&["sourceRef", "name"])
+        .and_then(Node::scalar_text)
+        .unwrap_or_default();
+    if src_kind == "HelmRepository" || normalize_relative(&chart).is_none() {
+        let version = chart_spec
+            .get("version")
+            .and_then(Node::scalar_text)
+            .unwrap_or_else(|| "*".into());
+        let url = ctx
+            .find("HelmRepository", &chart_source_ns, &src_name)
+            .and_then(|o| {
+                o.root
+                    .get_path(&["spec", "url"])
+                    .and_then(Node::scalar_text)
+            })
+            .map(|u| format!(" ({u})"))
+            .unwrap_or_default();
+        not_fetched(
+            &mut app,
+            &mut rendered,
+            at,
+            format!("`{chart}` {version} from HelmRepository {chart_source_ns}/{src_name}{url}"),
+            "is not vendored in this repository".into(),
+        );
+        return (app, rendered, None);
+    }
+    let chart_path = normalize_relative(&chart).unwrap_or_default();
+    let view = match flux_source(ctx, &chart_spec, &chart_path, &chart_source_ns) {
+        (Ok(view), judgement) => {
+            app.repository = judgement;
+            view
+        }
+        (Err(skip), judgement) => {
+            app.repository = judgement;
+            rendered.sources.push(format!("chart {chart}"));
+            app.skipped.push(skip);
+            return (app, rendered, None);
+        }
+    };
+    if !view_has_dir(ctx, &view, &chart_path) {
+        rendered.sources.push(format!("chart {chart}"));
+        rendered.issues.push(RenderIssue {
+            kind: IssueKind::Failed,
+            span: at,
+            message: format!("chart path `{chart}` does not exist in the source"),
+        });
+        return (app, rendered, None);
+    }
+    let base_fs = ctx.fs;
+    let tree_fs;
+    let fs: &dyn RepoFs = match &view {
+        FluxView::Repo => base_fs,
+        FluxView::Tree(tree) => {
+            tree_fs = ArtifactFs {
+                inner: base_fs,
+                tree,
+            };
+            &tree_fs
+        }
+    };
+    // chart.spec.valuesFiles: paths from the source's root, before valuesFrom.
+    let ignore_missing = chart_spec
+        .get("ignoreMissingValuesFiles")
+        .and_then(Node::as_bool)
+        == Some(true);
+    let mut value_files = Vec::new();
+    let mut missing_value_file = false;
+    for v in chart_spec
+        .get("valuesFiles")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+    {
+        let Some(text) = v.scalar_text() else {
+            continue;
+        };
+        match normalize_relative(&text).filter(|p| fs.is_file(p)) {
+            Some(p) => value_files.push((p, v.span)),
+            None if ignore_missing => {}
+            None => {
+                missing_value_file = true;
+                rendered.issues.push(RenderIssue {
+                    kind: IssueKind::Failed,
+                    span: v.span,
+                    message: format!(
+                        "values file `{text}` does not exist in the chart source (set ignoreMissingValuesFiles to tolerate it)"
+                    ),
+                });
+            }
+        }
+    }
+    if missing_value_file {
+        // helm-controller fails the chart build: nothing of this release is applied.
+        rendered.sources.push(format!("helm {chart_path}"));
+        return (app, rendered, None);
+    }
+    let mut unit = flux_helm_unit(
+        obj,
+        spec,
+        &ns,
+        chart_path.clone(),
+        value_files,
+        ctx,
+        &mut rendered,
+    );
+    unit.ignore_missing_value_files = ignore_missing;
+    if let FluxView::Tree(tree) = &view {
+        mark_tree(ctx, tree, &chart_path);
+    }
+    ctx.render_unit_in(Unit::Helm(unit), fs, at, &mut rendered);
+    // Helm's --namespace is a default: objects that name their namespace keep it.
+    (app, rendered, None)
+}
+
+/// helm-controller's install of a HelmRelease: release name (`<targetNamespace>-<name>`
+/// unless set), namespace, `valuesFrom` and `values` as layers (catalog A4.3).
+pub(super) fn flux_helm_unit(
+    obj: &Object,
+    spec: &Node,
+    ns: &str,
+    chart_dir: String,
+    value_files: Vec<(String, Span)>,
+    ctx: &Ctx,
+    rendered: &mut Rendered,
+) -> HelmUnit {
+    let find = |kind: &str, ns: &str, name: &str| ctx.find(kind, ns, name);
+    let (values_layers, value_issues) =
+        super::values_from::flux_values(spec, ns, &find, ctx.fs.source_map());
+    rendered.issues.extend(value_issues);
+    let target_ns = spec.get("targetNamespace").and_then(Node::scalar_text);
+    let release_name = spec
+        .get("releaseName")
+        .and_then(Node::scalar_text)
+        .unwrap_or_else(|| match &target_ns {
+            Some(t) => format!("{t}-{}", obj.name),
+            None => obj.name.clone(),
+        });
+    HelmUnit {
+        chart_dir,
+        release_name,
+        namespace: target_ns.unwrap_or_else(|| ns.to_string()),
+        value_files,
+        ignore_missing_value_files: false,
+        inline_values: vec![],
+        values_layers,
+        parameters: vec![],
+        skip_crds: false,
+        kube_version: None,
+        api_versions: vec![],
+    }
 }

@@ -4,19 +4,24 @@
 mod app_of_apps;
 pub mod appset;
 pub mod argo;
+pub mod artifact;
+mod context;
 mod discover;
 pub mod envsubst;
 pub mod flux;
 pub mod flux_overlay;
 pub mod gotemplate;
 pub mod ignore;
-mod remotes;
+pub mod listing;
+pub mod remotes;
+pub mod sourceignore;
 pub mod twice;
 pub mod units;
 mod values_from;
 
 pub use argo::{ArgoApp, ArgoSettings, SyncPolicy};
-pub use discover::{LoadedFile, ModelSettings, build_model};
+pub use context::LoadedFile;
+pub use discover::{ModelSettings, build_model};
 
 impl AppKind {
     pub fn as_str(&self) -> &'static str {
@@ -70,11 +75,108 @@ pub struct App {
     /// Where the app is declared (the Application's name, or the directory's first object).
     pub span: Option<Span>,
     /// The app-of-apps parent: the Argo app whose source renders this app's Application
-    /// (or ApplicationSet).
+    /// (or ApplicationSet), or the Flux Kustomization whose build holds this app's object.
     pub parent: Option<String>,
+    /// The ApplicationSet that generated this app.
+    pub generated_by: Option<String>,
+    /// Flux `spec.dependsOn` (names, `namespace/name` when another namespace is named).
+    pub depends_on: Vec<String>,
+    /// Whether the app's source is this repository, and which rule decided (catalog A1.9).
+    pub repository: Option<remotes::Judgement>,
+    /// Sources the linter did not render, with the reason (an external repository, a remote
+    /// chart): they make the app `partial` or `not-rendered` without being a finding.
+    pub skipped: Vec<Skip>,
+}
+
+/// A source of an app that was not rendered, and why.
+#[derive(Clone, Debug)]
+pub struct Skip {
+    /// A short, stable reason (`external-source`, `remote-chart`, …).
+    pub reason: &'static str,
+    pub message: String,
+}
+
+/// The controller that deploys an app's objects (rules word their findings for it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Controller {
+    Argocd,
+    FluxKustomize,
+    FluxHelm,
+    /// Nothing in the repo deploys these objects (standalone apps).
+    None,
+}
+
+impl Controller {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Controller::Argocd => "argocd",
+            Controller::FluxKustomize => "flux-kustomize",
+            Controller::FluxHelm => "flux-helm",
+            Controller::None => "none",
+        }
+    }
+}
+
+/// How much of an app the linter rendered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenderStatus {
+    /// Every source rendered, with objects.
+    Rendered,
+    /// Objects rendered, but some input was not (or failed).
+    Partial,
+    /// Nothing rendered.
+    NotRendered,
+}
+
+impl RenderStatus {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            RenderStatus::Rendered => "rendered",
+            RenderStatus::Partial => "partial",
+            RenderStatus::NotRendered => "not-rendered",
+        }
+    }
 }
 
 impl App {
+    pub fn controller(&self) -> Controller {
+        match self.kind {
+            AppKind::Argo | AppKind::ArgoAppSet => Controller::Argocd,
+            AppKind::FluxKustomization => Controller::FluxKustomize,
+            AppKind::FluxHelmRelease => Controller::FluxHelm,
+            AppKind::Standalone => Controller::None,
+        }
+    }
+
+    /// Rendered, partly rendered or not, with the first reason (a short code and its text).
+    pub fn status(&self) -> (RenderStatus, Option<(&'static str, String)>) {
+        let reason = self
+            .skipped
+            .iter()
+            .map(|s| (s.reason, s.message.clone()))
+            .chain(self.issues.iter().map(|i| {
+                let code = if i.kind.is_unrenderable() {
+                    "offline-unrenderable-input"
+                } else {
+                    "render-failed"
+                };
+                (code, i.message.clone())
+            }))
+            .next();
+        match (self.objects.is_empty(), reason) {
+            (false, None) => (RenderStatus::Rendered, None),
+            (false, Some(r)) => (RenderStatus::Partial, Some(r)),
+            (true, Some(r)) => (RenderStatus::NotRendered, Some(r)),
+            (true, None) => (
+                RenderStatus::NotRendered,
+                Some((
+                    "no-objects",
+                    "the app's sources hold no objects".to_string(),
+                )),
+            ),
+        }
+    }
+
     /// Does a GitOps controller keep re-applying Git's state for this app (catalog A3.6)?
     pub fn enforces(&self) -> bool {
         if let Some(a) = &self.argo {

@@ -2,9 +2,19 @@
 //! generated kustomization, a kustomize build, a Helm chart), and the dispatch to the
 //! renderers. Units are rendered per app; objects keep spans into the files to edit.
 
+use crate::object::Object;
 use crate::render::{IssueKind, RenderBudget, RenderIssue, RenderOutput};
 use crate::source::{RepoFs, Span};
 use crate::yaml::Node;
+
+/// What rendering one app's sources produced.
+#[derive(Default)]
+pub(super) struct Rendered {
+    pub(super) objects: Vec<Object>,
+    pub(super) issues: Vec<RenderIssue>,
+    pub(super) sources: Vec<String>,
+    pub(super) differences: Vec<super::twice::RenderDifference>,
+}
 
 #[derive(Clone, Debug)]
 pub enum Unit {

@@ -163,3 +163,9 @@ pub fn render(findings: &[Finding], map: &SourceMap, color: bool) -> String {
     ));
     out
 }
+
+/// The line the human report ends with: how much of the repo was looked at, so a clean run
+/// never hides apps that were not rendered.
+pub fn coverage(line: &str) -> String {
+    format!("{line}\n")
+}

@@ -1,0 +1,708 @@
+//! The model builder's shared state: the repo's layout (charts, kustomizations, references),
+//! the context every reader renders through (this repo's identity, its plain manifests,
+//! the objects references can name, Flux artifacts), and small path helpers. It imports no
+//! reader: `argo.rs`, `flux.rs` and `discover.rs` build on it.
+
+use super::artifact::{ArtifactFs, ArtifactTree};
+use super::remotes::RepoIdentity;
+use super::sourceignore::IgnoreRules;
+use super::units::{self, KustomizeUnit, Rendered, Unit};
+use super::{App, AppKind};
+use crate::config::Profile;
+use crate::object::Object;
+use crate::render::RenderBudget;
+use crate::source::{FileId, RepoFs, Span, normalize_relative};
+use crate::yaml::{Document, Node};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// A parsed repo file.
+pub struct LoadedFile {
+    pub id: FileId,
+    /// Repo-relative, `/`-separated.
+    pub path: String,
+    pub docs: Vec<Document>,
+}
+
+pub(super) fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
+pub(super) fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+pub(super) fn is_kustomization_file(path: &str) -> bool {
+    matches!(
+        file_name(path),
+        "kustomization.yaml" | "kustomization.yml" | "Kustomization"
+    )
+}
+
+/// Is `path` inside `dir` (or equal to it)? `""` is the repo root.
+pub(super) fn under(path: &str, dir: &str) -> bool {
+    dir.is_empty() || path == dir || path.starts_with(&format!("{dir}/"))
+}
+
+/// The component directories a Flux Kustomization adds (`spec.components`, relative to its
+/// `spec.path`): referenced, so not built on their own.
+pub(super) fn flux_components(root: &Node) -> Vec<String> {
+    let is_flux = root.get_str("kind") == Some("Kustomization")
+        && root
+            .get_str("apiVersion")
+            .is_some_and(|v| v.starts_with("kustomize.toolkit.fluxcd.io/"));
+    let Some(spec) = root.get("spec").filter(|_| is_flux) else {
+        return Vec::new();
+    };
+    let path = spec.get_str("path").unwrap_or("");
+    spec.get("components")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Node::as_str)
+        .filter(|c| !c.contains("://"))
+        .filter_map(|c| normalize_relative(&format!("{path}/{c}")))
+        .collect()
+}
+
+/// Directories that hold render inputs rather than plain manifests.
+pub(super) struct Layout {
+    pub(super) charts: BTreeSet<String>,
+    pub(super) kustomizations: BTreeSet<String>,
+    /// Directories another kustomization in the repo refers to (bases, components).
+    pub(super) referenced: BTreeSet<String>,
+    /// Kustomization references: (the directory that lists, the directory listed).
+    pub(super) edges: Vec<(String, String)>,
+    /// Directories whose kustomization is a `kind: Component`: fragments, never built alone.
+    pub(super) components: BTreeSet<String>,
+}
+
+impl Layout {
+    pub(super) fn of(files: &[LoadedFile]) -> Layout {
+        let mut charts = BTreeSet::new();
+        let mut kustomizations = BTreeSet::new();
+        let mut referenced = BTreeSet::new();
+        let mut edges = Vec::new();
+        let mut components = BTreeSet::new();
+        for f in files {
+            if file_name(&f.path) == "Chart.yaml" {
+                charts.insert(dir_of(&f.path).to_string());
+            } else if is_kustomization_file(&f.path) {
+                let dir = dir_of(&f.path);
+                kustomizations.insert(dir.to_string());
+                let root = f.docs.first().map(|d| &d.root);
+                if root.and_then(|r| r.get_str("kind")) == Some("Component") {
+                    components.insert(dir.to_string());
+                }
+                for key in ["resources", "bases", "components"] {
+                    for r in root
+                        .and_then(|r| r.get(key))
+                        .and_then(Node::as_seq)
+                        .unwrap_or_default()
+                    {
+                        if let Some(p) = r.as_str()
+                            && !p.contains("://")
+                            && let Some(n) = normalize_relative(&format!("{dir}/{p}"))
+                        {
+                            edges.push((dir.to_string(), n.clone()));
+                            if n != dir {
+                                referenced.insert(n);
+                            }
+                        }
+                    }
+                }
+            } else {
+                referenced.extend(f.docs.iter().flat_map(|d| flux_components(&d.root)));
+            }
+        }
+        // A directory listed only by itself is not referenced (`resources: [.]`).
+        Layout {
+            charts,
+            kustomizations,
+            referenced,
+            edges,
+            components,
+        }
+    }
+
+    /// A file the Helm or kustomize renderer reads (templates, values, patches, bases), not
+    /// a manifest applied as it is.
+    pub(super) fn is_render_input(&self, path: &str) -> bool {
+        self.charts.iter().any(|d| under(path, d))
+            || self.kustomizations.iter().any(|d| under(path, d))
+    }
+
+    /// Argo CD's source type discovery (catalog A2.1).
+    pub(super) fn unit_kind(&self, dir: &str) -> &'static str {
+        if self.charts.contains(dir) {
+            "helm"
+        } else if self.kustomizations.contains(dir) {
+            "kustomize"
+        } else {
+            "directory"
+        }
+    }
+}
+
+/// One ArtifactGenerator output: its tree, or why it is not built.
+pub(super) type ArtifactBuild = Result<Arc<ArtifactTree>, String>;
+
+pub(super) struct Ctx<'a> {
+    pub(super) layout: Layout,
+    pub(super) identity: RepoIdentity,
+    pub(super) fs: &'a dyn RepoFs,
+    /// Plain manifests (objects of files that are not render inputs) and their file.
+    pub(super) plain: Vec<(Object, String)>,
+    pub(super) owned: Vec<bool>,
+    /// Kustomization and chart directories some app renders (not standalone then).
+    pub(super) rendered_dirs: BTreeSet<String>,
+    pub(super) budget: RenderBudget,
+    /// The destination cluster: Helm's `.Capabilities` unless an app pins them.
+    pub(super) profile: &'a Profile,
+    /// Objects a Flux reference can name: those declared, then those apps render.
+    pub(super) catalog: Vec<Object>,
+    /// ExternalArtifacts this repo's ArtifactGenerators build: (namespace, name) → the tree,
+    /// or why it is not built.
+    pub(super) artifacts: BTreeMap<(String, String), Vec<(String, ArtifactBuild)>>,
+    /// Copy operations that keep an artifact from being built, by artifact: reported as
+    /// `render-failed` on the `from:` line for each app that consumes it.
+    pub(super) artifact_problems: BTreeMap<(String, String), Vec<(Span, String)>>,
+    /// Every file of the repo, listed on first need (ignore rules, artifacts).
+    pub(super) all_files: Option<Vec<String>>,
+    /// The file of the object being read: references resolve to the nearest declaration.
+    pub(super) near: String,
+    /// GitRepository artifacts seen through ignore rules, by (namespace, name).
+    pub(super) git_trees: BTreeMap<(String, String), Option<Arc<ArtifactTree>>>,
+}
+
+impl Ctx<'_> {
+    /// A declared or rendered object by kind, namespace (an object without one matches any)
+    /// and name.
+    /// Of several (one repo holding several clusters' configs), the one declared nearest
+    /// to the file being read (`near`).
+    pub(super) fn find(&self, kind: &str, ns: &str, name: &str) -> Option<Object> {
+        let map = self.fs.source_map();
+        self.catalog
+            .iter()
+            .filter(|o| {
+                o.kind == kind && o.name == name && o.namespace.as_deref().unwrap_or(ns) == ns
+            })
+            .min_by_key(|o| {
+                std::cmp::Reverse(common_dirs(&map.get(o.span().file).path, &self.near))
+            })
+            .cloned()
+    }
+
+    pub(super) fn all_files(&mut self) -> &[String] {
+        if self.all_files.is_none() {
+            self.all_files = Some(super::artifact::repo_files(self.fs));
+        }
+        self.all_files.as_deref().unwrap_or_default()
+    }
+
+    /// source-controller's ignore rules for a GitRepository that is this repo: defaults,
+    /// `.sourceignore` files, `spec.ignore`.
+    pub(super) fn ignore_rules(&mut self, git: &Object) -> IgnoreRules {
+        let mut rules = IgnoreRules::with_defaults();
+        let fs = self.fs;
+        for f in self.all_files().to_vec() {
+            if (f == ".sourceignore" || f.ends_with("/.sourceignore"))
+                && let Ok(id) = fs.read(&f)
+            {
+                let dir = f.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+                rules.add(&fs.source_map().get(id).text, dir);
+            }
+        }
+        if let Some(text) = git
+            .root
+            .get_path(&["spec", "ignore"])
+            .and_then(Node::scalar_text)
+        {
+            rules.add(&text, "");
+        }
+        rules
+    }
+
+    /// The artifact of a GitRepository that is this repo, when ignore rules change what it
+    /// holds (`spec.ignore` or a `.sourceignore`); `None`: the repo as it is.
+    pub(super) fn git_artifact(&mut self, git: &Object) -> Option<Arc<ArtifactTree>> {
+        let key = (git.namespace.clone().unwrap_or_default(), git.name.clone());
+        if let Some(t) = self.git_trees.get(&key) {
+            return t.clone();
+        }
+        let has_rules = git.root.get_path(&["spec", "ignore"]).is_some()
+            || self
+                .all_files()
+                .iter()
+                .any(|f| f == ".sourceignore" || f.ends_with("/.sourceignore"));
+        let tree = has_rules.then(|| {
+            let rules = self.ignore_rules(git);
+            Arc::new(ArtifactTree::filtered(self.all_files(), &rules))
+        });
+        self.git_trees.insert(key, tree.clone());
+        tree
+    }
+
+    /// A GitRepository artifact for an ArtifactGenerator input (always through its rules).
+    pub(super) fn git_artifact_always(&mut self, git: &Object) -> Arc<ArtifactTree> {
+        match self.git_artifact(git) {
+            Some(t) => t,
+            None => {
+                let rules = IgnoreRules::with_defaults();
+                Arc::new(ArtifactTree::filtered(self.all_files(), &rules))
+            }
+        }
+    }
+
+    /// Build this repo's ArtifactGenerators (source-watcher) into `artifacts`.
+    pub(super) fn build_artifacts(&mut self) {
+        let gens: Vec<Object> = self
+            .catalog
+            .iter()
+            .filter(|o| super::artifact::is_artifact_generator(o))
+            .cloned()
+            .collect();
+        for g in gens {
+            let ns = g.namespace.clone().unwrap_or_else(|| "default".into());
+            let mut inputs: BTreeMap<String, Result<ArtifactTree, String>> = BTreeMap::new();
+            for s in g
+                .root
+                .get_path(&["spec", "sources"])
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+            {
+                let alias = s
+                    .get("alias")
+                    .and_then(Node::scalar_text)
+                    .unwrap_or_default();
+                let kind = s
+                    .get("kind")
+                    .and_then(Node::scalar_text)
+                    .unwrap_or_default();
+                let name = s
+                    .get("name")
+                    .and_then(Node::scalar_text)
+                    .unwrap_or_default();
+                let src_ns = s
+                    .get("namespace")
+                    .and_then(Node::scalar_text)
+                    .unwrap_or_else(|| ns.clone());
+                let input = if kind == "GitRepository" {
+                    // Not declared here (bootstrap writes it at install): judged by path.
+                    let git = self.find(&kind, &src_ns, &name);
+                    let url = git.as_ref().and_then(|g| {
+                        g.root
+                            .get_path(&["spec", "url"])
+                            .and_then(Node::scalar_text)
+                    });
+                    if self.identity.judge(url.as_deref(), Some(""), self.fs).local {
+                        Ok(match &git {
+                            Some(g) => (*self.git_artifact_always(g)).clone(),
+                            None => ArtifactTree::filtered(
+                                self.all_files(),
+                                &IgnoreRules::with_defaults(),
+                            ),
+                        })
+                    } else {
+                        Err(format!(
+                            "its input GitRepository {src_ns}/{name} is another repository"
+                        ))
+                    }
+                } else {
+                    Err(format!(
+                        "its input {kind} {src_ns}/{name} is not fetched offline"
+                    ))
+                };
+                inputs.insert(alias, input);
+            }
+            let files = self.all_files().to_vec();
+            for out in super::artifact::generate(&g, &files, &|s: &Node| {
+                let alias = s
+                    .get("alias")
+                    .and_then(Node::scalar_text)
+                    .unwrap_or_default();
+                inputs
+                    .get(&alias)
+                    .cloned()
+                    .unwrap_or_else(|| Err(format!("source alias `{alias}` is unknown")))
+            }) {
+                let key = (out.namespace, out.name);
+                let value = match (out.external, out.problems.first()) {
+                    (Some(why), _) => Err(why),
+                    (None, Some((_, m))) => Err(format!("source-watcher fails to build it: {m}")),
+                    (None, None) => Ok(Arc::new(out.tree)),
+                };
+                if !out.problems.is_empty() {
+                    self.artifact_problems.insert(key.clone(), out.problems);
+                }
+                let decl = self.fs.source_map().get(g.span().file).path.clone();
+                self.artifacts.entry(key).or_default().push((decl, value));
+            }
+        }
+    }
+
+    /// The ExternalArtifact (namespace, name) declared nearest to `near`.
+    pub(super) fn artifact(
+        &self,
+        ns: &str,
+        name: &str,
+    ) -> Option<Result<Arc<ArtifactTree>, String>> {
+        self.artifacts
+            .get(&(ns.to_string(), name.to_string()))?
+            .iter()
+            .min_by_key(|(decl, _)| std::cmp::Reverse(common_dirs(decl, &self.near)))
+            .map(|(_, v)| v.clone())
+    }
+
+    pub(super) fn plain_in(
+        &mut self,
+        dir: &str,
+        recurse: bool,
+        include: Option<&str>,
+        exclude: Option<&str>,
+    ) -> Vec<Object> {
+        let include = include.and_then(glob);
+        let exclude = exclude.and_then(glob);
+        let mut out = Vec::new();
+        for (i, (obj, file)) in self.plain.iter().enumerate() {
+            let fdir = dir_of(file);
+            let inside = if recurse {
+                under(fdir, dir)
+            } else {
+                fdir == dir
+            };
+            if !inside {
+                continue;
+            }
+            let rel = if dir.is_empty() {
+                file.as_str()
+            } else {
+                file.strip_prefix(&format!("{dir}/")).unwrap_or(file)
+            };
+            if include.as_ref().is_some_and(|g| !g.is_match(rel))
+                || exclude.as_ref().is_some_and(|g| g.is_match(rel))
+            {
+                continue;
+            }
+            self.owned[i] = true;
+            out.push(obj.clone());
+        }
+        out
+    }
+
+    pub(super) fn render_unit(&mut self, unit: Unit, at: Span, out: &mut Rendered) {
+        let fs = self.fs;
+        self.render_unit_in(unit, fs, at, out)
+    }
+
+    /// Render a unit reading from `fs` (the repo, or an artifact built from it).
+    pub(super) fn render_unit_in(
+        &mut self,
+        mut unit: Unit,
+        fs: &dyn RepoFs,
+        at: Span,
+        out: &mut Rendered,
+    ) {
+        out.sources.push(unit.describe());
+        if let Unit::Helm(h) = &mut unit {
+            // Argo passes the destination cluster's version and APIs unless the app sets
+            // helm.kubeVersion / helm.apiVersions; Flux always the cluster's (catalog A2.2).
+            if h.kube_version.is_none() {
+                h.kube_version = self.profile.kube_version.clone();
+            }
+            if h.api_versions.is_empty() {
+                h.api_versions = self.profile.api_versions.clone();
+            }
+        }
+        match &unit {
+            Unit::Kustomize(k) => {
+                self.rendered_dirs.insert(k.dir.clone());
+            }
+            Unit::Helm(h) => {
+                self.rendered_dirs.insert(h.chart_dir.clone());
+            }
+            _ => {}
+        }
+        match &unit {
+            Unit::Directory {
+                dir,
+                recurse,
+                include,
+                exclude,
+            } => {
+                let objs = self.plain_in(dir, *recurse, include.as_deref(), exclude.as_deref());
+                out.objects.extend(objs);
+            }
+            Unit::FluxDirectory { dir } => {
+                // Sub-directories with their own kustomization are built as such.
+                let nested: Vec<String> = self
+                    .layout
+                    .kustomizations
+                    .iter()
+                    .filter(|k| under(k, dir) && *k != dir)
+                    .filter(|k| {
+                        !self
+                            .layout
+                            .kustomizations
+                            .iter()
+                            .any(|o| o != *k && under(k, o) && under(o, dir) && o != dir)
+                    })
+                    .cloned()
+                    .collect();
+                let objs = self.plain_in(dir, true, None, None);
+                out.objects.extend(objs);
+                for k in nested {
+                    let u = Unit::Kustomize(KustomizeUnit {
+                        dir: k,
+                        flux: true,
+                        argo_options: None,
+                    });
+                    let r = units::render(&u, fs, at, &self.budget);
+                    out.objects.extend(r.objects);
+                    out.issues.extend(r.issues);
+                }
+            }
+            Unit::Kustomize(_) => {
+                let r = units::render(&unit, fs, at, &self.budget);
+                out.objects.extend(r.objects);
+                out.issues.extend(r.issues);
+            }
+            Unit::Helm(h) => {
+                let r = units::render(&unit, fs, at, &self.budget);
+                if r.issues.is_empty() && self.budget.render_twice {
+                    // The same commit, another seed, clock and zone: what changes is not Git.
+                    let again = units::render_helm_with_other_clock(h, fs, at, &self.budget);
+                    if again.issues.is_empty() {
+                        out.differences
+                            .extend(super::twice::compare(&r.objects, &again.objects));
+                    }
+                }
+                out.objects.extend(r.objects);
+                out.issues.extend(r.issues);
+            }
+        }
+    }
+
+    /// A Flux Kustomization over an artifact tree: the kustomization at the path (or the one
+    /// the controller generates from the tree's files), with the Kustomization's options.
+    pub(super) fn render_flux_tree(
+        &mut self,
+        tree: &ArtifactTree,
+        dir: &str,
+        spec: &Node,
+        out: &mut Rendered,
+    ) {
+        use super::flux_overlay::{GeneratedFs, generated_kustomization, overlay};
+        use crate::render::kustomize::{self, BuildOptions, LoadRestrictions};
+        let opts = BuildOptions {
+            load_restrictions: LoadRestrictions::None,
+            max_resources: self.budget.max_kustomize_resources,
+            max_depth: self.budget.max_kustomize_depth,
+            deadline: Some(self.budget.deadline()),
+        };
+        mark_tree(self, tree, dir);
+        let afs = ArtifactFs {
+            inner: self.fs,
+            tree,
+        };
+        let kustomizations: BTreeSet<String> = tree
+            .files
+            .keys()
+            .filter(|f| is_kustomization_file(f))
+            .map(|f| dir_of(f).to_string())
+            .collect();
+        let shown = if dir.is_empty() { "." } else { dir };
+        let component_exists = |path: &str| {
+            path.contains("://")
+                || normalize_relative(&if dir.is_empty() {
+                    path.to_string()
+                } else {
+                    format!("{dir}/{path}")
+                })
+                .is_some_and(|p| afs.is_dir(&p))
+        };
+        let r = if kustomizations.contains(dir) {
+            out.sources
+                .push(format!("kustomize {shown} (flux artifact)"));
+            let base = read_kustomization(&afs, dir);
+            kustomize::build_with_kustomization(
+                &afs,
+                dir,
+                overlay(base, spec, &component_exists),
+                &opts,
+            )
+        } else {
+            out.sources.push(format!(
+                "directory {shown} (flux artifact, generated kustomization)"
+            ));
+            let text = generated_kustomization(&afs, dir, &kustomizations);
+            let gfs = GeneratedFs::new(&afs, dir, text);
+            kustomize::build_with_kustomization(
+                &gfs,
+                dir,
+                overlay(gfs.root(), spec, &component_exists),
+                &opts,
+            )
+        };
+        out.objects.extend(r.objects);
+        out.issues.extend(r.issues);
+    }
+
+    /// A Flux Kustomization with overlay options: the kustomization at the path (or the one
+    /// the controller generates) with the options written into it (catalog A4.1).
+    pub(super) fn render_flux_overlay(&mut self, dir: &str, spec: &Node, out: &mut Rendered) {
+        use super::flux_overlay::{GeneratedFs, generated_kustomization, overlay};
+        use crate::render::kustomize::{self, BuildOptions, LoadRestrictions};
+        // The repo's `limits:` apply here as to every other kustomize build.
+        let opts = BuildOptions {
+            load_restrictions: LoadRestrictions::None,
+            max_resources: self.budget.max_kustomize_resources,
+            max_depth: self.budget.max_kustomize_depth,
+            deadline: Some(self.budget.deadline()),
+        };
+        self.rendered_dirs.insert(dir.to_string());
+        let shown = if dir.is_empty() { "." } else { dir };
+        // A component is a directory relative to the kustomization (remote ones are kept:
+        // the build reports them).
+        let fs = self.fs;
+        let component_exists = |path: &str| {
+            path.contains("://")
+                || normalize_relative(&if dir.is_empty() {
+                    path.to_string()
+                } else {
+                    format!("{dir}/{path}")
+                })
+                .is_some_and(|p| fs.is_dir(&p))
+        };
+        let r = if self.layout.kustomizations.contains(dir) {
+            out.sources
+                .push(format!("kustomize {shown} (flux overlay)"));
+            let base = read_kustomization(self.fs, dir);
+            kustomize::build_with_kustomization(
+                self.fs,
+                dir,
+                overlay(base, spec, &component_exists),
+                &opts,
+            )
+        } else {
+            // The generated kustomization lists the plain files: they are this app's.
+            self.plain_in(dir, true, None, None);
+            out.sources
+                .push(format!("directory {shown} (flux, generated kustomization)"));
+            let text = generated_kustomization(self.fs, dir, &self.layout.kustomizations);
+            let gfs = GeneratedFs::new(self.fs, dir, text);
+            kustomize::build_with_kustomization(
+                &gfs,
+                dir,
+                overlay(gfs.root(), spec, &component_exists),
+                &opts,
+            )
+        };
+        out.objects.extend(r.objects);
+        out.issues.extend(r.issues);
+    }
+}
+
+pub(super) fn new_app(name: String, kind: AppKind, span: Option<Span>) -> App {
+    App {
+        name,
+        kind,
+        argo: None,
+        flux: None,
+        sources: Vec::new(),
+        destination_namespace: None,
+        objects: Vec::new(),
+        issues: Vec::new(),
+        render_differences: Vec::new(),
+        span,
+        parent: None,
+        generated_by: None,
+        depends_on: Vec::new(),
+        repository: None,
+        skipped: Vec::new(),
+    }
+}
+
+/// Renders Go templates for ApplicationSets with `goTemplate: true`.
+pub type GoTemplateFn<'a> = Option<&'a dyn Fn(&str, &serde_json::Value) -> Result<String, String>>;
+
+/// The parsed kustomization file of `dir` (null when it cannot be read; the build reports it).
+pub(super) fn read_kustomization(fs: &dyn RepoFs, dir: &str) -> Node {
+    let null = || Node::new(crate::yaml::Value::Null, Span::default());
+    let Some(path) = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+        .iter()
+        .map(|n| {
+            if dir.is_empty() {
+                n.to_string()
+            } else {
+                format!("{dir}/{n}")
+            }
+        })
+        .find(|p| fs.is_file(p))
+    else {
+        return null();
+    };
+    let Ok(id) = fs.read(&path) else {
+        return null();
+    };
+    let text = fs.source_map().get(id).text.clone();
+    crate::yaml::parse_str(&text, id, &crate::yaml::Limits::default())
+        .docs
+        .into_iter()
+        .next()
+        .map(|d| d.root)
+        .unwrap_or_else(null)
+}
+
+/// How many leading directories two repo paths share.
+pub(super) fn common_dirs(a: &str, b: &str) -> usize {
+    dir_of(a)
+        .split('/')
+        .zip(dir_of(b).split('/'))
+        .take_while(|(x, y)| x == y && !x.is_empty())
+        .count()
+}
+
+/// What an artifact build below `dir` takes from the repo is rendered: its kustomization
+/// directories and plain files are not standalone apps.
+pub(super) fn mark_tree(ctx: &mut Ctx, tree: &ArtifactTree, dir: &str) {
+    for d in tree.repo_dirs_under(dir) {
+        if ctx.layout.kustomizations.contains(&d) || ctx.layout.charts.contains(&d) {
+            ctx.rendered_dirs.insert(d);
+        }
+    }
+    let files: BTreeSet<&str> = tree.repo_files_under(dir).into_iter().collect();
+    for (i, (_, file)) in ctx.plain.iter().enumerate() {
+        if files.contains(file.as_str()) {
+            ctx.owned[i] = true;
+        }
+    }
+}
+
+/// Argo's directory include/exclude: a glob, or `{a,b}` alternatives.
+pub(super) fn glob(pattern: &str) -> Option<globset::GlobMatcher> {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(false)
+        .build()
+        .ok()
+        .map(|g| g.compile_matcher())
+}
+
+/// Base64 as Kubernetes writes Secret `data` (padding optional, whitespace ignored).
+pub(super) fn decode_base64(s: &str) -> Option<String> {
+    const T: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::new();
+    let mut buf = 0u32;
+    let mut bits = 0;
+    for c in s.bytes().filter(|c| !c.is_ascii_whitespace() && *c != b'=') {
+        let v = T.iter().position(|&t| t == c)? as u32;
+        buf = (buf << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buf >> bits) as u8);
+            buf &= (1 << bits) - 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}

@@ -1,0 +1,101 @@
+//! `gitops-lint apps`: every app of the model with its controller, source, parent, render
+//! status and reason, as a table or JSON, and the one-line coverage summary the human lint
+//! report ends with.
+
+use super::{Model, RenderStatus};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// `apps --format json`: `{"version": 1, "apps": [...]}`.
+pub fn apps_json(model: &Model) -> Value {
+    let apps: Vec<Value> = model
+        .apps
+        .iter()
+        .map(|a| {
+            let (status, reason) = a.status();
+            json!({
+                "name": a.name,
+                "kind": a.kind.as_str(),
+                "controller": a.controller().as_str(),
+                "sources": a.sources,
+                "repository": a.repository.as_ref().map(|j| json!({
+                    "url": j.url,
+                    "this-repository": j.local,
+                    "rule": j.rule.describe(),
+                })),
+                "parent": a.parent,
+                "generated-by": a.generated_by,
+                "depends-on": a.depends_on,
+                "status": status.as_str(),
+                "reason": reason.as_ref().map(|(code, _)| *code),
+                "reason-message": reason.as_ref().map(|(_, m)| m.as_str()),
+                "objects": a.objects.len(),
+            })
+        })
+        .collect();
+    json!({ "version": 1, "apps": apps })
+}
+
+/// The human table: one line per app.
+pub fn apps_table(model: &Model) -> String {
+    let mut text = format!(
+        "{:<32} {:<18} {:<24} {:>7}  {:<12}  {}\n",
+        "APP", "KIND", "PARENT", "OBJECTS", "STATUS", "SOURCE"
+    );
+    for app in &model.apps {
+        let (status, reason) = app.status();
+        let mut source = app.sources.join(", ");
+        if let Some(j) = &app.repository {
+            source.push_str(&format!(" [{}]", j.describe()));
+        }
+        if let Some((code, _)) = reason {
+            source.push_str(&format!(" ({code})"));
+        }
+        text.push_str(&format!(
+            "{:<32} {:<18} {:<24} {:>7}  {:<12}  {}\n",
+            app.name,
+            app.kind.as_str(),
+            app.parent.as_deref().unwrap_or("-"),
+            app.objects.len(),
+            status.as_str(),
+            source
+        ));
+    }
+    text
+}
+
+/// `coverage: 12 apps, 9 rendered, 1 partly rendered, 2 not rendered (1 external-source,
+/// 1 remote-chart)`.
+pub fn coverage_line(model: &Model) -> String {
+    let (mut rendered, mut partial, mut not) = (0, 0, 0);
+    let mut reasons: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for app in &model.apps {
+        let (status, reason) = app.status();
+        match status {
+            RenderStatus::Rendered => rendered += 1,
+            RenderStatus::Partial => partial += 1,
+            RenderStatus::NotRendered => {
+                not += 1;
+                if let Some((code, _)) = reason {
+                    *reasons.entry(code).or_default() += 1;
+                }
+            }
+        }
+    }
+    let by_reason = if reasons.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " ({})",
+            reasons
+                .iter()
+                .map(|(r, n)| format!("{n} {r}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    format!(
+        "coverage: {} apps, {rendered} rendered, {partial} partly rendered, {not} not rendered{by_reason}",
+        model.apps.len()
+    )
+}
