@@ -5,7 +5,7 @@
 use super::build::{Acc, Builder, Fail, failed, unrenderable};
 use super::fieldspec::{FieldSpec, apply_specs, visit};
 use super::kustomization::{Item, Kustomization, string_pairs};
-use super::resource::{Resource, is_cluster_scoped};
+use super::resource::Resource;
 use super::tree;
 use super::{patches, replacements};
 use crate::source::Span;
@@ -183,7 +183,7 @@ fn namespace_one(
     unset_only: bool,
     mode: SubjectMode,
 ) -> Result<(), Fail> {
-    let cluster = is_cluster_scoped(&r.kind());
+    let cluster = r.is_cluster_scoped();
     // kustomize records the id before a namespace change on every resource, moved or not:
     // name references look only at resources with a previous id.
     r.history.push((r.name(), r.namespace()));
