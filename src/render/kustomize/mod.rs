@@ -26,6 +26,7 @@ mod smp;
 mod sort;
 mod transform;
 mod tree;
+mod value_add;
 mod vars;
 
 pub use overrides::{ImageOverride, KustomizeOverrides, PatchOverride, ReplicaOverride};

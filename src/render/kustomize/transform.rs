@@ -175,6 +175,17 @@ fn is_role_binding(kind: &str) -> bool {
     matches!(kind, "RoleBinding" | "ClusterRoleBinding")
 }
 
+/// The namespace filter with no field specs of its own (ValueAddTransformer's
+/// `metadata/namespace`): the object's namespace, unless cluster-scoped, and the subjects.
+pub fn namespace_meta(r: &mut Resource, ns: &str, span: Span) -> Result<(), Fail> {
+    let meta = FieldSpec {
+        gvk: Default::default(),
+        path: vec!["metadata".into(), "namespace".into()],
+        create: true,
+    };
+    namespace_one(r, ns, span, &[meta], false, SubjectMode::DefaultOnly)
+}
+
 fn namespace_one(
     r: &mut Resource,
     ns: &str,
@@ -746,6 +757,9 @@ fn configured(
         "ReplacementTransformer" => {
             replacements::run_config(b, k, acc, cfg)?;
         }
+        "ValueAddTransformer" => {
+            super::value_add::run(b, k, acc, cfg)?;
+        }
         "" => {
             return Err(failed(
                 item.span,
@@ -767,7 +781,7 @@ fn configured(
 
 /// Plugin configs are decoded like Go structs: top-level keys match case-insensitively.
 fn normalize_keys(cfg: &Node) -> Node {
-    const KEYS: [&str; 14] = [
+    const KEYS: [&str; 17] = [
         "prefix",
         "suffix",
         "fieldSpecs",
@@ -782,6 +796,9 @@ fn normalize_keys(cfg: &Node) -> Node {
         "target",
         "jsonOp",
         "replacements",
+        "value",
+        "targets",
+        "targetFilePath",
     ];
     let mut out = cfg.clone();
     if let Value::Map(entries) = &mut out.value {
