@@ -647,7 +647,7 @@ fn hash_transformer_hashes_generated_objects_where_it_runs() {
 
 /// `testdata/kustomize/fidelity/<case>/`: small kustomizations whose `kubectl kustomize`
 /// (v5.5.0) output is recorded beside them (`expected.yaml`, or `expected-error.txt` with
-/// kubectl's error, whose quoted part the native issue must carry). The build directory is
+/// kubectl's error message, which the native issue must contain). The build directory is
 /// the case's `overlay/` when it has one.
 #[test]
 fn fidelity_cases_match_recorded_kubectl_kustomize() {

@@ -210,6 +210,7 @@ impl<'a> Builder<'a> {
         generators::run(self, k, acc)?;
         transform::run_builtin(self, k, acc)?;
         transform::run_configured(self, k, acc)?;
+        transform::run_validators(self, k, acc)?;
         super::vars::collect(k, acc)?;
         Ok(())
     }

@@ -552,46 +552,121 @@ fn apply_image(acc: &mut Acc, img: &ImageSpec, specs: &[FieldSpec]) {
 /// kustomizations producing them). Plugins are never run.
 pub fn run_configured(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
     for n in k.seq("transformers") {
-        let text = tree::text(n).unwrap_or_default();
-        let item = Item {
-            text: text.clone(),
-            span: n.span,
-        };
-        let configs: Vec<Node> = if text.contains('\n') {
-            let map = b.fs.source_map();
-            let file = map.add(crate::source::SourceFile::new(
-                format!("{}#transformer", map.path(k.file)),
-                text.clone(),
-                crate::source::Origin::Virtual,
-            ));
-            let parsed = crate::yaml::parse_str(&text, file, &crate::yaml::Limits::default());
-            let mut docs: Vec<Node> = parsed
-                .docs
-                .into_iter()
-                .map(|d| d.root)
-                .filter(|d| !d.is_null())
-                .collect();
-            for d in &mut docs {
-                tree::set_spans(d, n.span);
-            }
-            docs
-        } else {
-            let path = b.resolve(k, &item)?;
-            if b.fs.is_dir(&path) {
-                b.build_dir(&path, n.span)?
-                    .resources
-                    .into_iter()
-                    .map(|r| r.root)
-                    .collect()
-            } else {
-                b.load_docs(k, &item)?
-            }
-        };
+        let (item, configs) = entry_configs(b, k, n)?;
         for cfg in configs {
             configured(b, k, acc, &cfg, &item)?;
         }
     }
     Ok(())
+}
+
+/// Kinds `configured` runs.
+const BUILTIN_TRANSFORMERS: [&str; 14] = [
+    "PrefixSuffixTransformer",
+    "PrefixTransformer",
+    "SuffixTransformer",
+    "NamespaceTransformer",
+    "LabelTransformer",
+    "AnnotationsTransformer",
+    "ImageTagTransformer",
+    "HashTransformer",
+    "ReplicaCountTransformer",
+    "PatchTransformer",
+    "PatchStrategicMergeTransformer",
+    "PatchJson6902Transformer",
+    "ReplacementTransformer",
+    "ValueAddTransformer",
+];
+
+/// `validators:` entries, loaded as kustomize loads them after the transformers: a builtin
+/// transformer kind runs on a copy and must leave the resources as they were; any other kind
+/// is an external plugin, which kustomize refuses to load, so the build fails as it does.
+pub fn run_validators(b: &mut Builder, k: &Kustomization, acc: &Acc) -> Result<(), Fail> {
+    for n in k.seq("validators") {
+        let (item, configs) = entry_configs(b, k, n)?;
+        for cfg in configs {
+            let kind = cfg.get("kind").and_then(tree::text).unwrap_or_default();
+            let builtin_api = cfg.get_str("apiVersion") == Some("builtin");
+            if !BUILTIN_TRANSFORMERS.contains(&kind.as_str()) {
+                let message = if builtin_api {
+                    format!(
+                        "validator '{}': unable to load builtin {kind}.builtin.[noGrp]",
+                        item.text
+                    )
+                } else {
+                    format!(
+                        "validator '{}': external plugins disabled; unable to load external plugin '{kind}'",
+                        item.text
+                    )
+                };
+                return Err(failed(item.span, message));
+            }
+            let mut scratch = Acc {
+                resources: acc.resources.clone(),
+                config: acc.config.clone(),
+                vars: Vec::new(),
+                openapi: acc.openapi.clone(),
+            };
+            configured(b, k, &mut scratch, &cfg, &item)?;
+            let unchanged = scratch.resources.len() == acc.resources.len()
+                && scratch
+                    .resources
+                    .iter()
+                    .zip(&acc.resources)
+                    .all(|(a, b)| a.root.to_json() == b.root.to_json());
+            if !unchanged {
+                return Err(failed(
+                    item.span,
+                    format!(
+                        "validator '{}' ({kind}): validator shouldn't modify the resource map",
+                        item.text
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The configs one `transformers:`/`validators:` entry names: inline YAML, a file, or a
+/// kustomization directory whose resources are the configs.
+fn entry_configs(b: &mut Builder, k: &Kustomization, n: &Node) -> Result<(Item, Vec<Node>), Fail> {
+    let text = tree::text(n).unwrap_or_default();
+    let item = Item {
+        text: text.clone(),
+        span: n.span,
+    };
+    let configs: Vec<Node> = if text.contains('\n') {
+        let map = b.fs.source_map();
+        let file = map.add(crate::source::SourceFile::new(
+            format!("{}#transformer", map.path(k.file)),
+            text.clone(),
+            crate::source::Origin::Virtual,
+        ));
+        let parsed = crate::yaml::parse_str(&text, file, &crate::yaml::Limits::default());
+        let mut docs: Vec<Node> = parsed
+            .docs
+            .into_iter()
+            .map(|d| d.root)
+            .filter(|d| !d.is_null())
+            .collect();
+        for d in &mut docs {
+            tree::set_spans(d, n.span);
+        }
+        docs
+    } else {
+        let path = b.resolve(k, &item)?;
+        if b.fs.is_dir(&path) {
+            b.build_dir(&path, n.span)?
+                .resources
+                .into_iter()
+                .map(|r| r.root)
+                .collect()
+        } else {
+            b.load_docs(k, &item)?
+        }
+    };
+    Ok((item, configs))
 }
 
 fn configured(
