@@ -701,3 +701,26 @@ fn fidelity_cases_match_recorded_kubectl_kustomize() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// `gitops-lint render DIR` outside any repository is rooted at `/`: the error's location is
+/// the absolute path, as kubectl prints it (not `tmp/...`).
+#[test]
+fn render_errors_outside_a_repository_keep_the_absolute_path() {
+    let Some(r) = repo(&[("repo/kustomization.yaml", "resources:\n- missing.yaml\n")]) else {
+        return;
+    };
+    let dir = r.fs.root().to_path_buf();
+    if dir.ancestors().any(|a| a.join(".git").exists()) {
+        return; // the temporary directory is inside a repository: rooted there instead
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gitops-lint"))
+        .arg("render")
+        .arg(&dir)
+        .output();
+    let Ok(out) = out else {
+        panic!("could not run gitops-lint");
+    };
+    let err = String::from_utf8_lossy(&out.stderr);
+    let want = format!("Error: {}/kustomization.yaml:2:3:", dir.display());
+    assert!(err.starts_with(&want), "{err}");
+}
