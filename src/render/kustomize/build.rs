@@ -591,21 +591,6 @@ fn v3_folded(value: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod fold_tests {
-    #[test]
-    fn more_indented_lines_of_folded_scalars_read_as_go_yaml_v3_reads_them() {
-        // values kubectl kustomize v5.5 printed for these folded scalars
-        assert_eq!(super::v3_folded("a\n  b\nc\n"), "a\n\n  b\nc\n");
-        assert_eq!(super::v3_folded("a\n\n  b\nc\n"), "a\n\n\n  b\nc\n");
-        assert_eq!(
-            super::v3_folded("p\n  q\n  r\ns\n  t"),
-            "p\n\n  q\n  r\ns\n\n  t"
-        );
-        assert_eq!(super::v3_folded("m n\no\n"), "m n\no\n");
-    }
-}
-
 /// A clipped block scalar (`|`, `>`) that ends the file without a final newline has no
 /// trailing line break (YAML's clip chomping); the parser adds one, so take it off again.
 fn clip_final_block(node: &mut Node, text: &str) {
@@ -696,5 +681,20 @@ fn stringify_metadata_maps(doc: &mut Node) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod fold_tests {
+    #[test]
+    fn more_indented_lines_of_folded_scalars_read_as_go_yaml_v3_reads_them() {
+        // values kubectl kustomize v5.5 printed for these folded scalars
+        assert_eq!(super::v3_folded("a\n  b\nc\n"), "a\n\n  b\nc\n");
+        assert_eq!(super::v3_folded("a\n\n  b\nc\n"), "a\n\n\n  b\nc\n");
+        assert_eq!(
+            super::v3_folded("p\n  q\n  r\ns\n  t"),
+            "p\n\n  q\n  r\ns\n\n  t"
+        );
+        assert_eq!(super::v3_folded("m n\no\n"), "m n\no\n");
     }
 }
