@@ -340,6 +340,12 @@ fn render(args: RenderArgs) -> ExitCode {
         eprintln!("error: {} is not inside {}", dir.display(), root.display());
         return ExitCode::from(2);
     };
+    // Rooted at `/` (no repository around the directory), paths are absolute ones.
+    let abs = if root == std::path::Path::new("/") {
+        "/"
+    } else {
+        ""
+    };
     let fs = DiskFs::new(root, std::sync::Arc::new(SourceMap::new()), 64 << 20);
     let out = kustomize::build(&fs, &rel, &kustomize::BuildOptions::default());
     if !out.issues.is_empty() {
@@ -347,7 +353,7 @@ fn render(args: RenderArgs) -> ExitCode {
         for issue in &out.issues {
             let lc = map.line_col(issue.span);
             eprintln!(
-                "Error: {}:{}:{}: {}",
+                "Error: {abs}{}:{}:{}: {}",
                 map.path(issue.span.file),
                 lc.line,
                 lc.column,

@@ -212,3 +212,44 @@ fn built_in_objects_marshal_like_helm() {
     .unwrap_or_default();
     assert_eq!(text, expected);
 }
+
+/// `testdata/helm/fidelity/<case>/`: a chart (`chart/`) with what `helm template r chart`
+/// (helm v3.18.0) printed there recorded beside it (`expected.out`, `expected.err`);
+/// native output must be the same text.
+#[test]
+fn fidelity_cases_match_recorded_helm_template() {
+    use gitops_lint::render::helm::{cli_fs, parse_helm_template_args, run};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/helm/fidelity");
+    let mut cases: Vec<_> = std::fs::read_dir(&root)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    cases.sort();
+    assert!(!cases.is_empty(), "no cases under {}", root.display());
+    let mut problems = Vec::new();
+    for case in &cases {
+        let name = case
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let read = |f: &str| std::fs::read_to_string(case.join(f)).unwrap_or_default();
+        let args: Vec<String> = ["template", "r", "chart"].map(String::from).to_vec();
+        let (out, err) = match (cli_fs(case), parse_helm_template_args(&args)) {
+            (Ok(fs), Ok((chart, mut opts))) => {
+                opts.abs_root = Some(fs.root().display().to_string());
+                let r = run(&fs, &chart, &opts, false);
+                (r.stdout.clone(), r.stderr())
+            }
+            (Err(e), _) | (_, Err(e)) => (String::new(), format!("Error: {e}\n")),
+        };
+        if out != read("expected.out") || err != read("expected.err") {
+            problems.push(format!("{name}: stdout:\n{out}\nstderr:\n{err}"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

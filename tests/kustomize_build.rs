@@ -644,3 +644,83 @@ fn hash_transformer_hashes_generated_objects_where_it_runs() {
     let names: Vec<&str> = out.objects.iter().map(|o| o.name.as_str()).collect();
     assert_eq!(names, ["cm-4h2mbtbbt6-4h2mbtbbt6"]);
 }
+
+/// `testdata/kustomize/fidelity/<case>/`: small kustomizations whose `kubectl kustomize`
+/// (v5.5.0) output is recorded beside them (`expected.yaml`, or `expected-error.txt` with
+/// kubectl's error message, which the native issue must contain). The build directory is
+/// the case's `overlay/` when it has one.
+#[test]
+fn fidelity_cases_match_recorded_kubectl_kustomize() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kustomize/fidelity");
+    let mut cases: Vec<_> = std::fs::read_dir(&root)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    cases.sort();
+    assert!(!cases.is_empty(), "no cases under {}", root.display());
+    let mut problems = Vec::new();
+    for case in &cases {
+        let name = case
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let dir = if case.join("overlay").is_dir() {
+            "overlay"
+        } else {
+            "."
+        };
+        let map = Arc::new(SourceMap::new());
+        let fs = DiskFs::new(case.clone(), map.clone(), 1 << 20);
+        let out = build(&fs, dir, &BuildOptions::default());
+        if let Ok(want) = std::fs::read_to_string(case.join("expected.yaml")) {
+            if !out.issues.is_empty() {
+                problems.push(format!("{name}: issues {:?}", out.issues));
+            } else if normalised(&to_yaml_stream(&out.objects)) != normalised(&want) {
+                problems.push(format!(
+                    "{name}: output differs:\n{}",
+                    to_yaml_stream(&out.objects)
+                ));
+            }
+        } else if let Ok(err) = std::fs::read_to_string(case.join("expected-error.txt")) {
+            // kubectl's message names the entry in quotes: the native issue must too
+            let quoted = err.split('\'').nth(1).unwrap_or(err.trim());
+            if !out.issues.iter().any(|i| i.message.contains(quoted)) {
+                problems.push(format!(
+                    "{name}: want an issue naming {quoted:?}, got {:?}",
+                    out.issues
+                ));
+            }
+        } else {
+            problems.push(format!("{name}: no expected.yaml or expected-error.txt"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// `gitops-lint render DIR` outside any repository is rooted at `/`: the error's location is
+/// the absolute path, as kubectl prints it (not `tmp/...`).
+#[test]
+fn render_errors_outside_a_repository_keep_the_absolute_path() {
+    let Some(r) = repo(&[("repo/kustomization.yaml", "resources:\n- missing.yaml\n")]) else {
+        return;
+    };
+    let dir = r.fs.root().to_path_buf();
+    if dir.ancestors().any(|a| a.join(".git").exists()) {
+        return; // the temporary directory is inside a repository: rooted there instead
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gitops-lint"))
+        .arg("render")
+        .arg(&dir)
+        .output();
+    let Ok(out) = out else {
+        panic!("could not run gitops-lint");
+    };
+    let err = String::from_utf8_lossy(&out.stderr);
+    let want = format!("Error: {}/kustomization.yaml:2:3:", dir.display());
+    assert!(err.starts_with(&want), "{err}");
+}

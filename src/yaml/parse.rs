@@ -115,6 +115,23 @@ enum Frame {
 }
 
 pub fn parse_str(text: &str, file: FileId, limits: &Limits) -> Parsed {
+    let parsed = parse_events(text, text, file, limits);
+    // go-yaml reads flow collections saphyr refuses for their indentation or tabs: read
+    // the lenient copy (same character positions) and keep it only when it parses.
+    if parsed.error.is_some()
+        && let Some(alt) = super::lenient::flow_lenient(text)
+    {
+        let again = parse_events(&alt, text, file, limits);
+        if again.error.is_none() {
+            return again;
+        }
+    }
+    parsed
+}
+
+/// Parse `scan` (the text, or its lenient copy with the same character positions); spans
+/// and flow styles are read from the original `text`.
+fn parse_events(scan: &str, text: &str, file: FileId, limits: &Limits) -> Parsed {
     let offsets = Offsets::new(text);
     let span_of = |s: &saphyr_parser::Span| {
         Span::new(
@@ -124,7 +141,7 @@ pub fn parse_str(text: &str, file: FileId, limits: &Limits) -> Parsed {
         )
     };
     let mut out = Parsed::default();
-    let mut parser = Parser::new_from_str(text);
+    let mut parser = Parser::new_from_str(scan);
     let mut stack: Vec<Frame> = Vec::new();
     let mut anchors: HashMap<usize, Node> = HashMap::new();
     let mut alias_budget = limits.max_alias_nodes;

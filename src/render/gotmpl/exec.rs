@@ -231,11 +231,10 @@ pub fn execute(
 }
 
 impl<'s, 'e> State<'s, 'e> {
+    /// Go's `state.errorf`: the node's full text as context (Go no longer cuts it to 20
+    /// characters; helm 3.18 prints it whole).
     fn err(&self, pos: &Pos, ctx: &dyn Display, msg: impl Display) -> ExecError {
-        let mut context = ctx.to_string();
-        if context.chars().count() > 20 {
-            context = context.chars().take(20).collect::<String>() + "...";
-        }
+        let context = ctx.to_string();
         ExecError {
             cause: None,
             message: format!(

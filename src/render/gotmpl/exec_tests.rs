@@ -142,6 +142,16 @@ fn missing_keys_go_and_helm() {
         "{err}"
     );
     assert!(err.starts_with("template: chart/templates/t.yaml:1:9: executing \"chart/templates/t.yaml\" at <.Values.nope.deeper>"), "{err}");
+    // the whole expression, however long (helm 3.18 prints it uncut)
+    let err = helm("{{.Values.nope.mcImage.repository.name}}", dot.clone())
+        .err()
+        .unwrap_or_default();
+    assert!(
+        err.contains(
+            "at <.Values.nope.mcImage.repository.name>: nil pointer evaluating interface {}.mcImage"
+        ),
+        "{err}"
+    );
     let strict = ExecOptions {
         missing_key: MissingKey::Error,
         ..ExecOptions::default()

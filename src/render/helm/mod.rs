@@ -269,6 +269,20 @@ fn name_from_template(text: &str) -> Result<String, String> {
 }
 
 /// The user-supplied values (`MergeValues`): files, then --set-json, --set, --set-string.
+/// An absolute path the person typed, as the root-relative path the filesystem reads
+/// (`abs_root` is where the CLI's filesystem is rooted); messages keep what was typed.
+fn under_root(opts: &TemplateOptions, path: &str) -> String {
+    let Some(root) = opts.abs_root.as_deref().filter(|_| path.starts_with('/')) else {
+        return path.to_string();
+    };
+    let root = root.trim_end_matches('/');
+    match path.strip_prefix(root) {
+        Some("") => ".".to_string(),
+        Some(rest) if rest.starts_with('/') => rest.trim_start_matches('/').to_string(),
+        _ => path.to_string(),
+    }
+}
+
 fn user_values(
     fs: &dyn RepoFs,
     opts: &TemplateOptions,
@@ -277,7 +291,7 @@ fn user_values(
     let mut base = Map::new();
     let mut docs: Vec<(String, Option<FileId>, String)> = Vec::new();
     for path in &opts.value_files {
-        match fs.read(path) {
+        match fs.read(&under_root(opts, path)) {
             Ok(id) => {
                 let text = fs.source_map().get(id).text.to_string();
                 docs.push((path.clone(), Some(id), text));
@@ -417,6 +431,8 @@ fn run_inner(
     want_objects: bool,
     run: &mut Run,
 ) -> Result<(), Failure> {
+    let typed = chart_dir.trim_end_matches('/');
+    let chart_dir = under_root(opts, chart_dir);
     let chart_dir = chart_dir.trim_end_matches('/');
     // NameAndChart
     let release_name = match &opts.name_template {
@@ -427,7 +443,7 @@ fn run_inner(
     if !fs.is_dir(chart_dir) && !fs.is_file(chart_dir) {
         return Err(Failure {
             kind: IssueKind::Unrenderable,
-            ..Failure::new(format!("path \"{chart_dir}\" not found"))
+            ..Failure::new(format!("path \"{typed}\" not found"))
         });
     }
     let mut origins = ValueOrigins::default();
@@ -789,5 +805,33 @@ mod tests {
         for bad in ["", "App", "-a", "a-", "a..b", &"a".repeat(54)] {
             assert!(super::validate_release_name(bad).is_err(), "{bad}");
         }
+    }
+}
+
+#[cfg(test)]
+mod path_tests {
+    use super::{TemplateOptions, under_root};
+
+    #[test]
+    fn absolute_paths_under_the_root_are_read_relative_to_it() {
+        let opts = TemplateOptions {
+            abs_root: Some("/tmp/work".into()),
+            ..TemplateOptions::default()
+        };
+        assert_eq!(under_root(&opts, "/tmp/work/chart"), "chart");
+        assert_eq!(under_root(&opts, "/tmp/work"), ".");
+        assert_eq!(
+            under_root(&opts, "/tmp/workshop/x.yaml"),
+            "/tmp/workshop/x.yaml"
+        );
+        assert_eq!(under_root(&opts, "values.yaml"), "values.yaml");
+        let at_root = TemplateOptions {
+            abs_root: Some("/".into()),
+            ..TemplateOptions::default()
+        };
+        assert_eq!(
+            under_root(&at_root, "/tmp/x/values.yaml"),
+            "tmp/x/values.yaml"
+        );
     }
 }

@@ -210,6 +210,7 @@ impl<'a> Builder<'a> {
         generators::run(self, k, acc)?;
         transform::run_builtin(self, k, acc)?;
         transform::run_configured(self, k, acc)?;
+        transform::run_validators(self, k, acc)?;
         super::vars::collect(k, acc)?;
         Ok(())
     }
@@ -549,7 +550,45 @@ pub fn parse_docs(fs: &dyn RepoFs, file: FileId) -> Result<Vec<Node>, Fail> {
             clip_final_block(d, &text);
         }
     }
+    for d in &mut docs {
+        fold_like_go_yaml_v3(d);
+    }
     Ok(docs)
+}
+
+/// kustomize reads resources with go-yaml v3, whose folded scalars (`>`) keep one line break
+/// too many before a more-indented line that follows a line that is not: `a\n  b` reads as
+/// `a\n\n  b` there (measured with kubectl kustomize v5.5; Helm's go-yaml v2 reads the spec's
+/// value, which is what our parser gives).
+fn fold_like_go_yaml_v3(node: &mut Node) {
+    use crate::yaml::Style;
+    match &mut node.value {
+        Value::Map(entries) => entries
+            .iter_mut()
+            .for_each(|e| fold_like_go_yaml_v3(&mut e.value)),
+        Value::Seq(items) => items.iter_mut().for_each(fold_like_go_yaml_v3),
+        Value::String(s) if node.style == Style::Folded && s.contains("\n ") => {
+            *s = v3_folded(s);
+        }
+        _ => {}
+    }
+}
+
+fn v3_folded(value: &str) -> String {
+    let indented = |l: &str| l.starts_with([' ', '\t']);
+    let mut out = String::with_capacity(value.len() + 8);
+    let mut prev: Option<&str> = None;
+    for (i, line) in value.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+            if indented(line) && prev.is_some_and(|p| !indented(p)) {
+                out.push('\n');
+            }
+        }
+        out.push_str(line);
+        prev = Some(line);
+    }
+    out
 }
 
 /// A clipped block scalar (`|`, `>`) that ends the file without a final newline has no
@@ -642,5 +681,20 @@ fn stringify_metadata_maps(doc: &mut Node) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod fold_tests {
+    #[test]
+    fn more_indented_lines_of_folded_scalars_read_as_go_yaml_v3_reads_them() {
+        // values kubectl kustomize v5.5 printed for these folded scalars
+        assert_eq!(super::v3_folded("a\n  b\nc\n"), "a\n\n  b\nc\n");
+        assert_eq!(super::v3_folded("a\n\n  b\nc\n"), "a\n\n\n  b\nc\n");
+        assert_eq!(
+            super::v3_folded("p\n  q\n  r\ns\n  t"),
+            "p\n\n  q\n  r\ns\n\n  t"
+        );
+        assert_eq!(super::v3_folded("m n\no\n"), "m n\no\n");
     }
 }

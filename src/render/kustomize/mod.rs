@@ -14,6 +14,7 @@ mod generators;
 mod helm_charts;
 mod json6902;
 mod kustomization;
+mod merge_keys;
 mod nameref;
 mod openapi;
 mod overrides;
@@ -25,6 +26,7 @@ mod smp;
 mod sort;
 mod transform;
 mod tree;
+mod value_add;
 mod vars;
 
 pub use overrides::{ImageOverride, KustomizeOverrides, PatchOverride, ReplicaOverride};
@@ -124,8 +126,15 @@ pub fn apply_patch(
         let ops = json6902::parse_ops(patch)?;
         return json6902::apply(object, &ops);
     }
+    let root = if builtin {
+        let av = object.get_str("apiVersion").unwrap_or_default().to_string();
+        let kind = object.get_str("kind").unwrap_or_default().to_string();
+        merge_keys::root(&av, &kind)
+    } else {
+        None
+    };
     smp::Smp {
-        builtin,
+        builtin: root,
         infer,
         custom: None,
     }

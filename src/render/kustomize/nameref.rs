@@ -9,7 +9,7 @@
 
 use super::build::{Fail, failed};
 use super::fieldspec::{FieldSpec, NameBackRef, TransformerConfig};
-use super::resource::{Resource, is_cluster_scoped};
+use super::resource::Resource;
 use super::tree;
 use crate::source::Span;
 use crate::yaml::{Node, Value};
@@ -45,7 +45,7 @@ impl Candidate {
             name: r.name(),
             namespace: r.namespace(),
             org_namespace,
-            cluster_scoped: is_cluster_scoped(&kind),
+            cluster_scoped: r.is_cluster_scoped(),
             is_service_account: kind == "ServiceAccount",
             prefixes: r.prefixes.clone(),
             suffixes: r.suffixes.clone(),
@@ -119,7 +119,7 @@ pub fn fix(resources: &mut [Resource], config: &TransformerConfig) -> Result<(),
             .iter()
             .map(|r| {
                 (
-                    is_cluster_scoped(&r.kind()),
+                    r.is_cluster_scoped(),
                     r.effective_namespace(),
                     r.namespace(),
                 )
@@ -167,7 +167,7 @@ fn reachable_from<'a>(
     cands: &'a [(usize, Candidate)],
     all_ns: &[(bool, String, String)],
 ) -> Vec<&'a Candidate> {
-    if is_cluster_scoped(&r.kind()) {
+    if r.is_cluster_scoped() {
         return cands.iter().map(|(_, c)| c).collect();
     }
     let own = r.effective_namespace();
@@ -253,7 +253,7 @@ fn fix_referrer(r: &mut Resource, backref: &NameBackRef, cands: &[&Candidate]) -
     let referrer = Referrer {
         prefixes: r.prefixes.clone(),
         suffixes: r.suffixes.clone(),
-        namespace: (!is_cluster_scoped(&k)).then(|| r.effective_namespace()),
+        namespace: (!r.is_cluster_scoped()).then(|| r.effective_namespace()),
         id: r.id_string(),
     };
     let mut seen: Vec<&Vec<String>> = Vec::new();

@@ -4,6 +4,7 @@
 use super::build::{Acc, Builder, Fail, failed};
 use super::json6902;
 use super::kustomization::{Item, Kustomization};
+use super::merge_keys;
 use super::openapi::SchemaChoice;
 use super::resource::Resource;
 use super::selector::Selector;
@@ -39,56 +40,6 @@ fn parse_inline(b: &Builder, k: &Kustomization, text: &str, at: Span) -> Result<
     Ok(docs)
 }
 
-fn is_builtin_group(group: &str) -> bool {
-    !group.contains('.') || group.ends_with(".k8s.io")
-}
-
-/// Kinds kustomize's builtin OpenAPI schema describes (their lists merge by patch keys).
-const BUILTIN_KINDS: &[&str] = &[
-    "Pod",
-    "PodTemplate",
-    "Deployment",
-    "ReplicaSet",
-    "DaemonSet",
-    "StatefulSet",
-    "Job",
-    "CronJob",
-    "ReplicationController",
-    "Service",
-    "ConfigMap",
-    "Secret",
-    "ServiceAccount",
-    "Namespace",
-    "Role",
-    "ClusterRole",
-    "RoleBinding",
-    "ClusterRoleBinding",
-    "Ingress",
-    "IngressClass",
-    "NetworkPolicy",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
-    "HorizontalPodAutoscaler",
-    "PodDisruptionBudget",
-    "StorageClass",
-    "CustomResourceDefinition",
-    "MutatingWebhookConfiguration",
-    "ValidatingWebhookConfiguration",
-    "Endpoints",
-    "EndpointSlice",
-    "LimitRange",
-    "ResourceQuota",
-    "PriorityClass",
-    "APIService",
-    "Lease",
-    "Node",
-    "Event",
-    "PodSecurityPolicy",
-    "CSIDriver",
-    "VolumeAttachment",
-    "RuntimeClass",
-];
-
 /// The schema comes from the patch's own apiVersion/kind (as kyaml looks it up), falling
 /// back to the target's.
 pub fn smp_for(r: &Resource, patch: &Node, openapi: &SchemaChoice) -> Smp {
@@ -104,7 +55,14 @@ pub fn smp_for(r: &Resource, patch: &Node, openapi: &SchemaChoice) -> Smp {
         None => (r.group(), r.version()),
     };
     Smp {
-        builtin: is_builtin_group(&group) && BUILTIN_KINDS.contains(&kind.as_str()),
+        builtin: merge_keys::root(
+            &if group.is_empty() {
+                version.clone()
+            } else {
+                format!("{group}/{version}")
+            },
+            &kind,
+        ),
         // Any `openapi:` path makes kyaml infer list keys where the schema is silent.
         infer: openapi.chosen && openapi.custom.is_some(),
         custom: openapi

@@ -80,6 +80,10 @@ impl Resource {
             .and_then(tree::text)
             .unwrap_or_default()
     }
+    /// Cluster-scoped as kustomize sees it (`is_cluster_scoped`).
+    pub fn is_cluster_scoped(&self) -> bool {
+        is_cluster_scoped(&self.api_version(), &self.kind())
+    }
     pub fn group(&self) -> String {
         let av = self.api_version();
         match av.split_once('/') {
@@ -176,36 +180,68 @@ pub fn string_map(node: Option<&Node>) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
-/// Kinds the builtin schema knows as cluster-scoped (a namespace is never set on them).
-pub fn is_cluster_scoped(kind: &str) -> bool {
-    matches!(
-        kind,
-        "APIService"
-            | "CertificateSigningRequest"
-            | "ClusterRole"
-            | "ClusterRoleBinding"
-            | "ComponentStatus"
-            | "CSIDriver"
-            | "CSINode"
-            | "CustomResourceDefinition"
-            | "FlowSchema"
-            | "IngressClass"
-            | "MutatingWebhookConfiguration"
-            | "Namespace"
-            | "Node"
-            | "PersistentVolume"
-            | "PodSecurityPolicy"
-            | "PriorityClass"
-            | "PriorityLevelConfiguration"
-            | "RuntimeClass"
-            | "SelfSubjectAccessReview"
-            | "SelfSubjectRulesReview"
-            | "StorageClass"
-            | "SubjectAccessReview"
-            | "TokenReview"
-            | "ValidatingAdmissionPolicy"
-            | "ValidatingAdmissionPolicyBinding"
-            | "ValidatingWebhookConfiguration"
-            | "VolumeAttachment"
-    )
+/// Kinds kustomize v5.5 knows as cluster-scoped (a namespace is never set on them), by
+/// apiVersion and kind as its built-in scope table (Kubernetes v1.21.2) has them: any other
+/// apiVersion of the same kind, e.g. `flowcontrol.apiserver.k8s.io/v1` FlowSchema or
+/// `admissionregistration.k8s.io/v1` ValidatingAdmissionPolicy, is unknown to it and treated
+/// as namespaced. Measured against `kubectl kustomize` over every kind of the v1.33 schemas.
+pub fn is_cluster_scoped(api_version: &str, kind: &str) -> bool {
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    let v1_or_beta = matches!(version, "v1" | "v1beta1");
+    match (group, kind) {
+        (
+            "",
+            "ComponentStatus" | "Namespace" | "Node" | "NodeProxyOptions" | "PersistentVolume",
+        ) => version == "v1",
+        (
+            "admissionregistration.k8s.io",
+            "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration",
+        )
+        | ("apiextensions.k8s.io", "CustomResourceDefinition")
+        | ("apiregistration.k8s.io", "APIService")
+        | ("certificates.k8s.io", "CertificateSigningRequest")
+        | ("networking.k8s.io", "IngressClass")
+        | ("node.k8s.io", "RuntimeClass")
+        | ("rbac.authorization.k8s.io", "ClusterRole" | "ClusterRoleBinding")
+        | ("scheduling.k8s.io", "PriorityClass")
+        | ("storage.k8s.io", "CSIDriver" | "CSINode" | "StorageClass" | "VolumeAttachment") => {
+            v1_or_beta
+        }
+        ("flowcontrol.apiserver.k8s.io", "FlowSchema" | "PriorityLevelConfiguration")
+        | ("policy", "PodSecurityPolicy") => version == "v1beta1",
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod scope_tests {
+    use super::is_cluster_scoped;
+
+    #[test]
+    fn scope_follows_kustomizes_table_by_api_version() {
+        assert!(is_cluster_scoped("v1", "Namespace"));
+        assert!(is_cluster_scoped(
+            "rbac.authorization.k8s.io/v1",
+            "ClusterRole"
+        ));
+        assert!(is_cluster_scoped(
+            "flowcontrol.apiserver.k8s.io/v1beta1",
+            "FlowSchema"
+        ));
+        // versions kustomize's v1.21.2 table does not have are namespaced to it
+        assert!(!is_cluster_scoped(
+            "flowcontrol.apiserver.k8s.io/v1",
+            "FlowSchema"
+        ));
+        assert!(!is_cluster_scoped(
+            "flowcontrol.apiserver.k8s.io/v1",
+            "PriorityLevelConfiguration"
+        ));
+        assert!(!is_cluster_scoped(
+            "admissionregistration.k8s.io/v1",
+            "ValidatingAdmissionPolicy"
+        ));
+        assert!(!is_cluster_scoped("example.com/v1", "Namespace"));
+        assert!(!is_cluster_scoped("v1", "ConfigMap"));
+    }
 }

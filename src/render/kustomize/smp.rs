@@ -1,13 +1,15 @@
 //! Strategic merge patch on span-carrying trees, with Kubernetes' merge keys.
 //!
-//! Lists of known fields merge by their `patchMergeKey` (containers by name, ports by
-//! containerPort, …); lists of other objects merge by the first key kyaml would infer
+//! Lists of built-in kinds merge by their `patchMergeKey` as kustomize's schema gives it
+//! (`merge_keys`: containers by name, webhooks by name, ports by containerPort, …); with a
+//! custom `openapi:` schema, lists it leaves open merge by the first key kyaml would infer
 //! (`mountPath`, `devicePath`, `ip`, `type`, `topologyKey`, `name`, `containerPort`);
 //! other lists are replaced. Directives: `$patch: delete|replace|merge`,
 //! `$setElementOrder/<list>`, `$retainKeys`, `$deleteFromPrimitiveList/<list>`; a null
 //! value deletes its key. A value the patch sets points at the patch and remembers the base
 //! value it overrode as a related span.
 
+use super::merge_keys::{self, ListKey};
 use super::openapi::{CustomSchema, ListMerge};
 use super::tree;
 use crate::yaml::{Entry, Node, Value};
@@ -24,43 +26,14 @@ const INFERRED_KEYS: [&str; 7] = [
     "containerPort",
 ];
 
-/// The merge key of a list field, from its name and the path to it. `Some("")` means a
-/// primitive list merged as a set (finalizers); None means "replace the list".
-fn schema_key(path: &[String], field: &str, builtin: bool) -> Option<Option<&'static str>> {
-    let in_container = path.last().is_some_and(|p| {
-        matches!(
-            p.as_str(),
-            "containers" | "initContainers" | "ephemeralContainers"
-        )
-    });
-    let key = match field {
-        "containers" | "initContainers" | "ephemeralContainers" => Some("name"),
-        "env" | "volumes" | "imagePullSecrets" | "resourceClaims" | "schedulingGates" => {
-            Some("name")
-        }
-        "volumeMounts" => Some("mountPath"),
-        "volumeDevices" => Some("devicePath"),
-        "hostAliases" => Some("ip"),
-        "topologySpreadConstraints" => Some("topologyKey"),
-        "ownerReferences" => Some("uid"),
-        "conditions" => Some("type"),
-        "finalizers" => Some(""),
-        "ports" if in_container => Some("containerPort"),
-        "ports" if builtin && path.last().is_some_and(|p| p == "spec") => Some("port"),
-        "tolerations" | "envFrom" | "args" | "command" | "subjects" | "rules" | "webhooks" => None,
-        _ => return None,
-    };
-    Some(key)
-}
-
 fn infer_key(items: &[Node]) -> Option<&'static str> {
     let first = items.iter().find(|i| i.as_map().is_some())?;
     INFERRED_KEYS.into_iter().find(|k| first.get(k).is_some())
 }
 
 pub struct Smp {
-    /// Is the patched resource a Kubernetes builtin (schema-backed) kind?
-    pub builtin: bool,
+    /// The schema type of the patched kind when kustomize's built-in schema knows it.
+    pub builtin: Option<&'static str>,
     /// Merge lists of custom resources by inferred keys (a custom schema is declared).
     pub infer: bool,
     /// The custom `openapi:` schema and the patched object's (group, version, kind): lists
@@ -211,11 +184,15 @@ impl Smp {
         }
         // Without a schema (custom resources) kustomize replaces lists wholesale.
         let declared = match (&self.custom, self.builtin) {
-            (Some((schema, (g, v, k))), false) => schema.list_merge(g, v, k, path, field),
+            (Some((schema, (g, v, k))), None) => schema.list_merge(g, v, k, path, field),
             _ => ListMerge::Unknown,
         };
-        let key: Option<String> = if self.builtin {
-            schema_key(path, field, true).flatten().map(str::to_string)
+        let key: Option<String> = if let Some(root) = self.builtin {
+            match merge_keys::list_key(root, path, field) {
+                ListKey::By(k) => Some(k.to_string()),
+                ListKey::Set => Some(String::new()),
+                ListKey::Replace => None,
+            }
         } else {
             match declared {
                 ListMerge::ByKey(k) => Some(k),
@@ -356,7 +333,7 @@ mod tests {
     fn merged(base: &str, patch: &str, builtin: bool) -> String {
         let mut b = node(base, 0);
         Smp {
-            builtin,
+            builtin: builtin.then_some("io.k8s.api.core.v1.Pod"),
             infer: false,
             custom: None,
         }
@@ -405,7 +382,7 @@ mod tests {
     fn patched_scalar_keeps_the_base_as_related() {
         let mut b = node("spec:\n  replicas: 1\n", 0);
         Smp {
-            builtin: true,
+            builtin: Some("io.k8s.api.apps.v1.Deployment"),
             infer: false,
             custom: None,
         }

@@ -5,7 +5,7 @@
 use super::build::{Acc, Builder, Fail, failed, unrenderable};
 use super::fieldspec::{FieldSpec, apply_specs, visit};
 use super::kustomization::{Item, Kustomization, string_pairs};
-use super::resource::{Resource, is_cluster_scoped};
+use super::resource::Resource;
 use super::tree;
 use super::{patches, replacements};
 use crate::source::Span;
@@ -175,6 +175,17 @@ fn is_role_binding(kind: &str) -> bool {
     matches!(kind, "RoleBinding" | "ClusterRoleBinding")
 }
 
+/// The namespace filter with no field specs of its own (ValueAddTransformer's
+/// `metadata/namespace`): the object's namespace, unless cluster-scoped, and the subjects.
+pub fn namespace_meta(r: &mut Resource, ns: &str, span: Span) -> Result<(), Fail> {
+    let meta = FieldSpec {
+        gvk: Default::default(),
+        path: vec!["metadata".into(), "namespace".into()],
+        create: true,
+    };
+    namespace_one(r, ns, span, &[meta], false, SubjectMode::DefaultOnly)
+}
+
 fn namespace_one(
     r: &mut Resource,
     ns: &str,
@@ -183,7 +194,7 @@ fn namespace_one(
     unset_only: bool,
     mode: SubjectMode,
 ) -> Result<(), Fail> {
-    let cluster = is_cluster_scoped(&r.kind());
+    let cluster = r.is_cluster_scoped();
     // kustomize records the id before a namespace change on every resource, moved or not:
     // name references look only at resources with a previous id.
     r.history.push((r.name(), r.namespace()));
@@ -541,46 +552,121 @@ fn apply_image(acc: &mut Acc, img: &ImageSpec, specs: &[FieldSpec]) {
 /// kustomizations producing them). Plugins are never run.
 pub fn run_configured(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
     for n in k.seq("transformers") {
-        let text = tree::text(n).unwrap_or_default();
-        let item = Item {
-            text: text.clone(),
-            span: n.span,
-        };
-        let configs: Vec<Node> = if text.contains('\n') {
-            let map = b.fs.source_map();
-            let file = map.add(crate::source::SourceFile::new(
-                format!("{}#transformer", map.path(k.file)),
-                text.clone(),
-                crate::source::Origin::Virtual,
-            ));
-            let parsed = crate::yaml::parse_str(&text, file, &crate::yaml::Limits::default());
-            let mut docs: Vec<Node> = parsed
-                .docs
-                .into_iter()
-                .map(|d| d.root)
-                .filter(|d| !d.is_null())
-                .collect();
-            for d in &mut docs {
-                tree::set_spans(d, n.span);
-            }
-            docs
-        } else {
-            let path = b.resolve(k, &item)?;
-            if b.fs.is_dir(&path) {
-                b.build_dir(&path, n.span)?
-                    .resources
-                    .into_iter()
-                    .map(|r| r.root)
-                    .collect()
-            } else {
-                b.load_docs(k, &item)?
-            }
-        };
+        let (item, configs) = entry_configs(b, k, n)?;
         for cfg in configs {
             configured(b, k, acc, &cfg, &item)?;
         }
     }
     Ok(())
+}
+
+/// Kinds `configured` runs.
+const BUILTIN_TRANSFORMERS: [&str; 14] = [
+    "PrefixSuffixTransformer",
+    "PrefixTransformer",
+    "SuffixTransformer",
+    "NamespaceTransformer",
+    "LabelTransformer",
+    "AnnotationsTransformer",
+    "ImageTagTransformer",
+    "HashTransformer",
+    "ReplicaCountTransformer",
+    "PatchTransformer",
+    "PatchStrategicMergeTransformer",
+    "PatchJson6902Transformer",
+    "ReplacementTransformer",
+    "ValueAddTransformer",
+];
+
+/// `validators:` entries, loaded as kustomize loads them after the transformers: a builtin
+/// transformer kind runs on a copy and must leave the resources as they were; any other kind
+/// is an external plugin, which kustomize refuses to load, so the build fails as it does.
+pub fn run_validators(b: &mut Builder, k: &Kustomization, acc: &Acc) -> Result<(), Fail> {
+    for n in k.seq("validators") {
+        let (item, configs) = entry_configs(b, k, n)?;
+        for cfg in configs {
+            let kind = cfg.get("kind").and_then(tree::text).unwrap_or_default();
+            let builtin_api = cfg.get_str("apiVersion") == Some("builtin");
+            if !BUILTIN_TRANSFORMERS.contains(&kind.as_str()) {
+                let message = if builtin_api {
+                    format!(
+                        "validator '{}': unable to load builtin {kind}.builtin.[noGrp]",
+                        item.text
+                    )
+                } else {
+                    format!(
+                        "validator '{}': external plugins disabled; unable to load external plugin '{kind}'",
+                        item.text
+                    )
+                };
+                return Err(failed(item.span, message));
+            }
+            let mut scratch = Acc {
+                resources: acc.resources.clone(),
+                config: acc.config.clone(),
+                vars: Vec::new(),
+                openapi: acc.openapi.clone(),
+            };
+            configured(b, k, &mut scratch, &cfg, &item)?;
+            let unchanged = scratch.resources.len() == acc.resources.len()
+                && scratch
+                    .resources
+                    .iter()
+                    .zip(&acc.resources)
+                    .all(|(a, b)| a.root.to_json() == b.root.to_json());
+            if !unchanged {
+                return Err(failed(
+                    item.span,
+                    format!(
+                        "validator '{}' ({kind}): validator shouldn't modify the resource map",
+                        item.text
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The configs one `transformers:`/`validators:` entry names: inline YAML, a file, or a
+/// kustomization directory whose resources are the configs.
+fn entry_configs(b: &mut Builder, k: &Kustomization, n: &Node) -> Result<(Item, Vec<Node>), Fail> {
+    let text = tree::text(n).unwrap_or_default();
+    let item = Item {
+        text: text.clone(),
+        span: n.span,
+    };
+    let configs: Vec<Node> = if text.contains('\n') {
+        let map = b.fs.source_map();
+        let file = map.add(crate::source::SourceFile::new(
+            format!("{}#transformer", map.path(k.file)),
+            text.clone(),
+            crate::source::Origin::Virtual,
+        ));
+        let parsed = crate::yaml::parse_str(&text, file, &crate::yaml::Limits::default());
+        let mut docs: Vec<Node> = parsed
+            .docs
+            .into_iter()
+            .map(|d| d.root)
+            .filter(|d| !d.is_null())
+            .collect();
+        for d in &mut docs {
+            tree::set_spans(d, n.span);
+        }
+        docs
+    } else {
+        let path = b.resolve(k, &item)?;
+        if b.fs.is_dir(&path) {
+            b.build_dir(&path, n.span)?
+                .resources
+                .into_iter()
+                .map(|r| r.root)
+                .collect()
+        } else {
+            b.load_docs(k, &item)?
+        }
+    };
+    Ok((item, configs))
 }
 
 fn configured(
@@ -746,6 +832,9 @@ fn configured(
         "ReplacementTransformer" => {
             replacements::run_config(b, k, acc, cfg)?;
         }
+        "ValueAddTransformer" => {
+            super::value_add::run(b, k, acc, cfg)?;
+        }
         "" => {
             return Err(failed(
                 item.span,
@@ -767,7 +856,7 @@ fn configured(
 
 /// Plugin configs are decoded like Go structs: top-level keys match case-insensitively.
 fn normalize_keys(cfg: &Node) -> Node {
-    const KEYS: [&str; 14] = [
+    const KEYS: [&str; 17] = [
         "prefix",
         "suffix",
         "fieldSpecs",
@@ -782,6 +871,9 @@ fn normalize_keys(cfg: &Node) -> Node {
         "target",
         "jsonOp",
         "replacements",
+        "value",
+        "targets",
+        "targetFilePath",
     ];
     let mut out = cfg.clone();
     if let Value::Map(entries) = &mut out.value {

@@ -1,0 +1,3 @@
+{{- define "em.annotations" -}}
+{{ tpl (toYaml .Values.admin.annotations) . }}
+{{- end -}}
