@@ -1,6 +1,7 @@
 //! Go's fmt as templates use it (`print`, `printf`, `println`, and `{{ . }}` output):
 //! verbs, flags, width/precision, the `%!v(type=value)` error forms, and Go's float printing.
 
+use super::funcs::memory;
 use super::value::{Map, Value};
 
 /// Go's `strconv.Quote`.
@@ -326,7 +327,16 @@ fn pad(out: &mut String, s: &str, spec: &Spec) {
 /// would otherwise recurse forever.
 const MAX_FORMAT_DEPTH: usize = 100;
 
+/// The render's memory budget bounds what one formatting builds (shared structure prints
+/// once per reference); past it the text is cut short and the executor fails the render.
+fn out_of_room(out: &str) -> bool {
+    !memory::fits(out.len())
+}
+
 fn format_value(out: &mut String, v: &Value, spec: &Spec, depth: usize) {
+    if out_of_room(out) {
+        return;
+    }
     if depth > MAX_FORMAT_DEPTH {
         out.push_str("...");
         return;
@@ -371,6 +381,9 @@ fn format_value(out: &mut String, v: &Value, spec: &Spec, depth: usize) {
         Value::List(l) => {
             out.push('[');
             for (i, e) in l.iter().enumerate() {
+                if out_of_room(out) {
+                    break;
+                }
                 if i > 0 {
                     out.push(' ');
                 }
@@ -389,6 +402,9 @@ fn format_value(out: &mut String, v: &Value, spec: &Spec, depth: usize) {
 
 /// `%#v`: the value as Go source, for the types templates see.
 fn go_syntax(out: &mut String, v: &Value, depth: usize) {
+    if out_of_room(out) {
+        return;
+    }
     if depth > MAX_FORMAT_DEPTH {
         out.push_str("...");
         return;
@@ -417,6 +433,9 @@ fn go_syntax(out: &mut String, v: &Value, depth: usize) {
         Value::List(l) => {
             out.push_str("[]interface {}{");
             for (i, e) in l.iter().enumerate() {
+                if out_of_room(out) {
+                    break;
+                }
                 if i > 0 {
                     out.push_str(", ");
                 }
@@ -427,6 +446,9 @@ fn go_syntax(out: &mut String, v: &Value, depth: usize) {
         Value::Map(m) => {
             out.push_str("map[string]interface {}{");
             for (i, (k, e)) in m.borrow().iter().enumerate() {
+                if out_of_room(out) {
+                    break;
+                }
                 if i > 0 {
                     out.push_str(", ");
                 }
@@ -443,6 +465,9 @@ fn go_syntax(out: &mut String, v: &Value, depth: usize) {
 fn format_map(out: &mut String, m: &Map, spec: &Spec, depth: usize) {
     out.push_str("map[");
     for (i, (k, e)) in m.iter().enumerate() {
+        if out_of_room(out) {
+            break;
+        }
         if i > 0 {
             out.push(' ');
         }

@@ -38,6 +38,7 @@ mod gofmt_time;
 mod json;
 mod lists;
 mod math;
+pub mod memory;
 mod montgomery;
 mod network;
 mod paths;
@@ -82,6 +83,8 @@ pub struct FuncEnv {
     /// Key generations and password hashes this render may still compute (see
     /// [`MAX_HEAVY_CALLS`]).
     pub heavy_calls_left: u32,
+    /// Bytes of values this render may still create (`limits.max-render-memory-bytes`).
+    pub memory: memory::MemoryBudget,
 }
 
 /// Key generation and password hashing (genPrivateKey, genCA, gen*Cert, bcrypt, htpasswd,
@@ -97,6 +100,7 @@ impl FuncEnv {
             now_unix_nanos,
             utc_offset_secs,
             heavy_calls_left: MAX_HEAVY_CALLS,
+            memory: memory::MemoryBudget::default(),
         }
     }
 
