@@ -186,9 +186,16 @@ pub fn render_templates(
         Some(c) => {
             crate::render::gotmpl::funcs::FuncEnv::new(c.seed, c.now_unix_nanos, c.utc_offset_secs)
         }
-        None => super::yamlout::func_env(),
+        // No clock given: `helm template` / `render`, whose output is printed and may be
+        // applied, so passwords and keys must not be reproducible (as in helm).
+        None => {
+            let mut env = super::yamlout::func_env();
+            env.entropy = crate::render::gotmpl::funcs::Entropy::Os;
+            env
+        }
     };
     env.memory = crate::render::gotmpl::funcs::memory::MemoryBudget::new(limits.max_memory_bytes);
+    env.deadline = limits.deadline;
     let mut out = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         if is_partial(&e.name) {
