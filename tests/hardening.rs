@@ -232,3 +232,28 @@ fn helm_template_output_is_random_on_every_run_and_lint_is_deterministic() {
     };
     assert_eq!(lint(), lint(), "lint output differs between runs");
 }
+
+#[test]
+fn control_characters_in_file_names_never_reach_the_log_raw() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let name = "apps/\u{1b}[31mred\u{7}.yaml";
+    std::fs::create_dir_all(dir.path().join("apps")).expect("mkdir");
+    std::fs::write(dir.path().join(name), "a: [unclosed\n").expect("write");
+    for format in ["human", "github"] {
+        let out = bin()
+            .arg(dir.path())
+            .args(["--format", format, "--no-color"])
+            .output()
+            .expect("lint");
+        assert_eq!(out.status.code(), Some(1), "{format}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{format}: {text}"
+        );
+        assert!(
+            text.contains("\\u{1b}[31mred\\u{7}.yaml"),
+            "{format}: {text}"
+        );
+    }
+}
