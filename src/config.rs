@@ -34,6 +34,15 @@ pub struct Config {
     pub platform: Platform,
     /// The cluster the repo deploys to, as the renderers need it (`profile:`).
     pub profile: Profile,
+    /// Settings that were ignored, located on their key (a `limits:` value above the
+    /// default): reported as warnings, never an error, so the lint still runs.
+    pub warnings: Vec<ConfigWarning>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ConfigWarning {
+    pub span: Span,
+    pub message: String,
 }
 
 /// `profile:` — what the repo does not say about the destination cluster: its Kubernetes
@@ -365,9 +374,107 @@ const LIMIT_KEYS: &[&str] = &[
     "max-kustomize-resources",
     "max-kustomize-depth",
     "max-render-seconds",
+    "max-render-memory-bytes",
 ];
 
+/// Highest value `--limit KEY=VALUE` may set: even a trusted workflow cannot make a render
+/// unbounded.
+fn hard_ceiling(name: &str) -> u64 {
+    match name {
+        "max-file-bytes" => 256 << 20,
+        "max-files" => 1_000_000,
+        "max-depth" => 1024,
+        "max-alias-nodes" => 10_000_000,
+        "max-documents" => 1_000_000,
+        "max-template-steps" => 1_000_000_000,
+        "max-template-output-bytes" => 512 << 20,
+        "max-range-length" => 100_000_000,
+        "max-include-depth" => 10_000,
+        "max-kustomize-resources" => 1_000_000,
+        "max-kustomize-depth" => 256,
+        "max-render-seconds" => 600,
+        "max-render-memory-bytes" => 4 << 30,
+        _ => 0,
+    }
+}
+
+/// The value of limit `name` in `cfg` (its default when unset).
+fn limit_value(cfg: &Config, name: &str) -> u64 {
+    let walk = crate::source::WalkOptions::default();
+    let b = &cfg.render_budget;
+    match name {
+        "max-file-bytes" => cfg.max_file_bytes.unwrap_or(walk.max_file_bytes),
+        "max-files" => cfg.max_files.unwrap_or(walk.max_files) as u64,
+        "max-depth" => cfg.yaml_limits.max_depth as u64,
+        "max-alias-nodes" => cfg.yaml_limits.max_alias_nodes as u64,
+        "max-documents" => cfg.yaml_limits.max_documents as u64,
+        "max-template-steps" => b.max_template_steps,
+        "max-template-output-bytes" => b.max_template_output_bytes as u64,
+        "max-range-length" => b.max_range_length as u64,
+        "max-include-depth" => b.max_include_depth as u64,
+        "max-kustomize-resources" => b.max_kustomize_resources as u64,
+        "max-kustomize-depth" => b.max_kustomize_depth as u64,
+        "max-render-seconds" => b.max_render_time.as_secs(),
+        "max-render-memory-bytes" => b.max_render_memory_bytes as u64,
+        _ => 0,
+    }
+}
+
+fn set_limit(cfg: &mut Config, name: &str, n: u64) {
+    let size = usize::try_from(n).unwrap_or(usize::MAX);
+    let b = &mut cfg.render_budget;
+    match name {
+        "max-file-bytes" => cfg.max_file_bytes = Some(n),
+        "max-files" => cfg.max_files = Some(size),
+        "max-depth" => cfg.yaml_limits.max_depth = size,
+        "max-alias-nodes" => cfg.yaml_limits.max_alias_nodes = size,
+        "max-documents" => cfg.yaml_limits.max_documents = size,
+        "max-template-steps" => b.max_template_steps = n,
+        "max-template-output-bytes" => b.max_template_output_bytes = size,
+        "max-range-length" => b.max_range_length = size,
+        "max-include-depth" => b.max_include_depth = size,
+        "max-kustomize-resources" => b.max_kustomize_resources = size,
+        "max-kustomize-depth" => b.max_kustomize_depth = size,
+        "max-render-seconds" => b.max_render_time = std::time::Duration::from_secs(n),
+        "max-render-memory-bytes" => b.max_render_memory_bytes = size,
+        _ => {}
+    }
+}
+
+/// `--limit KEY=VALUE` from the command line (the workflow author's side, which a pull
+/// request cannot change): sets a limit either way, up to its hard ceiling.
+pub fn parse_cli_limit(arg: &str) -> Result<(String, u64), String> {
+    let (name, value) = arg
+        .split_once('=')
+        .ok_or_else(|| format!("--limit {arg}: expected KEY=VALUE"))?;
+    if !LIMIT_KEYS.contains(&name) {
+        return Err(format!(
+            "--limit {arg}: unknown limit `{name}` ({})",
+            LIMIT_KEYS.join(", ")
+        ));
+    }
+    let n: u64 = value
+        .parse()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("--limit {arg}: the value must be a positive integer"))?;
+    let ceiling = hard_ceiling(name);
+    if n > ceiling {
+        return Err(format!(
+            "--limit {arg}: above the hard ceiling {ceiling} of `{name}`"
+        ));
+    }
+    Ok((name.to_string(), n))
+}
+
 impl Config {
+    /// Applies `--limit` values (already checked by [`parse_cli_limit`]) over the file's.
+    pub fn apply_cli_limits(&mut self, limits: &[(String, u64)]) {
+        for (name, n) in limits {
+            set_limit(self, name, (*n).min(hard_ceiling(name)));
+        }
+    }
+
     pub fn setting(&self, rule: &str) -> Option<&RuleSetting> {
         self.rules
             .iter()
@@ -487,41 +594,31 @@ impl Config {
                 "limits" => {
                     for l in e.value.as_map().unwrap_or_default() {
                         let name = l.key.key_str();
+                        if !LIMIT_KEYS.contains(&name.as_ref()) {
+                            return Err(err(
+                                Some(l.key.span),
+                                format!("unknown limit `{name}` ({})", LIMIT_KEYS.join(", ")),
+                            ));
+                        }
                         let n = l.value.as_i64().filter(|n| *n > 0).ok_or_else(|| {
                             err(
                                 Some(l.value.span),
                                 format!("`limits.{name}` must be a positive integer"),
                             )
-                        })?;
-                        match name.as_ref() {
-                            "max-file-bytes" => cfg.max_file_bytes = Some(n as u64),
-                            "max-files" => cfg.max_files = Some(n as usize),
-                            "max-depth" => cfg.yaml_limits.max_depth = n as usize,
-                            "max-alias-nodes" => cfg.yaml_limits.max_alias_nodes = n as usize,
-                            "max-documents" => cfg.yaml_limits.max_documents = n as usize,
-                            "max-template-steps" => cfg.render_budget.max_template_steps = n as u64,
-                            "max-template-output-bytes" => {
-                                cfg.render_budget.max_template_output_bytes = n as usize
-                            }
-                            "max-range-length" => cfg.render_budget.max_range_length = n as usize,
-                            "max-include-depth" => cfg.render_budget.max_include_depth = n as usize,
-                            "max-kustomize-resources" => {
-                                cfg.render_budget.max_kustomize_resources = n as usize
-                            }
-                            "max-kustomize-depth" => {
-                                cfg.render_budget.max_kustomize_depth = n as usize
-                            }
-                            "max-render-seconds" => {
-                                cfg.render_budget.max_render_time =
-                                    std::time::Duration::from_secs(n as u64)
-                            }
-                            _ => {
-                                return Err(err(
-                                    Some(l.key.span),
-                                    format!("unknown limit `{name}` ({})", LIMIT_KEYS.join(", ")),
-                                ));
-                            }
+                        })? as u64;
+                        // The config comes with the change under review: it may tighten
+                        // a limit, never loosen one (SECURITY.md).
+                        let default = limit_value(&Config::default(), &name);
+                        if n > default {
+                            cfg.warnings.push(ConfigWarning {
+                                span: l.key.span,
+                                message: format!(
+                                    "`limits.{name}: {n}` is above the default {default}; the repository's configuration may only lower limits, so {default} applies (raise it with `--limit {name}={n}` in the workflow)"
+                                ),
+                            });
+                            continue;
                         }
+                        set_limit(&mut cfg, &name, n);
                     }
                 }
                 "platform" => {
@@ -677,7 +774,57 @@ mod tests {
             (7, 8, 9, 10)
         );
         assert_eq!((b.max_kustomize_resources, b.max_kustomize_depth), (11, 12));
-        assert_eq!(b.max_render_time, std::time::Duration::from_secs(13));
+        assert_eq!(b.max_render_memory_bytes, 14);
+        // 13 s is above the 10 s default: ignored, with a warning.
+        assert_eq!(b.max_render_time, std::time::Duration::from_secs(10));
+        assert_eq!(cfg.warnings.len(), 1, "{:?}", cfg.warnings);
+    }
+
+    #[test]
+    fn a_repository_config_cannot_raise_a_limit() {
+        let map = SourceMap::new();
+        let text = "limits:\n  max-template-steps: 4000000000000\n  max-render-seconds: 100000\n  max-range-length: 10\n";
+        let id = map.add_text(".gitops-lint.yaml", text);
+        let cfg = Config::parse(&map, id, &[]).unwrap_or_default();
+        let b = &cfg.render_budget;
+        let d = crate::render::RenderBudget::default();
+        assert_eq!(b.max_template_steps, d.max_template_steps);
+        assert_eq!(b.max_render_time, d.max_render_time);
+        assert_eq!(b.max_range_length, 10, "lowering is allowed");
+        let at: Vec<(usize, usize)> = cfg
+            .warnings
+            .iter()
+            .map(|w| {
+                let lc = map.line_col(w.span);
+                (lc.line, lc.column)
+            })
+            .collect();
+        assert_eq!(at, [(2, 3), (3, 3)], "located on each key");
+        assert!(
+            cfg.warnings[0]
+                .message
+                .contains("--limit max-template-steps=")
+        );
+    }
+
+    #[test]
+    fn the_command_line_raises_limits_up_to_a_hard_ceiling() {
+        let mut cfg = Config::default();
+        let l = parse_cli_limit("max-render-seconds=30");
+        assert_eq!(l, Ok(("max-render-seconds".to_string(), 30)));
+        cfg.apply_cli_limits(&[l.unwrap_or_default()]);
+        assert_eq!(
+            cfg.render_budget.max_render_time,
+            std::time::Duration::from_secs(30)
+        );
+        let over = parse_cli_limit("max-render-seconds=100000").unwrap_err();
+        assert!(over.contains("hard ceiling 600"), "{over}");
+        assert!(parse_cli_limit("max-steps=5").is_err());
+        assert!(parse_cli_limit("max-files").is_err());
+        assert!(parse_cli_limit("max-files=0").is_err());
+        for k in LIMIT_KEYS {
+            assert!(hard_ceiling(k) >= limit_value(&Config::default(), k), "{k}");
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@
 
 use crate::baseline::{key_counts, unmatched};
 use crate::gitops::{App, Model};
-use crate::lint::{LintError, LintOptions, LintResult, lint, lint_tree};
+use crate::lint::{LintError, LintOptions, LintResult, lint_tree, lint_with};
 use crate::report::Finding;
 use crate::report::summary::AppDiff;
 use crate::source::FileId;
@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 
 pub struct DiffOptions {
     pub lint: LintOptions,
+    /// `--limit KEY=VALUE` values, for both sides.
+    pub limits: Vec<(String, u64)>,
     pub base: String,
 }
 
@@ -68,13 +70,13 @@ pub fn run(opts: &DiffOptions) -> Result<DiffResult, LintError> {
     let started = Instant::now();
     // The head lint needs no git: it runs while the base is read and linted.
     let (head, base_side) = rayon::join(
-        || lint(&opts.lint),
+        || lint_with(&opts.lint, &opts.limits),
         || -> Result<_, LintError> {
             // Blobs up to 64 MiB are held; the walk applies the configured limit again.
             let tree = repo.tree_at(&commit, 64 * 1024 * 1024).map_err(io)?;
             let changed = repo.changed_files(&commit).map_err(io)?;
             let changed_lines = repo.changed_lines(&commit).map_err(io)?;
-            let base = lint_tree(&opts.lint, Arc::new(tree))?;
+            let base = lint_tree(&opts.lint, Arc::new(tree), &opts.limits)?;
             Ok((base, changed, changed_lines))
         },
     );

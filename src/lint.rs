@@ -42,7 +42,25 @@ impl std::fmt::Display for LintError {
     }
 }
 
-fn load_config(root: &Path, explicit: Option<&Path>, map: &SourceMap) -> Result<Config, LintError> {
+/// `--limit KEY=VALUE` values (checked by `config::parse_cli_limit`).
+pub type CliLimits = [(String, u64)];
+
+fn load_config(
+    root: &Path,
+    explicit: Option<&Path>,
+    map: &SourceMap,
+    cli: &CliLimits,
+) -> Result<Config, LintError> {
+    let mut config = load_config_file(root, explicit, map)?;
+    config.apply_cli_limits(cli);
+    Ok(config)
+}
+
+fn load_config_file(
+    root: &Path,
+    explicit: Option<&Path>,
+    map: &SourceMap,
+) -> Result<Config, LintError> {
     let path = match explicit {
         Some(p) => p.to_path_buf(),
         None => {
@@ -104,9 +122,14 @@ fn walk_options(config: &Config) -> Result<WalkOptions, LintError> {
 
 /// Lint the working tree under `opts.root`.
 pub fn lint(opts: &LintOptions) -> Result<LintResult, LintError> {
+    lint_with(opts, &[])
+}
+
+/// [`lint`] with limits set on the command line.
+pub fn lint_with(opts: &LintOptions, cli: &CliLimits) -> Result<LintResult, LintError> {
     let root = canonical_root(&opts.root)?;
     let map = Arc::new(SourceMap::new());
-    let config = load_config(&root, opts.config.as_deref(), &map)?;
+    let config = load_config(&root, opts.config.as_deref(), &map, cli)?;
     let walk_opts = walk_options(&config)?;
     let walked = walk_repo(&root, &walk_opts, &map).map_err(|e| LintError {
         message: format!("{}: {e}", root.display()),
@@ -118,10 +141,14 @@ pub fn lint(opts: &LintOptions) -> Result<LintResult, LintError> {
 /// Lint a tree held in memory (a git revision of `opts.root`) as if it were checked out
 /// there. The configuration is the working tree's, so both sides of a diff are judged by
 /// the same settings and a finding is "new" only because the content changed.
-pub fn lint_tree(opts: &LintOptions, tree: Arc<MemTree>) -> Result<LintResult, LintError> {
+pub fn lint_tree(
+    opts: &LintOptions,
+    tree: Arc<MemTree>,
+    cli: &CliLimits,
+) -> Result<LintResult, LintError> {
     let root = canonical_root(&opts.root)?;
     let map = Arc::new(SourceMap::new());
-    let config = load_config(&root, opts.config.as_deref(), &map)?;
+    let config = load_config(&root, opts.config.as_deref(), &map, cli)?;
     let walk_opts = walk_options(&config)?;
     let walked = walk_tree(&tree, root.clone(), &walk_opts, &map);
     let fs = MemFs::new(tree, map.clone(), walk_opts.max_file_bytes);
@@ -155,6 +182,13 @@ fn lint_walked(
     fs: &dyn RepoFs,
 ) -> LintResult {
     let mut findings = Vec::new();
+    for w in &config.warnings {
+        findings.push(
+            Finding::new(yaml_syntax::ID, Severity::Warning, w.message.clone(), w.span)
+                .label("ignored")
+                .help("A pull request can change .gitops-lint.yaml, so it may only tighten limits; the workflow raises them with `--limit`."),
+        );
+    }
     for issue in &walked.issues {
         let file = map.add(SourceFile::new(issue.path.clone(), "", Origin::Virtual));
         findings.push(

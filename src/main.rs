@@ -65,6 +65,10 @@ pub struct OutputArgs {
     /// Configuration file (default: .gitops-lint.yaml in the linted directory).
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Set a limit (`max-render-seconds=30`), also above its default, up to a hard ceiling;
+    /// `.gitops-lint.yaml` can only lower limits, since a pull request can change it.
+    #[arg(long = "limit", value_name = "KEY=VALUE", value_parser = gitops_lint::config::parse_cli_limit)]
+    pub limits: Vec<(String, u64)>,
     /// Do not colour the output.
     #[arg(long)]
     pub no_color: bool,
@@ -414,7 +418,7 @@ fn check(args: CheckArgs) -> ExitCode {
         root: args.path.clone(),
         config: args.out.config.clone(),
     };
-    let mut result = match lint(&opts) {
+    let mut result = match gitops_lint::lint::lint_with(&opts, &args.out.limits) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
@@ -499,6 +503,7 @@ fn run_diff(base: String, path: PathBuf, out: OutputArgs) -> ExitCode {
             root: path,
             config: out.config.clone(),
         },
+        limits: out.limits.clone(),
         base,
     };
     let result = match diff::run(&opts) {

@@ -1,6 +1,6 @@
 //! Sending the review and the sticky comment with octocrab. Every failure becomes a warning
-//! string for the caller; none is fatal and none contains the token (octocrab keeps it in a
-//! `SecretString` and its errors carry GitHub's message, not the request).
+//! string for the caller; none is fatal and none contains the token: octocrab keeps it in a
+//! `SecretString`, and GitHub's messages, which could echo it, pass `scrub` first.
 
 use super::event::PrContext;
 use super::review::{ReviewRequest, marker_of};
@@ -94,6 +94,20 @@ async fn posted_findings(crab: &Octocrab, ctx: &PrContext) -> octocrab::Result<H
 /// comment is updated when it exists; it is created only when `create_summary` (something
 /// to say), so a clean pull request gets no comment at all.
 pub async fn publish(
+    ctx: &PrContext,
+    review: Option<&ReviewRequest>,
+    summary: &str,
+    create_summary: bool,
+) -> Outcome {
+    let mut outcome = publish_unscrubbed(ctx, review, summary, create_summary).await;
+    // Server messages are passed on: they may echo the request's Authorization header.
+    for w in &mut outcome.warnings {
+        *w = super::scrub::scrub(w, &ctx.token);
+    }
+    outcome
+}
+
+async fn publish_unscrubbed(
     ctx: &PrContext,
     review: Option<&ReviewRequest>,
     summary: &str,

@@ -81,6 +81,33 @@ fn display_dir(d: &str) -> &str {
 /// Render a kustomize or Helm unit (directories are resolved from already-parsed files by
 /// the caller, which knows them).
 pub fn render(unit: &Unit, fs: &dyn RepoFs, at: Span, budget: &RenderBudget) -> RenderOutput {
+    // Defence in depth: a bug that panics in one app's render fails that app, not the run.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        render_unit(unit, fs, at, budget)
+    }))
+    .unwrap_or_else(|panic| RenderOutput {
+        objects: Vec::new(),
+        issues: vec![RenderIssue {
+            kind: IssueKind::Failed,
+            span: at,
+            message: format!(
+                "gitops-lint failed internally while rendering {} ({}); please report it",
+                unit.describe(),
+                panic_text(panic.as_ref())
+            ),
+        }],
+    })
+}
+
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("panic")
+}
+
+fn render_unit(unit: &Unit, fs: &dyn RepoFs, at: Span, budget: &RenderBudget) -> RenderOutput {
     match unit {
         Unit::Kustomize(k) => render_kustomize(k, fs, at, budget),
         Unit::Helm(h) => render_helm(h, fs, at, budget),

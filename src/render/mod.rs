@@ -31,6 +31,9 @@ pub struct RenderBudget {
     pub max_kustomize_depth: usize,
     /// `max-render-seconds`: wall time of one render (a chart, a kustomization).
     pub max_render_time: Duration,
+    /// `max-render-memory-bytes`: bytes of values one chart render may create (strings,
+    /// lists, maps, encoder output; `gotmpl::funcs::memory`).
+    pub max_render_memory_bytes: usize,
     /// Render each chart a second time with another seed, clock and zone (catalog §5). Off
     /// when `render-nondeterministic` is: nobody reads the comparison then.
     pub render_twice: bool,
@@ -46,6 +49,8 @@ impl Default for RenderBudget {
             max_kustomize_resources: 50_000,
             max_kustomize_depth: 64,
             max_render_time: Duration::from_secs(10),
+            max_render_memory_bytes:
+                crate::render::gotmpl::funcs::memory::DEFAULT_MAX_RENDER_MEMORY_BYTES,
             render_twice: true,
         }
     }

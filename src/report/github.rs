@@ -7,9 +7,12 @@ use std::fmt::Write;
 
 /// Escaping for the message part of a workflow command.
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
+    let s = s
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    // ESC and the other controls would reach the log raw.
+    super::escape::escape_controls(&s)
 }
 
 /// Escaping for `key=value` properties: also `:` and `,`, which delimit them.

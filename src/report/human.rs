@@ -72,31 +72,53 @@ fn source_span(span: Span) -> SourceSpan {
 
 fn named(map: &SourceMap, file: crate::source::FileId) -> NamedSource<String> {
     let f = map.get(file);
-    NamedSource::new(f.path.clone(), f.text.to_string()).with_language("yaml")
+    NamedSource::new(esc(&f.path), inert_source(&f.text)).with_language("yaml")
+}
+
+use super::escape::escape_controls as esc;
+
+/// The snippet text with control characters (ESC, BEL, …) replaced by `?` of the same byte
+/// length, so spans still point where they did and the terminal gets nothing to obey.
+fn inert_source(text: &str) -> String {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
+    {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() && !matches!(c, '\n' | '\t' | '\r') {
+                "?".repeat(c.len_utf8())
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 fn to_note(f: &Finding, map: &SourceMap) -> Note {
     let file = f.primary.span.file;
     let mut labels = vec![LabeledSpan::new_primary_with_span(
-        Some(f.primary.text.clone()).filter(|t| !t.is_empty()),
+        Some(esc(&f.primary.text)).filter(|t| !t.is_empty()),
         source_span(f.primary.span),
     )];
     let mut related = Vec::new();
     for l in &f.secondary {
         if l.span.file == file {
             labels.push(LabeledSpan::new_with_span(
-                Some(l.text.clone()),
+                Some(esc(&l.text)),
                 source_span(l.span),
             ));
         } else {
             related.push(Note {
-                message: l.text.clone(),
+                message: esc(&l.text),
                 severity: miette::Severity::Advice,
                 code: None,
                 help: None,
                 source: named(map, l.span.file),
                 labels: vec![LabeledSpan::new_primary_with_span(
-                    Some(l.text.clone()),
+                    Some(esc(&l.text)),
                     source_span(l.span),
                 )],
                 related: vec![],
@@ -120,10 +142,10 @@ fn to_note(f: &Finding, map: &SourceMap) -> Note {
         None => format!("See `gitops-lint explain {}`.", f.rule),
     };
     Note {
-        message,
+        message: esc(&message),
         severity: miette_severity(f.severity),
         code: Some(f.rule.to_string()),
-        help: Some(help),
+        help: Some(esc(&help)),
         source: named(map, file),
         labels,
         related,
@@ -144,12 +166,12 @@ pub fn render(findings: &[Finding], map: &SourceMap, color: bool) -> String {
             let lc = map.line_col(f.primary.span);
             out.push_str(&format!(
                 "{}:{}:{}: {} [{}] {}\n",
-                map.path(f.primary.span.file),
+                esc(&map.path(f.primary.span.file)),
                 lc.line,
                 lc.column,
                 f.severity.as_str(),
                 f.rule,
-                f.message
+                esc(&f.message)
             ));
         }
         out.push('\n');

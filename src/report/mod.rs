@@ -1,6 +1,7 @@
 //! Output: the finding model and its renderers (human via miette, JSON, SARIF, JUnit, GitHub
 //! annotations, the markdown summary).
 
+pub mod escape;
 pub mod github;
 pub mod human;
 pub mod json;

@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use super::ast::{Arg, Branch, Node, Pipe, Pos};
 use super::builtins::{self, BUILTINS, CallError};
-use super::funcs::FuncEnv;
+use super::funcs::{FuncEnv, memory};
 use super::literal::Number;
 use super::output::{Meta, Output, OutputSegment, SegmentKind, Taint, ValuesPath};
 use super::printf::{self, go_quote};
@@ -321,7 +321,18 @@ impl<'s, 'e> State<'s, 'e> {
                         let text = if v.missing || matches!(v.v, Value::Nil) {
                             "<no value>".to_string()
                         } else {
-                            printf::display(&v.v)
+                            // Printing a map that holds itself twice per level doubles per
+                            // level: the output limit bounds what the printer may build.
+                            let room = self
+                                .sh
+                                .opts
+                                .max_output_bytes
+                                .saturating_sub(self.sh.output_bytes)
+                                .min(self.sh.env.memory.room());
+                            match memory::within(room, || printf::display(&v.v)) {
+                                (_, true) => return Err(self.memory_exceeded(pos, pipe)),
+                                (text, false) => text,
+                            }
                         };
                         match &v.inner {
                             Some(inner) if self.sh.opts.record_segments => {
@@ -699,10 +710,22 @@ impl<'s, 'e> State<'s, 'e> {
         }
         // Text derived from an include keeps a link to it (see `write_spliced`).
         let inner = args.iter().rev().find_map(|a| a.inner.clone());
+        let lens_before: Vec<(usize, usize)> = args
+            .iter()
+            .filter_map(|a| memory::container_len(&a.v))
+            .collect();
+        let room = self.sh.env.memory.room();
         if is_builtin(name) {
             let bargs: Vec<builtins::Arg> = args.iter().map(Val::builtin_arg).collect();
-            return match builtins::call(name, &bargs) {
-                Ok(v) => self.function_result(pos, ctx, v, meta, inner, args_depth),
+            let (result, overflowed) = memory::within(room, || builtins::call(name, &bargs));
+            if overflowed {
+                return Err(self.memory_exceeded(pos, ctx));
+            }
+            return match result {
+                Ok(v) => {
+                    self.charge_result(pos, ctx, &v, &lens_before)?;
+                    self.function_result(pos, ctx, v, meta, inner, args_depth)
+                }
                 Err(CallError::Call(e)) => {
                     Err(self.err(pos, ctx, format!("error calling {name}: {e}")))
                 }
@@ -736,7 +759,15 @@ impl<'s, 'e> State<'s, 'e> {
             }
         }
         let vals: Vec<Value> = args.into_iter().map(|a| a.v).collect();
-        match f(self.sh.env, &vals) {
+        let env = &mut *self.sh.env;
+        let (result, overflowed) = memory::within(room, || f(env, &vals));
+        if overflowed {
+            return Err(self.memory_exceeded(pos, ctx));
+        }
+        if let Ok(v) = &result {
+            self.charge_result(pos, ctx, v, &lens_before)?;
+        }
+        match result {
             Ok(v) if matches!(&v, Value::String(s) if s.len() > self.sh.opts.max_output_bytes) => {
                 Err(self.err(
                     pos,
@@ -751,6 +782,29 @@ impl<'s, 'e> State<'s, 'e> {
                 None => Err(self.err(pos, ctx, format!("error calling {name}: {e}"))),
             },
         }
+    }
+
+    fn memory_exceeded(&self, pos: &Pos, ctx: &dyn Display) -> ExecError {
+        self.err(pos, ctx, memory::exceeded(self.sh.env.memory.limit))
+    }
+
+    /// Charges what a function's result holds that nothing else did, or what it added in
+    /// place to a container it was given.
+    fn charge_result(
+        &mut self,
+        pos: &Pos,
+        ctx: &dyn Display,
+        v: &Value,
+        lens_before: &[(usize, usize)],
+    ) -> R<()> {
+        let room = self.sh.env.memory.room();
+        let bytes =
+            memory::growth_bytes(v, lens_before).unwrap_or_else(|| memory::fresh_bytes(v, room));
+        self.sh
+            .env
+            .memory
+            .charge(bytes)
+            .map_err(|msg| self.err(pos, ctx, msg))
     }
 
     /// Nesting bound of a value: its own, or the one recorded for its container, which

@@ -1,6 +1,7 @@
 //! Go's fmt as templates use it (`print`, `printf`, `println`, and `{{ . }}` output):
 //! verbs, flags, width/precision, the `%!v(type=value)` error forms, and Go's float printing.
 
+use super::funcs::memory;
 use super::value::{Map, Value};
 
 /// Go's `strconv.Quote`.
@@ -326,7 +327,16 @@ fn pad(out: &mut String, s: &str, spec: &Spec) {
 /// would otherwise recurse forever.
 const MAX_FORMAT_DEPTH: usize = 100;
 
+/// The render's memory budget bounds what one formatting builds (shared structure prints
+/// once per reference); past it the text is cut short and the executor fails the render.
+fn out_of_room(out: &str) -> bool {
+    !memory::fits(out.len())
+}
+
 fn format_value(out: &mut String, v: &Value, spec: &Spec, depth: usize) {
+    if out_of_room(out) {
+        return;
+    }
     if depth > MAX_FORMAT_DEPTH {
         out.push_str("...");
         return;
@@ -371,6 +381,9 @@ fn format_value(out: &mut String, v: &Value, spec: &Spec, depth: usize) {
         Value::List(l) => {
             out.push('[');
             for (i, e) in l.iter().enumerate() {
+                if out_of_room(out) {
+                    break;
+                }
                 if i > 0 {
                     out.push(' ');
                 }
@@ -389,6 +402,9 @@ fn format_value(out: &mut String, v: &Value, spec: &Spec, depth: usize) {
 
 /// `%#v`: the value as Go source, for the types templates see.
 fn go_syntax(out: &mut String, v: &Value, depth: usize) {
+    if out_of_room(out) {
+        return;
+    }
     if depth > MAX_FORMAT_DEPTH {
         out.push_str("...");
         return;
@@ -417,6 +433,9 @@ fn go_syntax(out: &mut String, v: &Value, depth: usize) {
         Value::List(l) => {
             out.push_str("[]interface {}{");
             for (i, e) in l.iter().enumerate() {
+                if out_of_room(out) {
+                    break;
+                }
                 if i > 0 {
                     out.push_str(", ");
                 }
@@ -427,6 +446,9 @@ fn go_syntax(out: &mut String, v: &Value, depth: usize) {
         Value::Map(m) => {
             out.push_str("map[string]interface {}{");
             for (i, (k, e)) in m.borrow().iter().enumerate() {
+                if out_of_room(out) {
+                    break;
+                }
                 if i > 0 {
                     out.push_str(", ");
                 }
@@ -443,6 +465,9 @@ fn go_syntax(out: &mut String, v: &Value, depth: usize) {
 fn format_map(out: &mut String, m: &Map, spec: &Spec, depth: usize) {
     out.push_str("map[");
     for (i, (k, e)) in m.iter().enumerate() {
+        if out_of_room(out) {
+            break;
+        }
         if i > 0 {
             out.push(' ');
         }
@@ -585,10 +610,20 @@ fn format_int(out: &mut String, v: &Value, neg: bool, mag: u64, spec: &Spec) {
 
 /// Decimal digits of |f| without trailing zeros, and the decimal point position
 /// (value = 0.d1d2… × 10^dp). `sig` = None gives the shortest round-trip digits.
+/// An f64's exact decimal expansion has at most 767 significant digits and 1074 after the
+/// point, so digits past these are zeros. Rust's formatter panics on a precision over
+/// `u16::MAX` ("Formatting argument out of range"); asking for more than these is never needed.
+const MAX_EXACT_SIG_DIGITS: usize = 800;
+const MAX_EXACT_FRAC_DIGITS: usize = 1100;
+
 fn float_digits(f: f64, sig: Option<usize>) -> (Vec<u8>, i32) {
     let s = match sig {
         None => format!("{:e}", f.abs()),
-        Some(n) => format!("{:.*e}", n.saturating_sub(1), f.abs()),
+        Some(n) => format!(
+            "{:.*e}",
+            n.saturating_sub(1).min(MAX_EXACT_SIG_DIGITS),
+            f.abs()
+        ),
     };
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
@@ -646,6 +681,14 @@ fn fmt_f(digits: &[u8], dp: i32, prec: usize) -> String {
     s
 }
 
+/// `%.Nf` for any N: the exact digits, then zeros past the last one an f64 can have.
+fn fixed_point(f: f64, prec: usize) -> String {
+    let exact = prec.min(MAX_EXACT_FRAC_DIGITS);
+    let mut s = format!("{f:.exact$}");
+    s.extend(std::iter::repeat_n('0', prec - exact));
+    s
+}
+
 /// Go's `strconv.FormatFloat(f, fmt, prec, 64)` for 'e', 'f', 'g' (and upper-case forms).
 pub fn format_float_go(f: f64, verb: char, prec: Option<usize>) -> String {
     if f.is_nan() {
@@ -665,7 +708,7 @@ pub fn format_float_go(f: f64, verb: char, prec: Option<usize>) -> String {
             let (d, dp) = float_digits(f, Some(p + 1));
             fmt_e(&d, dp, p, verb == 'E')
         }
-        'f' | 'F' => format!("{:.*}", prec.unwrap_or(6), f.abs()),
+        'f' | 'F' => fixed_point(f.abs(), prec.unwrap_or(6)),
         _ => {
             let shortest = prec.is_none();
             let (d, dp) = match prec {
@@ -733,6 +776,32 @@ fn format_float(out: &mut String, v: &Value, f: f64, spec: &Spec) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn huge_precisions_print_the_zeros_go_prints_without_panicking() {
+        let one = [Value::Float(1.0)];
+        let f = sprintf("%.65536f", &one);
+        assert_eq!(f.len(), 2 + 65536);
+        assert!(f.starts_with("1.000") && f.bytes().skip(2).all(|b| b == b'0'));
+        let e = sprintf("%.70000e", &one);
+        assert!(
+            e.starts_with("1.000") && e.ends_with("e+00"),
+            "{}",
+            &e[..10]
+        );
+        assert_eq!(e.len(), 2 + 70000 + 4);
+        assert_eq!(sprintf("%.70000g", &one), "1");
+        // Exact digits far past the point still come from the float, not from padding.
+        let tiny = sprintf("%.1100f", &[Value::Float(5e-324)]);
+        assert!(tiny.starts_with("0.000"), "{}", &tiny[..10]);
+        assert!(tiny.ends_with(&format!("3447265625{}", "0".repeat(26))));
+        let star = sprintf("%.*f", &[Value::Int(1 << 30), Value::Float(0.5)]);
+        assert_eq!(
+            star.len(),
+            2 + (1 << 20),
+            "precision capped as the width is"
+        );
+    }
 
     #[test]
     fn floats_print_like_go() {

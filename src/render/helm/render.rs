@@ -122,6 +122,8 @@ pub struct RenderLimits {
     pub max_output_bytes: usize,
     pub max_range_len: usize,
     pub max_include_depth: usize,
+    /// Bytes of values the render may create (`limits.max-render-memory-bytes`).
+    pub max_memory_bytes: usize,
     pub deadline: Option<std::time::Instant>,
     /// Random seed, clock and zone of the render (`None`: seed 0 and the real clock).
     pub clock: Option<RenderClock>,
@@ -150,6 +152,7 @@ impl RenderLimits {
             max_output_bytes: b.max_template_output_bytes,
             max_range_len: b.max_range_length,
             max_include_depth: b.max_include_depth,
+            max_memory_bytes: b.max_render_memory_bytes,
             deadline: Some(b.deadline()),
             clock: None,
         }
@@ -183,8 +186,16 @@ pub fn render_templates(
         Some(c) => {
             crate::render::gotmpl::funcs::FuncEnv::new(c.seed, c.now_unix_nanos, c.utc_offset_secs)
         }
-        None => super::yamlout::func_env(),
+        // No clock given: `helm template` / `render`, whose output is printed and may be
+        // applied, so passwords and keys must not be reproducible (as in helm).
+        None => {
+            let mut env = super::yamlout::func_env();
+            env.entropy = crate::render::gotmpl::funcs::Entropy::Os;
+            env
+        }
     };
+    env.memory = crate::render::gotmpl::funcs::memory::MemoryBudget::new(limits.max_memory_bytes);
+    env.deadline = limits.deadline;
     let mut out = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         if is_partial(&e.name) {

@@ -36,7 +36,12 @@ enum Conv {
     DeepText,
 }
 
-fn convert(v: &Value, conv: Conv, depth: usize) -> Value {
+/// Containers already converted in one call, by address: a map that holds another map twice
+/// converts it once and shares the copy, so the copy is no larger than the input (a copy per
+/// reference doubles per level of a `dict "l" $d "r" $d` chain).
+type Converted = std::collections::HashMap<usize, Value>;
+
+fn convert(v: &Value, conv: Conv, depth: usize, seen: &mut Converted) -> Value {
     if let Some(n) = JsonNumber::of(v) {
         return match conv {
             Conv::Number => Value::Float(n.value),
@@ -56,24 +61,42 @@ fn convert(v: &Value, conv: Conv, depth: usize) -> Value {
     }
     // Helm's built-in structs marshal through their JSON field names.
     if let Some(plain) = super::builtins::as_json_value(v) {
-        return convert(&plain, conv, depth + 1);
+        return convert(&plain, conv, depth + 1, seen);
     }
-    match v {
+    let addr = match v {
+        Value::Map(m) => std::rc::Rc::as_ptr(m) as *const u8 as usize,
+        Value::List(l) => std::rc::Rc::as_ptr(l) as *const u8 as usize,
+        other => return other.clone(),
+    };
+    if let Some(done) = seen.get(&addr) {
+        return done.clone();
+    }
+    let out = match v {
         Value::Map(m) => Value::map(
             m.borrow()
                 .iter()
-                .map(|(k, e)| (k.clone(), convert(e, conv, depth + 1)))
+                .map(|(k, e)| (k.clone(), convert(e, conv, depth + 1, seen)))
                 .collect(),
         ),
-        Value::List(l) => Value::list(l.iter().map(|e| convert(e, conv, depth + 1)).collect()),
+        Value::List(l) => Value::list(
+            l.iter()
+                .map(|e| convert(e, conv, depth + 1, seen))
+                .collect(),
+        ),
         other => other.clone(),
-    }
+    };
+    seen.insert(addr, out.clone());
+    out
 }
 
 fn call(name: &str, env: &mut FuncEnv, args: &[Value], conv: Conv) -> Result<Value, String> {
     let f = crate::render::gotmpl::funcs::lookup(name)
         .ok_or_else(|| format!("function {name:?} not defined"))?;
-    let converted: Vec<Value> = args.iter().map(|a| convert(a, conv, 0)).collect();
+    let mut seen = Converted::new();
+    let converted: Vec<Value> = args
+        .iter()
+        .map(|a| convert(a, conv, 0, &mut seen))
+        .collect();
     f(env, &converted)
 }
 

@@ -107,5 +107,10 @@ pub fn check_alloc(name: &str, n: usize) -> Result<(), String> {
             "{name}: result of {n} elements exceeds the limit of {MAX_ALLOC}"
         ));
     }
+    if !super::memory::fits(n) {
+        return Err(format!(
+            "{name}: a result of {n} elements exceeds the render's memory budget"
+        ));
+    }
     Ok(())
 }

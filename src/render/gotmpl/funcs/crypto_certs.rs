@@ -13,10 +13,10 @@ use sha1::Sha1;
 use sha2::{Digest, Sha256};
 
 use super::super::value::{GoObject, Value};
-use super::FuncEnv;
 use super::args::{self, arity};
 use super::encoding::{base64_decode, base64_encode};
-use super::primes;
+use super::standin_primes;
+use super::{Entropy, FuncEnv};
 
 type R = Result<Value, String>;
 
@@ -161,26 +161,35 @@ const ED25519_PKCS8_PREFIX: [u8; 16] = [
     0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
 ];
 
-/// A random RSA key with e = 65537 from two primes of half the size, each with its top two
-/// bits set so the modulus has exactly `bits` bits (as Go's and the rsa crate's generators).
-/// The primes come from `primes.rs`: the rsa crate's own search took ~0.5 s per 2048-bit key.
+/// An RSA key of `bits` bits with e = 65537. Printed output (`Entropy::Os`) gets a real
+/// key from the rsa crate's generator and the OS random source. Lint gets a stand-in: a
+/// valid key of the right size built from two of a few fixed primes chosen by the seed, in
+/// microseconds instead of 0.1–2 s (lint never shows it: the call taints what it feeds).
 fn gen_rsa(env: &mut FuncEnv, bits: usize) -> Result<Key, String> {
     const E: u64 = 65_537;
     let fail = |e: String| format!("error generating rsa key: {e}");
-    loop {
-        let p = primes::random_prime(env, bits / 2, E).map_err(fail)?;
-        let q = primes::random_prime(env, bits - bits / 2, E).map_err(fail)?;
-        if p == q {
-            continue;
-        }
-        let to_big = |l: &[u64]| {
-            let bytes: Vec<u8> = l.iter().flat_map(|x| x.to_le_bytes()).collect();
-            rsa::BigUint::from_bytes_le(&bytes)
-        };
-        return rsa::RsaPrivateKey::from_primes(vec![to_big(&p), to_big(&q)], E.into())
+    if env.entropy == Entropy::Os {
+        return rsa::RsaPrivateKey::new(&mut rand_core::OsRng, bits)
             .map(|k| Key::Rsa(Box::new(k)))
             .map_err(|e| fail(e.to_string()));
     }
+    let pool = if bits > 2048 {
+        standin_primes::PRIMES_4096
+    } else {
+        standin_primes::PRIMES_2048
+    };
+    let n = pool.len() as u64;
+    let i = env.below(n) as usize;
+    let j = (i + 1 + env.below(n - 1) as usize) % pool.len();
+    let prime =
+        |hex: &str| rsa::BigUint::parse_bytes(hex.as_bytes(), 16).ok_or("bad stand-in prime");
+    let (p, q) = (
+        prime(pool[i]).map_err(|e| fail(e.into()))?,
+        prime(pool[j]).map_err(|e| fail(e.into()))?,
+    );
+    rsa::RsaPrivateKey::from_primes(vec![p, q], E.into())
+        .map(|k| Key::Rsa(Box::new(k)))
+        .map_err(|e| fail(e.to_string()))
 }
 
 fn key_pem(k: &Key) -> Result<String, String> {
@@ -719,30 +728,49 @@ pub fn build_custom_cert(_: &mut FuncEnv, a: &[Value]) -> R {
 mod tests {
     use super::*;
 
-    /// Mean time per 2048-bit RSA key (two 1024-bit primes and the rsa crate's key
-    /// assembly) over `RSA_BENCH_KEYS` keys (default 40) from a fixed seed, then per
-    /// 1024-bit prime over twice as many primes:
-    /// `cargo test --release --lib rsa_key_bench -- --ignored --nocapture`.
     #[test]
-    #[ignore = "benchmark"]
-    fn rsa_key_bench() {
-        let keys: u32 = std::env::var("RSA_BENCH_KEYS")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(40);
+    fn lint_gets_valid_stand_in_keys_of_the_right_size_and_output_gets_real_ones() {
+        use rsa::traits::PublicKeyParts;
         let mut env = FuncEnv::new(2026, 0, 0);
         let start = std::time::Instant::now();
-        for _ in 0..keys {
-            assert!(matches!(gen_rsa(&mut env, 2048), Ok(Key::Rsa(_))));
+        for bits in [2048, 4096] {
+            let Ok(Key::Rsa(k)) = gen_rsa(&mut env, bits) else {
+                panic!("no stand-in key of {bits} bits");
+            };
+            assert_eq!(k.n().bits(), bits);
+            assert!(k.validate().is_ok());
         }
-        let per_key = start.elapsed().as_secs_f64() * 1000.0 / f64::from(keys.max(1));
-        eprintln!("rsa_key_bench: {keys} keys of 2048 bits, {per_key:.2} ms per key");
-        let start = std::time::Instant::now();
-        for _ in 0..2 * keys {
-            assert!(primes::random_prime(&mut env, 1024, 65_537).is_ok());
-        }
-        let per_prime = start.elapsed().as_secs_f64() * 1000.0 / f64::from(2 * keys.max(1));
-        eprintln!("rsa_key_bench: {per_prime:.2} ms per 1024-bit prime");
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
+        // Another seed, another stand-in: the render-twice check still sees keys vary.
+        let pem = |seed| {
+            let mut env = FuncEnv::new(seed, 0, 0);
+            gen_private_key(&mut env, &[Value::from("rsa")]).unwrap_or_default()
+        };
+        let keys: std::collections::BTreeSet<String> = (0..8)
+            .map(|s| pem(s).as_str().unwrap_or_default().to_string())
+            .collect();
+        assert!(keys.len() > 1);
+        assert!(
+            keys.iter()
+                .all(|k| k.starts_with("-----BEGIN RSA PRIVATE KEY-----"))
+        );
+        let mut os = FuncEnv::new(1, 0, 0);
+        os.entropy = Entropy::Os;
+        let (Ok(Key::Rsa(a)), Ok(Key::Rsa(b))) = (gen_rsa(&mut os, 2048), gen_rsa(&mut os, 2048))
+        else {
+            panic!("no real key");
+        };
+        assert_eq!(a.n().bits(), 2048);
+        assert!(a.n() != b.n(), "real keys differ");
+    }
+
+    #[test]
+    fn key_generation_stops_at_the_render_deadline() {
+        let mut env = FuncEnv::new(1, 0, 0);
+        env.deadline = Some(std::time::Instant::now());
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let e = gen_private_key(&mut env, &[Value::from("rsa")]).unwrap_err();
+        assert!(e.contains("limits.max-render-seconds"), "{e}");
     }
 
     #[test]

@@ -65,6 +65,12 @@ pub fn deep_copy_value(v: &Value, depth: usize) -> Value {
     if depth > super::args::MAX_DEPTH {
         return v.clone();
     }
+    // Shared structure is copied once per reference: past the render's memory budget the
+    // copy stops (the executor then fails the render).
+    let bytes = super::memory::container_bytes(v);
+    if bytes > 0 && super::memory::spend(bytes).is_err() {
+        return Value::Nil;
+    }
     match v {
         Value::List(l) => Value::list(l.iter().map(|x| deep_copy_value(x, depth + 1)).collect()),
         Value::Map(m) => {

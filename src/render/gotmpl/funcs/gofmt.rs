@@ -6,11 +6,23 @@ use super::super::value::Value;
 /// `fmt.Sprintf("%v", v)`.
 pub fn format_v(v: &Value) -> String {
     let mut out = String::new();
-    write_v(&mut out, v);
+    write_v(&mut out, v, 0);
     out
 }
 
-fn write_v(out: &mut String, v: &Value) {
+/// Go's fmt stops at a map that contains itself only by running out of stack; we print
+/// `...` past this depth, as printf.rs does.
+const MAX_FORMAT_DEPTH: usize = 100;
+
+fn write_v(out: &mut String, v: &Value, depth: usize) {
+    // Shared structure prints once per reference: the render's memory budget bounds it.
+    if !super::memory::fits(out.len()) {
+        return;
+    }
+    if depth > MAX_FORMAT_DEPTH {
+        out.push_str("...");
+        return;
+    }
     match v {
         Value::Nil => out.push_str("<nil>"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -31,22 +43,28 @@ fn write_v(out: &mut String, v: &Value) {
         Value::List(l) => {
             out.push('[');
             for (i, x) in l.iter().enumerate() {
+                if !super::memory::fits(out.len()) {
+                    break;
+                }
                 if i > 0 {
                     out.push(' ');
                 }
-                write_v(out, x);
+                write_v(out, x, depth + 1);
             }
             out.push(']');
         }
         Value::Map(m) => {
             out.push_str("map[");
             for (i, (k, x)) in m.borrow().iter().enumerate() {
+                if !super::memory::fits(out.len()) {
+                    break;
+                }
                 if i > 0 {
                     out.push(' ');
                 }
                 out.push_str(k);
                 out.push(':');
-                write_v(out, x);
+                write_v(out, x, depth + 1);
             }
             out.push(']');
         }

@@ -71,6 +71,9 @@ fn write_value(
             "json: unsupported value: encountered a cycle via map[string]interface {}".into(),
         );
     }
+    if !super::memory::fits(out.len()) {
+        return Err("json: result exceeds the render's memory budget".into());
+    }
     match v {
         Value::Nil => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),

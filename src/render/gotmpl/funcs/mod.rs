@@ -38,15 +38,14 @@ mod gofmt_time;
 mod json;
 mod lists;
 mod math;
-mod montgomery;
+pub mod memory;
 mod network;
 mod paths;
-mod primes;
 mod random;
 mod reflect;
 mod regex;
 pub mod semver;
-mod small_primes;
+mod standin_primes;
 mod strings;
 mod strings_case;
 mod toml;
@@ -82,6 +81,24 @@ pub struct FuncEnv {
     /// Key generations and password hashes this render may still compute (see
     /// [`MAX_HEAVY_CALLS`]).
     pub heavy_calls_left: u32,
+    /// Bytes of values this render may still create (`limits.max-render-memory-bytes`).
+    pub memory: memory::MemoryBudget,
+    /// Where random values and keys come from.
+    pub entropy: Entropy,
+    /// When the render must stop (`limits.max-render-seconds`): key generation and password
+    /// hashing check it before each call, since one call can take a second.
+    pub deadline: Option<std::time::Instant>,
+}
+
+/// Where a render's random values and keys come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entropy {
+    /// Lint: the seeded generator (a second render with another seed shows what varies)
+    /// and stand-in keys (`crypto_certs::gen_rsa`): that output is tainted and never shown.
+    Seeded,
+    /// `helm template` / `render`: the output is printed and may be applied, so random
+    /// values come from the OS random source and keys are really generated, as in helm.
+    Os,
 }
 
 /// Key generation and password hashing (genPrivateKey, genCA, gen*Cert, bcrypt, htpasswd,
@@ -97,11 +114,19 @@ impl FuncEnv {
             now_unix_nanos,
             utc_offset_secs,
             heavy_calls_left: MAX_HEAVY_CALLS,
+            memory: memory::MemoryBudget::default(),
+            entropy: Entropy::Seeded,
+            deadline: None,
         }
     }
 
     /// Charge one heavy call to this render's budget; over it, the call fails.
     pub fn spend_heavy(&mut self, name: &str) -> Result<(), String> {
+        if self.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+            return Err(format!(
+                "{name}: rendering took longer than the time limit (limits.max-render-seconds)"
+            ));
+        }
         match self.heavy_calls_left.checked_sub(1) {
             Some(left) => {
                 self.heavy_calls_left = left;
@@ -116,6 +141,9 @@ impl FuncEnv {
     /// Next 64 random bits (splitmix64: fast, not cryptographic,
     /// which is fine for a linter that only needs the *shape* of random output).
     pub fn next_u64(&mut self) -> u64 {
+        if self.entropy == Entropy::Os {
+            return rand_core::RngCore::next_u64(&mut rand_core::OsRng);
+        }
         self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.seed;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -138,6 +166,9 @@ impl FuncEnv {
     }
 
     pub fn fill_bytes(&mut self, out: &mut [u8]) {
+        if self.entropy == Entropy::Os {
+            return rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, out);
+        }
         for chunk in out.chunks_mut(8) {
             let w = self.next_u64().to_le_bytes();
             chunk.copy_from_slice(&w[..chunk.len()]);

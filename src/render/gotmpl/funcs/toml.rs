@@ -136,6 +136,9 @@ impl Enc {
     }
 
     fn encode(&mut self, key: &[String], v: &Value) -> Result<(), String> {
+        if !super::memory::fits(self.out.len()) {
+            return Err("toml: result exceeds the render's memory budget".into());
+        }
         match v {
             Value::Nil => Ok(()),
             Value::Map(_) => self.table(key, v),

@@ -700,6 +700,10 @@ impl Emitter {
     }
 
     fn node(&mut self, n: &YNode, mapping_context: bool, simple_key: bool) {
+        // Past the render's memory budget the document is cut short (and the render fails).
+        if !super::memory::fits(self.out.len()) {
+            return;
+        }
         match n {
             YNode::Null => self.scalar("null", Style::Plain, simple_key),
             YNode::Bool(b) => {

@@ -19,6 +19,7 @@ fn to_ynode_v2(v: &Value, depth: usize) -> Result<YNode, String> {
     if depth > super::args::MAX_DEPTH {
         return Err("json: unsupported value: encountered a cycle".into());
     }
+    super::memory::spend(node_bytes(v))?;
     Ok(match v {
         Value::Nil => YNode::Null,
         Value::Bool(b) => YNode::Bool(*b),
@@ -65,6 +66,10 @@ fn to_ynode_v3(v: &Value, depth: usize) -> Result<YNode, String> {
     if depth > super::args::MAX_DEPTH {
         return Err("encountered a cycle".into());
     }
+    if let Value::Float(_) | Value::List(_) | Value::Map(_) = v {
+        // Other kinds are converted (and counted) by to_ynode_v2.
+        super::memory::spend(node_bytes(v))?;
+    }
     Ok(match v {
         Value::Float(f) => YNode::Number(match format_float_g(*f).as_str() {
             "+Inf" => ".inf".into(),
@@ -88,6 +93,26 @@ fn to_ynode_v3(v: &Value, depth: usize) -> Result<YNode, String> {
         }
         other => to_ynode_v2(other, depth)?,
     })
+}
+
+/// What converting one value to a `YNode` allocates: the node, a copied string, the keys of
+/// a map. Shared structure converts once per reference, so this is charged per visit.
+fn node_bytes(v: &Value) -> usize {
+    let own = match v {
+        Value::String(s) => s.len(),
+        Value::Bytes(b) => b.len() * 4 / 3,
+        Value::List(l) => l.len() * std::mem::size_of::<YNode>(),
+        Value::Map(m) => m
+            .try_borrow()
+            .map(|m| {
+                m.keys()
+                    .map(|k| k.len() + std::mem::size_of::<(String, YNode)>())
+                    .sum()
+            })
+            .unwrap_or(0),
+        _ => 0,
+    };
+    own + std::mem::size_of::<YNode>()
 }
 
 /// sigs.k8s.io/yaml.Marshal without Helm's trim.

@@ -1,0 +1,259 @@
+//! Issue 19's attacks, one repo each, as a pull request would bring them: each is a located
+//! finding and exit 1 (never a crash, an abort or a silent pass), and what `helm template`
+//! prints is not reproducible while lint stays deterministic. Time and peak memory are
+//! measured by bench/adversarial.sh, not asserted here.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_gitops-lint"))
+}
+
+/// A repo with one chart `c` (`Chart.yaml` and `templates/cm.yaml` = `template`), and
+/// `extra` files (path, text).
+fn chart_repo(template: &str, extra: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let write = |rel: &str, text: &str| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(root)).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    };
+    write("c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n");
+    write("c/templates/cm.yaml", template);
+    for (rel, text) in extra {
+        write(rel, text);
+    }
+    dir
+}
+
+fn lint_json(root: &Path, args: &[&str]) -> (Output, Vec<Value>) {
+    let out = bin()
+        .arg(root)
+        .args(["--format", "json"])
+        .args(args)
+        .output()
+        .expect("run gitops-lint");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let findings = v["findings"].as_array().cloned().unwrap_or_default();
+    (out, findings)
+}
+
+/// The one finding of `rule` (file, line, message), asserting exit 1.
+fn located(out: &Output, findings: &[Value], rule: &str) -> (String, u64, String) {
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let f = findings
+        .iter()
+        .find(|f| f["rule"] == rule)
+        .unwrap_or_else(|| panic!("no {rule} finding in {findings:#?}"));
+    (
+        f["file"].as_str().unwrap_or_default().to_string(),
+        f["line"].as_u64().unwrap_or(0),
+        f["message"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+const CM_HEAD: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n";
+
+#[test]
+fn a_huge_printf_precision_prints_as_go_does_without_a_panic() {
+    let repo = chart_repo(
+        &format!("{CM_HEAD}  v: \"{{{{ printf \"%.65536f\" 1.0 | len }}}}\"\n"),
+        &[],
+    );
+    let out = bin()
+        .args(["render", "c"])
+        .current_dir(repo.path())
+        .output()
+        .expect("render");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("v: \"65538\""));
+}
+
+#[test]
+fn a_string_doubled_in_a_loop_stops_at_the_memory_budget() {
+    let repo = chart_repo(
+        &format!(
+            "{{{{- $s := \"xxxxxxxx\" }}}}{{{{- range until 40 }}}}{{{{- $s = print $s $s }}}}{{{{- end }}}}\n{CM_HEAD}  v: \"{{{{ len $s }}}}\"\n"
+        ),
+        &[],
+    );
+    let (out, findings) = lint_json(repo.path(), &[]);
+    let (file, line, message) = located(&out, &findings, "render-failed");
+    assert_eq!(
+        (file.as_str(), line),
+        ("c/templates/cm.yaml", 1),
+        "{message}"
+    );
+    assert!(
+        message.contains("limits.max-render-memory-bytes"),
+        "{message}"
+    );
+}
+
+#[test]
+fn to_yaml_of_shared_structure_stops_at_the_memory_budget() {
+    let repo = chart_repo(
+        &format!(
+            "{{{{- $d := dict \"a\" \"b\" }}}}{{{{- range until 30 }}}}{{{{- $d = dict \"l\" $d \"r\" $d }}}}{{{{- end }}}}\n{CM_HEAD}  v: \"{{{{ toYaml $d | len }}}}\"\n"
+        ),
+        &[],
+    );
+    let (out, findings) = lint_json(repo.path(), &[]);
+    let (file, line, message) = located(&out, &findings, "render-failed");
+    assert_eq!(
+        (file.as_str(), line),
+        ("c/templates/cm.yaml", 7),
+        "{message}"
+    );
+    assert!(message.contains("toYaml"), "{message}");
+    assert!(
+        message.contains("limits.max-render-memory-bytes"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_pull_request_cannot_raise_its_own_limits() {
+    let repo = chart_repo(
+        &format!(
+            "{CM_HEAD}{{{{- range until 1000 }}}}{{{{- range until 1000 }}}}{{{{- range until 1000 }}}}{{{{- end }}}}{{{{- end }}}}{{{{- end }}}}\n"
+        ),
+        &[(
+            ".gitops-lint.yaml",
+            "limits:\n  max-template-steps: 4000000000000\n  max-render-seconds: 100000\n",
+        )],
+    );
+    let (out, findings) = lint_json(repo.path(), &[]);
+    let (_, _, message) = located(&out, &findings, "render-failed");
+    // The default steps or seconds stop it (which comes first depends on the build).
+    assert!(
+        message.contains("limits.max-template-steps")
+            || message.contains("limits.max-render-seconds"),
+        "{message}"
+    );
+    let warnings: Vec<(String, u64)> = findings
+        .iter()
+        .filter(|f| f["rule"] == "yaml-syntax" && f["severity"] == "warning")
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap_or_default().to_string(),
+                f["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            (".gitops-lint.yaml".to_string(), 2),
+            (".gitops-lint.yaml".to_string(), 3)
+        ]
+    );
+    // The workflow (the command line) can raise a limit, not past its ceiling.
+    let out = bin()
+        .arg(repo.path())
+        .args(["--limit", "max-render-seconds=100000"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("hard ceiling"));
+}
+
+#[test]
+fn key_generation_in_a_loop_is_budgeted() {
+    let repo = chart_repo(
+        &format!(
+            "{{{{- range until 1000 }}}}{{{{ $k := genPrivateKey \"rsa\" }}}}{{{{- end }}}}\n{CM_HEAD}  v: x\n"
+        ),
+        &[],
+    );
+    let (out, findings) = lint_json(repo.path(), &[]);
+    let (file, line, message) = located(&out, &findings, "render-failed");
+    assert_eq!(
+        (file.as_str(), line),
+        ("c/templates/cm.yaml", 1),
+        "{message}"
+    );
+    assert!(message.contains("genPrivateKey"), "{message}");
+}
+
+#[test]
+fn helm_template_output_is_random_on_every_run_and_lint_is_deterministic() {
+    let repo = chart_repo(
+        &format!(
+            "{CM_HEAD}  password: {{{{ randAlphaNum 24 | quote }}}}\n  key: {{{{ genPrivateKey \"rsa\" | quote }}}}\n"
+        ),
+        &[],
+    );
+    let template = || {
+        let out = bin()
+            .args(["helm", "template", "r", "c"])
+            .current_dir(repo.path())
+            .output()
+            .expect("helm template");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let field = |name: &str| {
+            text.lines()
+                .find_map(|l| l.trim().strip_prefix(&format!("{name}: ")))
+                .unwrap_or_default()
+                .to_string()
+        };
+        (field("password"), field("key"))
+    };
+    let (p1, k1) = template();
+    let (p2, k2) = template();
+    assert_eq!(p1.len(), 26, "{p1}");
+    assert_ne!(p1, p2, "randAlphaNum repeats between runs");
+    assert!(k1.contains("BEGIN RSA PRIVATE KEY"), "{k1}");
+    assert_ne!(k1, k2, "genPrivateKey repeats between runs");
+    let lint = || {
+        bin()
+            .arg(repo.path())
+            .args(["--format", "json"])
+            .output()
+            .expect("lint")
+            .stdout
+    };
+    assert_eq!(lint(), lint(), "lint output differs between runs");
+}
+
+#[test]
+fn control_characters_in_file_names_never_reach_the_log_raw() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let name = "apps/\u{1b}[31mred\u{7}.yaml";
+    std::fs::create_dir_all(dir.path().join("apps")).expect("mkdir");
+    std::fs::write(dir.path().join(name), "a: [unclosed\n").expect("write");
+    for format in ["human", "github"] {
+        let out = bin()
+            .arg(dir.path())
+            .args(["--format", format, "--no-color"])
+            .output()
+            .expect("lint");
+        assert_eq!(out.status.code(), Some(1), "{format}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{format}: {text}"
+        );
+        assert!(
+            text.contains("\\u{1b}[31mred\\u{7}.yaml"),
+            "{format}: {text}"
+        );
+    }
+}
