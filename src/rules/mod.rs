@@ -37,6 +37,7 @@ mod second_writer;
 mod selfheal_external_owner;
 mod server_assigned_field_declared;
 mod shared_resource;
+pub mod suppression_unknown_rule;
 pub mod suppression_without_reason;
 mod unpinned_source;
 pub mod util;
@@ -192,6 +193,10 @@ pub fn registry() -> &'static [Rule] {
         },
         Rule {
             meta: &suppression_without_reason::META,
+            check: None,
+        },
+        Rule {
+            meta: &suppression_unknown_rule::META,
             check: None,
         },
     ];

@@ -1,0 +1,14 @@
+//! An inline `# gitops-lint: ignore[rule]` naming a rule id that does not exist (reported by
+//! the suppression pass; this file holds the rule's identity and document).
+
+use super::RuleMeta;
+use crate::report::Severity;
+
+pub const ID: &str = "suppression-unknown-rule";
+
+pub const META: RuleMeta = RuleMeta {
+    id: ID,
+    severity: Severity::Warning,
+    summary: "an inline gitops-lint suppression names a rule id that does not exist",
+    doc: include_str!("../../rules/suppression-unknown-rule.md"),
+};
