@@ -121,7 +121,7 @@ pub fn lint(opts: &LintOptions) -> Result<LintResult, LintError> {
     lint_with_ignore_files(opts, true)
 }
 
-/// [`lint`], choosing whether `.gitignore`, `.git/info/exclude` and `.ignore` files apply
+/// [`lint`], choosing whether the `.gitignore` and `.ignore` files inside the root apply
 /// (`--no-ignore` passes `false`: every candidate file is read, as before the ignore files).
 pub fn lint_with_ignore_files(
     opts: &LintOptions,

@@ -61,7 +61,7 @@ struct CheckArgs {
 
 #[derive(clap::Args, Clone, Copy)]
 struct WalkArgs {
-    /// Read files that .gitignore, .git/info/exclude or .ignore exclude, too.
+    /// Read files that .gitignore or .ignore files exclude, too.
     #[arg(long)]
     no_ignore: bool,
 }

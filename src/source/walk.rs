@@ -13,8 +13,8 @@ pub struct WalkOptions {
     pub max_files: usize,
     /// Repo-relative glob patterns not to read (from `.gitops-lint.yaml` `exclude`).
     pub exclude: globset::GlobSet,
-    /// Honour `.gitignore` (inside a git work tree), `.git/info/exclude` and `.ignore` files,
-    /// as git and ripgrep do (`--no-ignore` turns it off).
+    /// Honour the `.gitignore` and `.ignore` files inside the root, as git and ripgrep do
+    /// (`--no-ignore` turns it off).
     pub ignore_files: bool,
 }
 
@@ -78,20 +78,24 @@ pub fn walk_repo(root: &Path, opts: &WalkOptions, map: &SourceMap) -> std::io::R
     let mut paths: Vec<(String, PathBuf)> = Vec::new();
 
     // The `ignore` crate's walker (ripgrep's) decides only which entries are visited; the
-    // containment, symlink and candidate checks below are the walk's own. Hidden files are
-    // visited (`.github/workflows` matters to `second-writer`); the user's global gitignore
-    // is not read, so a lint does not depend on whose machine runs it.
-    let walker = ignore::WalkBuilder::new(&root)
+    // containment, symlink and candidate checks below are the walk's own. Its git modes read
+    // the `.gitignore` of every parent directory up to `/`, so they stay off: `.gitignore`
+    // and `.ignore` are read as ignore files (gitignore syntax) of the directories inside the
+    // root only — nothing outside the root is opened, and a lint does not depend on the
+    // machine (no global gitignore). Hidden files are visited (`.github/workflows` matters to
+    // `second-writer`).
+    let mut builder = ignore::WalkBuilder::new(&root);
+    builder
+        .standard_filters(false)
         .follow_links(false)
-        .hidden(false)
-        .parents(opts.ignore_files)
-        .ignore(opts.ignore_files)
-        .git_ignore(opts.ignore_files)
-        .git_exclude(opts.ignore_files)
-        .git_global(false)
         .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(|e| e.depth() == 0 || e.file_name() != ".git")
-        .build();
+        .filter_entry(|e| e.depth() == 0 || e.file_name() != ".git");
+    if opts.ignore_files {
+        builder
+            .add_custom_ignore_filename(".gitignore")
+            .add_custom_ignore_filename(".ignore");
+    }
+    let walker = builder.build();
     for entry in walker {
         let entry = match entry {
             Ok(e) => e,
