@@ -431,6 +431,35 @@ fn install_step_verifies_the_checksum() {
             .trim(),
         dest.to_string_lossy()
     );
+    // No version given: the release of the action's own checkout (its Cargo.toml version).
+    let action = dir.path().join("action");
+    std::fs::create_dir_all(action.join(".github/action")).expect("mkdir");
+    std::fs::copy(
+        root().join(".github/action/install.sh"),
+        action.join(".github/action/install.sh"),
+    )
+    .expect("copy");
+    std::fs::write(
+        action.join("Cargo.toml"),
+        "[package]\nname = \"gitops-lint\"\nversion = \"9.9.9\"\n",
+    )
+    .expect("write");
+    let dest_default = dir.path().join("bin-default");
+    let out = Command::new("bash")
+        .arg(action.join(".github/action/install.sh"))
+        .env_remove("GITOPS_LINT_VERSION")
+        .env("GITOPS_LINT_DOWNLOAD_BASE", &base)
+        .env("GITOPS_LINT_INSTALL_DIR", &dest_default)
+        .env("RUNNER_OS", "Linux")
+        .env("RUNNER_ARCH", "X64")
+        .output()
+        .expect("install");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dest_default.join("gitops-lint").is_file());
     // A tampered archive (its checksum no longer matches) is refused; nothing is installed.
     let tampered = served.join("v9.9.9").join(asset);
     let mut bytes = std::fs::read(&tampered).expect("read");
@@ -475,12 +504,10 @@ fn readme_release_install_snippet_runs() {
     let port = serve(served, 10);
     let snippet = read("docs/install-release.sh");
     assert!(snippet.contains("https://github.com/gitops-lint/gitops-lint/releases/download/"));
-    let snippet = snippet
-        .replace(
-            "https://github.com/gitops-lint/gitops-lint/releases/download",
-            &format!("http://127.0.0.1:{port}"),
-        )
-        .replace("v=v0.1.0", "v=v0.1.0");
+    let snippet = snippet.replace(
+        "https://github.com/gitops-lint/gitops-lint/releases/download",
+        &format!("http://127.0.0.1:{port}"),
+    );
     let home = dir.path().join("home");
     let work = dir.path().join("work");
     std::fs::create_dir_all(&work).expect("mkdir");
