@@ -51,10 +51,11 @@ struct CheckArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "fix")]
     write_baseline: Option<PathBuf>,
     /// Report only findings of the apps these files (relative to the working directory) are
-    /// inputs of, and findings located in them (the pre-commit hook passes the staged files).
-    /// The whole repository is still read: an app's render needs all of its inputs.
-    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["fix", "write_baseline"])]
-    changed: Vec<PathBuf>,
+    /// inputs of, and findings located in them (the pre-commit hook passes the staged files;
+    /// none: nothing to report). The whole repository is still read: an app's render needs
+    /// all of its inputs. Takes every following argument, so give PATH before it.
+    #[arg(long, value_name = "FILE", num_args = 0.., conflicts_with_all = ["fix", "write_baseline"])]
+    changed: Option<Vec<PathBuf>>,
     #[command(flatten)]
     walk: WalkArgs,
 }
@@ -478,10 +479,9 @@ fn check(args: CheckArgs) -> ExitCode {
         }
         None => (result.findings.clone(), 0),
     };
-    let findings = if args.changed.is_empty() {
-        findings
-    } else {
-        only_changed(findings, &result, &args.changed, quiet)
+    let findings = match &args.changed {
+        None => findings,
+        Some(files) => only_changed(findings, &result, files, quiet),
     };
     let prefix = cli_output::repo_prefix(&result.root);
     Output {

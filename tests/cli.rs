@@ -432,6 +432,10 @@ fn changed_files_limit_the_report_to_the_apps_they_feed() {
         !rules.is_empty() && rules.iter().all(|r| r.ends_with("argocd/webhooks.yaml")),
         "{rules:?}"
     );
+    // No file at all (nothing changed): nothing to report.
+    let out = run(&[]);
+    assert_eq!(rules_of(&out), Vec::<String>::new());
+    assert_eq!(out.status.code(), Some(0));
     // A file no app reads: nothing.
     let out = run(&["README.md"]);
     assert_eq!(rules_of(&out), Vec::<String>::new());
@@ -737,4 +741,16 @@ fn render_reads_a_kustomization_outside_the_cwd() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("namespace: web"));
+    // What `kubectl kustomize` prints for the same absolute path, from the same place.
+    let Ok(theirs) = Command::new("kubectl")
+        .current_dir(elsewhere.path())
+        .arg("kustomize")
+        .arg(&base)
+        .output()
+    else {
+        println!("skipped the comparison: kubectl is not installed");
+        return;
+    };
+    assert!(theirs.status.success());
+    assert_eq!(out.stdout, theirs.stdout);
 }

@@ -168,6 +168,7 @@ fn readme_shows_the_exact_snippets() {
         "docs/pre-commit-config.yaml",
         "docs/install-release.sh",
         "docs/docker-run.sh",
+        "docs/local-usage.sh",
     ] {
         assert!(
             readme.contains(&read(file)),
@@ -486,6 +487,93 @@ fn install_step_verifies_the_checksum() {
     let out = install("v0.0.1", &dest2, &dir.path().join("gp4"));
     assert!(!out.status.success());
     assert!(!dest2.join("gitops-lint").exists());
+}
+
+/// The README's local-usage lines, each run as written in a git copy of the demo repository
+/// (a branch under `origin/main` with one change on top).
+#[test]
+fn readme_local_usage_lines_run() {
+    if ["bash", "git", "cp"].iter().any(|t| on_path(t).is_none()) {
+        println!("skipped: needs bash, git and cp");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let repo = dir.path().join("repo");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".local/share/bash-completion/completions")).expect("mkdir");
+    let copy = Command::new("cp")
+        .arg("-r")
+        .arg(root().join("testdata/demo"))
+        .arg(&repo)
+        .status()
+        .expect("cp");
+    assert!(copy.success());
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.com",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(&repo)
+            .output()
+            .expect("git");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "base"]);
+    git(&["update-ref", "refs/remotes/origin/main", "HEAD"]);
+    std::fs::write(
+        repo.join("apps/payments/hpa.yaml"),
+        std::fs::read_to_string(repo.join("apps/payments/hpa.yaml")).expect("read") + "# touched\n",
+    )
+    .expect("write");
+    git(&["commit", "-qam", "change"]);
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_gitops-lint"))
+        .parent()
+        .expect("bin dir")
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut ran = 0;
+    for line in read("docs/local-usage.sh")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+    {
+        let out = Command::new("bash")
+            .args(["-o", "pipefail", "-c", line])
+            .env("PATH", &path)
+            .env("HOME", &home)
+            .current_dir(&repo)
+            .output()
+            .expect("bash");
+        // 0: clean, 1: findings; 2 would be a usage or configuration error.
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{line}: {:?}\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ran += 1;
+    }
+    assert_eq!(ran, 8);
+    assert!(repo.join(".gitops-lint-baseline.json").is_file());
+    assert!(
+        home.join(".local/share/bash-completion/completions/gitops-lint")
+            .is_file()
+    );
 }
 
 /// The README's release-binary snippet, run as written against a local copy of a release.
