@@ -1,22 +1,30 @@
-# The GitHub Action's image. Build stage: the same command CI runs (`cargo build --release
-# --locked`); final stage: the binary, git (diff mode reads the base revision with it) and CA
-# certificates (the GitHub API), running as an unprivileged user.
-FROM rust:1.95-slim-bookworm AS build
+# The gitops-lint image, for CI systems other than GitHub Actions (the Action is composite and
+# downloads the release binary; see README). A static musl binary on distroless `static`,
+# which carries CA certificates (for a future `fetch`) and nothing else: no shell, no git, so
+# `diff --base` needs the release binary in an image that has git.
+# Run: docker run --rm -v "$PWD:/repo" ghcr.io/gitops-lint/gitops-lint:v1 .
+# No USER line: the image runs as the container's default user, so a mounted workspace and
+# the files it writes (SARIF, the job summary) stay writable whoever owns them.
+#
+# Default target (`docker build .`): built from this source with the command CI runs.
+# `--target prebuilt`: the release workflow's image from the released binaries in
+# dist/linux-<arch>/ (TARGETARCH is set by buildx per platform).
+
+FROM rust:1.95-alpine AS build
+RUN apk add --no-cache musl-dev
 WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY src ./src
 COPY rules ./rules
-RUN cargo build --release --locked && cp target/release/gitops-lint /usr/local/bin/gitops-lint
+RUN cargo build --release --locked && cp target/release/gitops-lint /gitops-lint
 
-FROM debian:bookworm-slim
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends git ca-certificates \
-    && rm -rf /var/lib/apt/lists/* \
-    # The workspace is mounted from the runner; let git read it whoever owns it.
-    && git config --system --add safe.directory '*'
-COPY --from=build /usr/local/bin/gitops-lint /usr/local/bin/gitops-lint
-COPY docs/action-entrypoint.sh /usr/local/bin/gitops-lint-action
-# 1001 is the runner user on GitHub-hosted runners, so the mounted workspace and the
-# summary/output files it creates stay readable and writable without root.
-USER 1001:1001
-ENTRYPOINT ["/usr/local/bin/gitops-lint-action"]
+FROM gcr.io/distroless/static-debian12 AS prebuilt
+ARG TARGETARCH
+COPY dist/linux-${TARGETARCH}/gitops-lint /usr/local/bin/gitops-lint
+WORKDIR /repo
+ENTRYPOINT ["/usr/local/bin/gitops-lint"]
+
+FROM gcr.io/distroless/static-debian12 AS source
+COPY --from=build /gitops-lint /usr/local/bin/gitops-lint
+WORKDIR /repo
+ENTRYPOINT ["/usr/local/bin/gitops-lint"]

@@ -92,6 +92,13 @@ impl Output<'_> {
             && std::env::var_os("NO_COLOR").is_none()
             && std::io::stdout().is_terminal();
         let mut text = human::render(self.findings, self.map, color);
+        if self.args.quiet {
+            // Findings only: the closing counts line goes, and so does the diff-mode summary.
+            let body = text.trim_end_matches('\n');
+            let cut = body.rfind('\n').map(|i| i + 1).unwrap_or(0);
+            text.truncate(cut);
+            return text;
+        }
         if let Some(line) = &self.coverage {
             text.push_str(&human::coverage(line));
         }
@@ -231,7 +238,13 @@ impl Output<'_> {
                 .diff
                 .as_ref()
                 .is_some_and(|d| !d.result.fixed.is_empty() || !d.result.diffs.is_empty());
-        post(&ctx, review.as_ref(), summary, worth_a_comment);
+        post(
+            &ctx,
+            review.as_ref(),
+            summary,
+            worth_a_comment,
+            self.args.quiet,
+        );
     }
 }
 
@@ -241,13 +254,14 @@ fn post(
     review: Option<&review::ReviewRequest>,
     summary: &str,
     create_summary: bool,
+    quiet: bool,
 ) {
     let outcome =
         gitops_lint::github::client::publish_blocking(ctx, review, summary, create_summary);
     for w in &outcome.warnings {
         warn(w);
     }
-    if outcome.review_comments > 0 || outcome.summary_updated.is_some() {
+    if !quiet && (outcome.review_comments > 0 || outcome.summary_updated.is_some()) {
         eprintln!(
             "gitops-lint: review with {} inline comment(s); summary comment {}",
             outcome.review_comments,
@@ -261,6 +275,6 @@ fn post(
 }
 
 #[cfg(not(feature = "github"))]
-fn post(_: &event::PrContext, _: Option<&review::ReviewRequest>, _: &str, _: bool) {
+fn post(_: &event::PrContext, _: Option<&review::ReviewRequest>, _: &str, _: bool, _: bool) {
     warn("built without the `github` feature: no review posted");
 }

@@ -5,7 +5,7 @@ use crate::config::{Config, RuleSetting, object_matches};
 use crate::gitops::{LoadedFile, Model, ModelSettings, build_model};
 use crate::manifest_files::{Deployed, is_foreign_template, is_helm_template};
 use crate::report::{Finding, Severity};
-use crate::rules::{self, suppression_without_reason, yaml_syntax};
+use crate::rules::{self, suppression_unknown_rule, suppression_without_reason, yaml_syntax};
 use crate::source::{
     DiskFs, FileId, MemFs, MemTree, Origin, RepoFs, SourceFile, SourceMap, Span, WalkOptions,
     WalkedRepo, walk_repo, walk_tree,
@@ -117,20 +117,43 @@ fn walk_options(config: &Config) -> Result<WalkOptions, LintError> {
         max_file_bytes: config
             .max_file_bytes
             .unwrap_or(WalkOptions::default().max_file_bytes),
+        ignore_files: true,
     })
 }
 
-/// Lint the working tree under `opts.root`.
+/// Lint the working tree under `opts.root` (files that `.gitignore` / `.ignore` exclude are
+/// not read).
 pub fn lint(opts: &LintOptions) -> Result<LintResult, LintError> {
-    lint_with(opts, &[])
+    lint_configured(opts, &[], true)
 }
 
 /// [`lint`] with limits set on the command line.
 pub fn lint_with(opts: &LintOptions, cli: &CliLimits) -> Result<LintResult, LintError> {
+    lint_configured(opts, cli, true)
+}
+
+/// [`lint`], choosing whether the `.gitignore` and `.ignore` files inside the root apply
+/// (`--no-ignore` passes `false`: every candidate file is read, as before the ignore files).
+pub fn lint_with_ignore_files(
+    opts: &LintOptions,
+    ignore_files: bool,
+) -> Result<LintResult, LintError> {
+    lint_configured(opts, &[], ignore_files)
+}
+
+/// [`lint`] with command-line limits and the choice of ignore files.
+pub fn lint_configured(
+    opts: &LintOptions,
+    cli: &CliLimits,
+    ignore_files: bool,
+) -> Result<LintResult, LintError> {
     let root = canonical_root(&opts.root)?;
     let map = Arc::new(SourceMap::new());
     let config = load_config(&root, opts.config.as_deref(), &map, cli)?;
-    let walk_opts = walk_options(&config)?;
+    let walk_opts = WalkOptions {
+        ignore_files,
+        ..walk_options(&config)?
+    };
     let walked = walk_repo(&root, &walk_opts, &map).map_err(|e| LintError {
         message: format!("{}: {e}", root.display()),
     })?;
@@ -264,6 +287,7 @@ fn lint_walked(
     findings.extend(undeployed_failures_as_info(rules::run_all(&model), &model));
 
     let (mut findings, suppressed) = apply_settings(findings, config, &map);
+    findings.extend(unknown_rule_suppressions(&walked.files, config, &map));
     findings.sort_by(|a, b| {
         let pa = map.path(a.primary.span.file);
         let pb = map.path(b.primary.span.file);
@@ -432,6 +456,96 @@ fn apply_settings(
     (out, suppressed)
 }
 
+/// Suppression comments that name a rule id the registry does not know: each is reported on
+/// the id, with the closest known id as a suggestion (a typo silences nothing, so the finding
+/// it meant to hide is still reported, and this says why).
+fn unknown_rule_suppressions(files: &[FileId], config: &Config, map: &SourceMap) -> Vec<Finding> {
+    let severity = match config.setting(suppression_unknown_rule::ID) {
+        Some(RuleSetting::Off) => return Vec::new(),
+        Some(RuleSetting::Severity(s)) => *s,
+        None => suppression_unknown_rule::META.severity,
+    };
+    let known: Vec<&str> = rules::registry().iter().map(|r| r.meta.id).collect();
+    let mut out = Vec::new();
+    for &id in files {
+        let file = map.get(id);
+        let mut last_line = 0;
+        for (pos, _) in file.text.match_indices("gitops-lint:") {
+            let line = file.line_of(pos);
+            if line == last_line {
+                continue;
+            }
+            last_line = line;
+            let Some(s) = file.comment_on_line(line).and_then(suppression_in) else {
+                continue;
+            };
+            let range = file.line_range(line);
+            let line_text = &file.text[range.clone()];
+            let ids_at = line_text.find("ignore[").map(|i| i + "ignore[".len());
+            for rule in s
+                .rules
+                .iter()
+                .filter(|r| *r != "*" && !known.contains(&r.as_str()))
+            {
+                let start = ids_at
+                    .and_then(|from| line_text[from..].find(rule.as_str()).map(|i| from + i))
+                    .map(|i| range.start + i)
+                    .unwrap_or(range.start);
+                let span = Span::new(id, start, start + rule.len());
+                let (label, help) = match closest_rule(rule, &known) {
+                    Some(near) => (
+                        format!("did you mean `{near}`?"),
+                        format!("Write `ignore[{near}]`; `gitops-lint rules` lists the rule ids."),
+                    ),
+                    None => (
+                        "no rule has this id".to_string(),
+                        "`gitops-lint rules` lists the rule ids; fix the id or remove the comment."
+                            .to_string(),
+                    ),
+                };
+                out.push(
+                    Finding::new(
+                        suppression_unknown_rule::ID,
+                        severity,
+                        format!("suppression names unknown rule `{rule}`; it silences nothing"),
+                        span,
+                    )
+                    .label(label)
+                    .help(help),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The known id nearest to `typo` by edit distance, when it is near enough to be a typo
+/// (at most a third of the id's length, and at most 4 edits).
+fn closest_rule<'a>(typo: &str, known: &[&'a str]) -> Option<&'a str> {
+    let limit = (typo.chars().count() / 3).clamp(1, 4);
+    known
+        .iter()
+        .map(|k| (edit_distance(typo, k), *k))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            let substitute = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = substitute.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -449,5 +563,24 @@ mod tests {
             comment_in("replicas: 3 # gitops-lint: ignore[x] y"),
             Some("gitops-lint: ignore[x] y")
         );
+    }
+
+    #[test]
+    fn misspelled_rule_ids_get_the_nearest_known_id() {
+        let known = [
+            "hpa-replicas-conflict",
+            "shared-resource",
+            "unpinned-source",
+        ];
+        assert_eq!(
+            closest_rule("hpa-replica-conflict", &known),
+            Some("hpa-replicas-conflict")
+        );
+        assert_eq!(
+            closest_rule("shared-resources", &known),
+            Some("shared-resource")
+        );
+        assert_eq!(closest_rule("no-such-thing-at-all", &known), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

@@ -4,13 +4,14 @@
 #![forbid(unsafe_code)]
 
 mod cli_output;
+mod helm_cli;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use cli_output::{Output, Reported};
 use gitops_lint::baseline::{Baseline, unmatched};
 use gitops_lint::diff::{self, DiffOptions};
 use gitops_lint::fix;
-use gitops_lint::lint::{LintOptions, lint};
+use gitops_lint::lint::{LintOptions, LintResult, lint, lint_with_ignore_files};
 use gitops_lint::report::Severity;
 use gitops_lint::rules;
 use std::io::Write;
@@ -51,6 +52,21 @@ struct CheckArgs {
     /// Record today's findings in FILE (then exit 0) to adopt the tool on a legacy repo.
     #[arg(long, value_name = "FILE", conflicts_with = "fix")]
     write_baseline: Option<PathBuf>,
+    /// Report only findings of the apps these files (relative to the working directory) are
+    /// inputs of, and findings located in them (the pre-commit hook passes the staged files;
+    /// none: nothing to report). The whole repository is still read: an app's render needs
+    /// all of its inputs. Takes every following argument, so give PATH before it.
+    #[arg(long, value_name = "FILE", num_args = 0.., conflicts_with_all = ["fix", "write_baseline"])]
+    changed: Option<Vec<PathBuf>>,
+    #[command(flatten)]
+    walk: WalkArgs,
+}
+
+#[derive(clap::Args, Clone, Copy)]
+struct WalkArgs {
+    /// Read files that .gitignore or .ignore files exclude, too.
+    #[arg(long)]
+    no_ignore: bool,
 }
 
 /// Options shared by the lint and diff modes.
@@ -82,6 +98,9 @@ pub struct OutputArgs {
     /// and a pull_request event are present; `off` never does.
     #[arg(long, value_enum, default_value_t = Comment::Auto)]
     pub comment: Comment,
+    /// Print findings only: no counts line, no progress or summary notes on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Subcommand)]
@@ -122,7 +141,17 @@ enum Command {
         /// reason and object count).
         #[arg(long, value_enum, default_value_t = AppsFormat::Human)]
         format: AppsFormat,
+        #[command(flatten)]
+        walk: WalkArgs,
     },
+    /// Print a shell completion script on stdout (e.g. `gitops-lint completions bash >
+    /// /etc/bash_completion.d/gitops-lint`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) on stdout (`gitops-lint man > gitops-lint.1`).
+    Man,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -228,15 +257,29 @@ fn main() -> ExitCode {
             path,
             config,
             format,
-        }) => apps(path, config, format),
+            walk,
+        }) => apps(path, config, format, walk),
         Some(Command::Render(args)) => render(args),
-        Some(Command::Helm { args }) => helm(args),
+        Some(Command::Helm { args }) => helm_cli::run(args),
+        Some(Command::Completions { shell }) => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "gitops-lint", &mut out);
+            print(&String::from_utf8_lossy(&out))
+        }
+        Some(Command::Man) => {
+            let mut out = Vec::new();
+            match clap_mangen::Man::new(Cli::command()).render(&mut out) {
+                Ok(()) => print(&String::from_utf8_lossy(&out)),
+                Err(e) => fail(format!("man page: {e}")),
+            }
+        }
         None => check(cli.check),
     }
 }
 
-fn apps(path: PathBuf, config: Option<PathBuf>, format: AppsFormat) -> ExitCode {
-    let result = match lint(&LintOptions { root: path, config }) {
+fn apps(path: PathBuf, config: Option<PathBuf>, format: AppsFormat, walk: WalkArgs) -> ExitCode {
+    let result = match lint_with_ignore_files(&LintOptions { root: path, config }, !walk.no_ignore)
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
@@ -330,7 +373,7 @@ fn render(args: RenderArgs) -> ExitCode {
             helm_args.push("--set".into());
             helm_args.push(s.clone());
         }
-        return helm(helm_args);
+        return helm_cli::run(helm_args);
     }
     let root = match args.root.as_ref().map(std::fs::canonicalize) {
         Some(Ok(r)) => r,
@@ -369,38 +412,6 @@ fn render(args: RenderArgs) -> ExitCode {
     print(&kustomize::to_yaml_stream(&out.objects))
 }
 
-/// `helm template ARGS…` natively, printing what helm prints (stdout, stderr, exit code).
-fn helm(args: Vec<String>) -> ExitCode {
-    use gitops_lint::render::helm as nhelm;
-    let args: Vec<String> = match args.split_first() {
-        Some((first, rest)) if first == "template" => rest.to_vec(),
-        _ => {
-            eprintln!("Error: only `gitops-lint helm template ARGS...` is supported");
-            return ExitCode::from(1);
-        }
-    };
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let fs = match nhelm::cli_fs(&cwd) {
-        Ok(fs) => fs,
-        Err(e) => {
-            eprintln!("Error: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    let (chart, mut opts) = match nhelm::parse_helm_template_args(&args) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("Error: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    opts.abs_root = Some(fs.root().display().to_string());
-    let run = nhelm::run(&fs, &chart, &opts, false);
-    print(&run.stdout);
-    eprint!("{}", run.stderr());
-    ExitCode::from(run.exit_code() as u8)
-}
-
 fn fail(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::from(2)
@@ -418,7 +429,9 @@ fn check(args: CheckArgs) -> ExitCode {
         root: args.path.clone(),
         config: args.out.config.clone(),
     };
-    let mut result = match gitops_lint::lint::lint_with(&opts, &args.out.limits) {
+    let ignore_files = !args.walk.no_ignore;
+    let quiet = args.out.quiet;
+    let mut result = match gitops_lint::lint::lint_configured(&opts, &args.out.limits, ignore_files) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
@@ -426,6 +439,9 @@ fn check(args: CheckArgs) -> ExitCode {
         let plan = fix::plan(&result.findings, &result.map, args.unsafe_fixes);
         if args.dry_run {
             print(&fix::unified_diff(&plan));
+            if quiet {
+                return ExitCode::SUCCESS;
+            }
             eprintln!(
                 "gitops-lint: fixes for {} finding(s) in {} file(s) (dry run, nothing written)",
                 plan.fixed,
@@ -436,20 +452,22 @@ fn check(args: CheckArgs) -> ExitCode {
         if let Err(e) = fix::apply(&plan, &result.root) {
             return fail(format!("writing fixes: {e}"));
         }
-        eprintln!(
-            "gitops-lint: applied fixes for {} finding(s) in {} file(s){}",
-            plan.fixed,
-            plan.patches.len(),
-            if plan.skipped > 0 {
-                format!(
-                    "; {} overlapping edit(s) left for a second run",
-                    plan.skipped
-                )
-            } else {
-                String::new()
-            }
-        );
-        result = match lint(&opts) {
+        if !quiet {
+            eprintln!(
+                "gitops-lint: applied fixes for {} finding(s) in {} file(s){}",
+                plan.fixed,
+                plan.patches.len(),
+                if plan.skipped > 0 {
+                    format!(
+                        "; {} overlapping edit(s) left for a second run",
+                        plan.skipped
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
+        result = match lint_with_ignore_files(&opts, ignore_files) {
             Ok(r) => r,
             Err(e) => return fail(e),
         };
@@ -459,12 +477,14 @@ fn check(args: CheckArgs) -> ExitCode {
         if let Err(e) = std::fs::write(path, b.to_json()) {
             return fail(format!("{}: {e}", path.display()));
         }
-        eprintln!(
-            "gitops-lint: wrote {} finding(s) to {}; lint with --baseline {} to see only new ones",
-            result.findings.len(),
-            path.display(),
-            path.display()
-        );
+        if !quiet {
+            eprintln!(
+                "gitops-lint: wrote {} finding(s) to {}; lint with --baseline {} to see only new ones",
+                result.findings.len(),
+                path.display(),
+                path.display()
+            );
+        }
         return ExitCode::SUCCESS;
     }
     let baseline = match load_baseline(&args.out) {
@@ -484,6 +504,10 @@ fn check(args: CheckArgs) -> ExitCode {
         }
         None => (result.findings.clone(), 0),
     };
+    let findings = match &args.changed {
+        None => findings,
+        Some(files) => only_changed(findings, &result, files, quiet),
+    };
     let prefix = cli_output::repo_prefix(&result.root);
     Output {
         args: &args.out,
@@ -495,6 +519,45 @@ fn check(args: CheckArgs) -> ExitCode {
         coverage: Some(gitops_lint::gitops::listing::coverage_line(&result.model)),
     }
     .emit()
+}
+
+/// `--changed FILE…`: the findings of the apps whose inputs include a changed file (see
+/// `diff::affected_apps`, the same mapping `diff` uses), and findings located in those files.
+fn only_changed(
+    findings: Vec<gitops_lint::report::Finding>,
+    result: &LintResult,
+    changed: &[PathBuf],
+    quiet: bool,
+) -> Vec<gitops_lint::report::Finding> {
+    let cwd = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .unwrap_or_default();
+    let rel: Vec<String> = changed
+        .iter()
+        .filter_map(|f| {
+            let abs = cwd.join(f);
+            let abs = std::fs::canonicalize(&abs).unwrap_or(abs);
+            gitops_lint::source::relative_path(&result.root, &abs)
+        })
+        .collect();
+    let set: std::collections::BTreeSet<&str> = rel.iter().map(String::as_str).collect();
+    let apps = diff::affected_apps(&result.model, &set);
+    let kept: Vec<_> = findings
+        .into_iter()
+        .filter(|f| {
+            f.app.as_ref().is_some_and(|a| apps.contains(a))
+                || set.contains(result.map.path(f.primary.span.file).as_str())
+        })
+        .collect();
+    if !quiet {
+        eprintln!(
+            "gitops-lint: {} changed file(s) are inputs of {} of {} app(s); reporting their findings",
+            set.len(),
+            apps.len(),
+            result.model.apps.len()
+        );
+    }
+    kept
 }
 
 fn run_diff(base: String, path: PathBuf, out: OutputArgs) -> ExitCode {
@@ -510,14 +573,16 @@ fn run_diff(base: String, path: PathBuf, out: OutputArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
-    eprintln!(
-        "gitops-lint diff: {} changed file(s); rendered {} of {} apps; lint of base and head {:.2}s, render {:.3}s",
-        result.changed.len(),
-        result.apps_rendered(),
-        result.apps_total,
-        result.lint_time.as_secs_f64(),
-        result.render_time.as_secs_f64()
-    );
+    if !out.quiet {
+        eprintln!(
+            "gitops-lint diff: {} changed file(s); rendered {} of {} apps; lint of base and head {:.2}s, render {:.3}s",
+            result.changed.len(),
+            result.apps_rendered(),
+            result.apps_total,
+            result.lint_time.as_secs_f64(),
+            result.render_time.as_secs_f64()
+        );
+    }
     let baseline = match load_baseline(&out) {
         Ok(b) => b,
         Err(code) => return code,

@@ -276,3 +276,481 @@ fn profile_errors_are_located() {
         assert!(err.contains(at) && err.contains(needle), "{text}: {err}");
     }
 }
+
+fn rules_of(out: &std::process::Output) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {}",
+                f["rule"].as_str().unwrap_or(""),
+                f["file"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn quiet_prints_findings_only() {
+    let out = bin()
+        .args([repo("testdata/demo").as_str(), "--no-color", "--quiet"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text.contains("hpa-replicas-conflict"), "{text}");
+    assert!(
+        !text.contains("error(s)"),
+        "counts line in quiet output: {text}"
+    );
+    // Nothing to report: nothing printed at all, on either stream.
+    let clean = repo("testdata/rules/hpa-replicas-conflict/clean");
+    let out = bin().args([clean.as_str(), "-q"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
+    // Without it the counts line is there (so the check above means something).
+    let out = bin().args([clean.as_str()]).output().expect("run");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0 error(s)"));
+    // The notes --fix --dry-run prints on stderr go too.
+    let dir = repo("testdata/demo");
+    let out = bin()
+        .args([dir.as_str(), "--fix", "--dry-run", "-q"])
+        .output()
+        .expect("run");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("RespectIgnoreDifferences"));
+}
+
+#[test]
+fn a_misspelled_suppression_is_reported_with_the_nearest_rule() {
+    let bad = repo("testdata/rules/suppression-unknown-rule/bad");
+    let out = bin()
+        .args([bad.as_str(), "--format", "json"])
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let findings = v["findings"].as_array().expect("findings");
+    let typo = findings
+        .iter()
+        .find(|f| f["rule"] == "suppression-unknown-rule" && f["line"] == 6)
+        .expect("typo reported");
+    assert!(
+        typo["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`hpa-replica-conflict`"))
+    );
+    assert!(
+        typo["help"]
+            .as_str()
+            .is_some_and(|h| h.contains("ignore[hpa-replicas-conflict]")),
+        "{typo}"
+    );
+    // On the id itself, just after `ignore[` (column 30 to 36 of that line).
+    assert_eq!(typo["column"], 37);
+    assert_eq!(typo["end_column"], 57);
+    // The finding it meant to hide is still reported.
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["rule"] == "hpa-replicas-conflict")
+    );
+    let out = bin()
+        .args([bad.as_str(), "--no-color"])
+        .output()
+        .expect("run");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("did you mean `hpa-replicas-conflict`?"));
+}
+
+#[test]
+fn gitignored_files_are_not_read_unless_no_ignore() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".git")).expect("git dir");
+    std::fs::create_dir_all(root.join("apps/web")).expect("mkdir");
+    std::fs::create_dir_all(root.join("rendered")).expect("mkdir");
+    std::fs::write(
+        root.join("apps/web/configmap.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  a: b\n",
+    )
+    .expect("write");
+    // Build output a .gitignore excludes, and scratch files an .ignore excludes: both broken.
+    std::fs::write(root.join(".gitignore"), "rendered/\n").expect("write");
+    std::fs::write(root.join("rendered/all.yaml"), "a: [\n").expect("write");
+    std::fs::write(root.join(".ignore"), "scratch.yaml\n").expect("write");
+    std::fs::write(root.join("apps/web/scratch.yaml"), "b: {\n").expect("write");
+    let path = root.to_string_lossy().into_owned();
+    let out = bin()
+        .args([path.as_str(), "--format", "json"])
+        .output()
+        .expect("run");
+    assert_eq!(rules_of(&out), Vec::<String>::new());
+    assert_eq!(out.status.code(), Some(0));
+    let out = bin()
+        .args([path.as_str(), "--format", "json", "--no-ignore"])
+        .output()
+        .expect("run");
+    assert_eq!(
+        rules_of(&out),
+        [
+            "yaml-syntax apps/web/scratch.yaml",
+            "yaml-syntax rendered/all.yaml"
+        ]
+    );
+    // `apps` reads the same files the lint does.
+    let out = bin().args(["apps", path.as_str()]).output().expect("run");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("rendered"));
+}
+
+#[test]
+fn changed_files_limit_the_report_to_the_apps_they_feed() {
+    let demo = repo("testdata/demo");
+    let run = |files: &[&str]| {
+        let mut cmd = bin();
+        cmd.current_dir(&demo)
+            .args(["--format", "json", "--changed"])
+            .args(files);
+        cmd.output().expect("run")
+    };
+    // The HPA feeds the payments app only.
+    let out = run(&["apps/payments/hpa.yaml"]);
+    assert_eq!(
+        rules_of(&out),
+        ["hpa-replicas-conflict apps/payments/deployment.yaml"]
+    );
+    assert_eq!(out.status.code(), Some(1));
+    // The webhooks app's Application: only its findings.
+    let out = run(&["argocd/webhooks.yaml"]);
+    let rules = rules_of(&out);
+    assert!(
+        !rules.is_empty() && rules.iter().all(|r| r.ends_with("argocd/webhooks.yaml")),
+        "{rules:?}"
+    );
+    // No file at all (nothing changed): nothing to report.
+    let out = run(&[]);
+    assert_eq!(rules_of(&out), Vec::<String>::new());
+    assert_eq!(out.status.code(), Some(0));
+    // A file no app reads: nothing.
+    let out = run(&["README.md"]);
+    assert_eq!(rules_of(&out), Vec::<String>::new());
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn completions_and_man_page() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = bin().args(["completions", shell]).output().expect("run");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        for word in ["explain", "fail-on", "quiet", "no-ignore"] {
+            assert!(text.contains(word), "{shell} completion lacks {word}");
+        }
+    }
+    let out = bin().args(["completions", "tcsh"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let out = bin().arg("man").output().expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with(".ie") || text.contains("\n.TH gitops-lint 1"),
+        "{text}"
+    );
+    assert!(text.contains("\\-\\-fail\\-on"), "{text}");
+    // bash accepts the generated script.
+    if Path::new("/bin/bash").exists() {
+        let script = bin()
+            .args(["completions", "bash"])
+            .output()
+            .expect("run")
+            .stdout;
+        let dir = tempfile::tempdir().expect("tmp");
+        let file = dir.path().join("c.bash");
+        std::fs::write(&file, script).expect("write");
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(format!(". {} && complete -p gitops-lint", file.display()))
+            .output()
+            .expect("bash");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+fn shared_dir() -> std::path::PathBuf {
+    std::env::var_os("GITOPS_LINT_SHARED")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
+}
+
+fn helm_installed() -> bool {
+    Command::new("helm")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A chart that prints the values the CLI items set, in a directory of its own.
+fn write_values_chart(dir: &Path) {
+    std::fs::create_dir_all(dir.join("chart/templates")).expect("mkdir");
+    std::fs::write(
+        dir.join("chart/Chart.yaml"),
+        "apiVersion: v2\nname: notes\nversion: 1.2.0\n",
+    )
+    .expect("write");
+    std::fs::write(dir.join("chart/values.yaml"), "replicas: 1\nnote: none\n").expect("write");
+    std::fs::write(
+        dir.join("chart/templates/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-notes\n  namespace: {{ .Release.Namespace }}\ndata:\n  replicas: {{ .Values.replicas | quote }}\n  note: {{ .Values.note | quote }}\n",
+    )
+    .expect("write");
+    std::fs::write(dir.join("prod.yaml"), "replicas: 3\n").expect("write");
+    std::fs::write(dir.join("note.txt"), "line one, with a comma\nline two\n").expect("write");
+}
+
+#[test]
+fn helm_template_help_lists_the_supported_flags() {
+    for args in [
+        &["helm", "template", "--help"][..],
+        &["helm", "template", "rel", "c", "-h"],
+        &["helm", "--help"],
+    ] {
+        let out = bin().args(args).output().expect("run");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for flag in [
+            "--set-file",
+            "--dry-run",
+            "--values",
+            "--show-only",
+            "--kube-version",
+        ] {
+            assert!(text.contains(flag), "{args:?}: help lacks {flag}");
+        }
+    }
+}
+
+#[test]
+fn helm_template_set_file_and_dry_run_match_helm() {
+    let dir = tempfile::tempdir().expect("tmp");
+    write_values_chart(dir.path());
+    let args = [
+        "template",
+        "rel",
+        "chart",
+        "-n",
+        "shop",
+        "-f",
+        "prod.yaml",
+        "--set-file",
+        "note=note.txt",
+        "--dry-run",
+    ];
+    let ours = bin()
+        .current_dir(dir.path())
+        .arg("helm")
+        .args(args)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&ours.stdout).into_owned();
+    assert_eq!(
+        ours.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ours.stderr)
+    );
+    assert!(
+        text.contains("note: \"line one, with a comma\\nline two\\n\""),
+        "{text}"
+    );
+    assert!(text.contains("replicas: \"3\""), "{text}");
+    for dry in ["--dry-run=client", "--dry-run=server"] {
+        let mut a = args.to_vec();
+        let last = a.len() - 1;
+        a[last] = dry;
+        let out = bin()
+            .current_dir(dir.path())
+            .arg("helm")
+            .args(&a)
+            .output()
+            .expect("run");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), text, "{dry}");
+    }
+    // A file that is not there: helm's message.
+    let out = bin()
+        .current_dir(dir.path())
+        .args([
+            "helm",
+            "template",
+            "rel",
+            "chart",
+            "--set-file",
+            "note=missing.txt",
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "failed parsing --set-file data: open missing.txt: no such file or directory"
+        )
+    );
+    if !helm_installed() {
+        println!("skipped the comparison with helm: helm is not installed");
+        return;
+    }
+    let theirs = Command::new("helm")
+        .current_dir(dir.path())
+        .args(args)
+        .output()
+        .expect("helm");
+    assert_eq!(text, String::from_utf8_lossy(&theirs.stdout));
+}
+
+#[test]
+fn absolute_and_outside_cwd_chart_paths_render_as_helm_does() {
+    let chart = shared_dir().join("corpus/real-repos/argoproj__argocd-example-apps/helm-guestbook");
+    let Ok(chart) = std::fs::canonicalize(&chart) else {
+        println!("skipped: no corpus chart at {}", chart.display());
+        return;
+    };
+    let elsewhere = tempfile::tempdir().expect("tmp");
+    let values = chart.join("values-production.yaml");
+    let abs = chart.to_string_lossy().into_owned();
+    let args = [
+        "template",
+        "rel",
+        abs.as_str(),
+        "-n",
+        "shop",
+        "-f",
+        values.to_str().expect("utf-8"),
+    ];
+    let ours = bin()
+        .current_dir(elsewhere.path())
+        .arg("helm")
+        .args(args)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&ours.stdout).into_owned();
+    assert_eq!(
+        ours.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ours.stderr)
+    );
+    assert!(
+        text.contains("# Source: helm-guestbook/templates/deployment.yaml"),
+        "{text}"
+    );
+    // `render` with the chart given by absolute path prints the same as `helm template`
+    // with render's release name.
+    let rendered = bin()
+        .current_dir(elsewhere.path())
+        .args(["render", abs.as_str()])
+        .output()
+        .expect("run");
+    assert_eq!(
+        rendered.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&rendered.stderr)
+    );
+    // And a relative path that leaves the cwd.
+    let up = Path::new("..").join(chart.strip_prefix("/").expect("absolute"));
+    let depth = elsewhere
+        .path()
+        .canonicalize()
+        .expect("tmp")
+        .components()
+        .count()
+        - 1;
+    let rel = (1..depth).fold(up, |p, _| Path::new("..").join(p));
+    let relative = bin()
+        .current_dir(elsewhere.path())
+        .args(["helm", "template", "rel"])
+        .arg(&rel)
+        .args(["-n", "shop", "-f", values.to_str().expect("utf-8")])
+        .output()
+        .expect("run");
+    assert_eq!(
+        String::from_utf8_lossy(&relative.stdout),
+        text,
+        "{}",
+        rel.display()
+    );
+    if !helm_installed() {
+        println!("skipped the comparison with helm: helm is not installed");
+        return;
+    }
+    let theirs = Command::new("helm")
+        .current_dir(elsewhere.path())
+        .args(args)
+        .output()
+        .expect("helm");
+    assert_eq!(text, String::from_utf8_lossy(&theirs.stdout));
+    let theirs = Command::new("helm")
+        .current_dir(elsewhere.path())
+        .args(["template", "release-name", abs.as_str()])
+        .output()
+        .expect("helm");
+    assert_eq!(
+        String::from_utf8_lossy(&rendered.stdout),
+        String::from_utf8_lossy(&theirs.stdout)
+    );
+}
+
+#[test]
+fn render_reads_a_kustomization_outside_the_cwd() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let base = dir.path().join("gitops/apps/web");
+    std::fs::create_dir_all(&base).expect("mkdir");
+    std::fs::write(
+        base.join("kustomization.yaml"),
+        "namespace: web\nresources: [cm.yaml]\n",
+    )
+    .expect("write");
+    std::fs::write(
+        base.join("cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  a: b\n",
+    )
+    .expect("write");
+    let elsewhere = tempfile::tempdir().expect("tmp");
+    let out = bin()
+        .current_dir(elsewhere.path())
+        .arg("render")
+        .arg(&base)
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("namespace: web"));
+    // What `kubectl kustomize` prints for the same absolute path, from the same place.
+    let Ok(theirs) = Command::new("kubectl")
+        .current_dir(elsewhere.path())
+        .arg("kustomize")
+        .arg(&base)
+        .output()
+    else {
+        println!("skipped the comparison: kubectl is not installed");
+        return;
+    };
+    assert!(theirs.status.success());
+    assert_eq!(out.stdout, theirs.stdout);
+}

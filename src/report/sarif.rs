@@ -44,6 +44,8 @@ struct Rule {
     name: String,
     short_description: Text,
     full_description: Text,
+    /// The rule's document at this release's tag (code scanning links it as "Learn more").
+    help_uri: String,
     help: Help,
     default_configuration: Configuration,
     properties: RuleProperties,
@@ -182,6 +184,16 @@ fn location(
     })
 }
 
+/// `<repository>/blob/v<version>/rules/<id>.md`: the document as it was when this binary
+/// was released, so the link matches the behaviour it describes.
+pub fn help_uri(id: &str) -> String {
+    format!(
+        "{}/blob/v{}/rules/{id}.md",
+        env!("CARGO_PKG_REPOSITORY").trim_end_matches('/'),
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
 fn rule_entry(meta: &'static rules::RuleMeta) -> Rule {
     // The rule document starts with a `# title` line; code scanning shows the help markdown.
     let name = meta
@@ -203,6 +215,7 @@ fn rule_entry(meta: &'static rules::RuleMeta) -> Rule {
         full_description: Text {
             text: meta.summary.to_string(),
         },
+        help_uri: help_uri(meta.id),
         help: Help {
             text: meta.doc.to_string(),
             markdown: meta.doc.to_string(),

@@ -110,6 +110,7 @@ rules! {
     pipeline: [
         pub yaml_syntax,
         pub suppression_without_reason,
+        pub suppression_unknown_rule,
     ],
 }
 

@@ -13,6 +13,9 @@ pub struct WalkOptions {
     pub max_files: usize,
     /// Repo-relative glob patterns not to read (from `.gitops-lint.yaml` `exclude`).
     pub exclude: globset::GlobSet,
+    /// Honour the `.gitignore` and `.ignore` files inside the root, as git and ripgrep do
+    /// (`--no-ignore` turns it off).
+    pub ignore_files: bool,
 }
 
 impl Default for WalkOptions {
@@ -21,6 +24,7 @@ impl Default for WalkOptions {
             max_file_bytes: 8 * 1024 * 1024,
             max_files: 100_000,
             exclude: globset::GlobSet::empty(),
+            ignore_files: true,
         }
     }
 }
@@ -73,17 +77,30 @@ pub fn walk_repo(root: &Path, opts: &WalkOptions, map: &SourceMap) -> std::io::R
     let mut issues = Vec::new();
     let mut paths: Vec<(String, PathBuf)> = Vec::new();
 
-    let walker = walkdir::WalkDir::new(&root)
+    // The `ignore` crate's walker (ripgrep's) decides only which entries are visited; the
+    // containment, symlink and candidate checks below are the walk's own. Its git modes read
+    // the `.gitignore` of every parent directory up to `/`, so they stay off: `.gitignore`
+    // and `.ignore` are read as ignore files (gitignore syntax) of the directories inside the
+    // root only — nothing outside the root is opened, and a lint does not depend on the
+    // machine (no global gitignore). Hidden files are visited (`.github/workflows` matters to
+    // `second-writer`).
+    let mut builder = ignore::WalkBuilder::new(&root);
+    builder
+        .standard_filters(false)
         .follow_links(false)
-        .sort_by_file_name()
-        .into_iter()
+        .sort_by_file_name(|a, b| a.cmp(b))
         .filter_entry(|e| e.depth() == 0 || e.file_name() != ".git");
+    if opts.ignore_files {
+        builder
+            .add_custom_ignore_filename(".gitignore")
+            .add_custom_ignore_filename(".ignore");
+    }
+    let walker = builder.build();
     for entry in walker {
         let entry = match entry {
             Ok(e) => e,
             Err(err) => {
-                let path = err
-                    .path()
+                let path = error_path(&err)
                     .and_then(|p| relative_path(&root, p))
                     .unwrap_or_default();
                 issues.push(WalkIssue {
@@ -99,7 +116,10 @@ pub fn walk_repo(root: &Path, opts: &WalkOptions, map: &SourceMap) -> std::io::R
         if rel.is_empty() || opts.exclude.is_match(&rel) {
             continue;
         }
-        let ft = entry.file_type();
+        // Only the root (stdin is never walked) has no file type.
+        let Some(ft) = entry.file_type() else {
+            continue;
+        };
         if ft.is_symlink() {
             match fs::canonicalize(entry.path()) {
                 Err(_) => {
@@ -150,6 +170,18 @@ pub fn walk_repo(root: &Path, opts: &WalkOptions, map: &SourceMap) -> std::io::R
         files,
         issues,
     })
+}
+
+/// The path an `ignore` walk error is about, if it names one.
+fn error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Partial(errs) => errs.iter().find_map(error_path),
+        _ => None,
+    }
 }
 
 /// Read a file as UTF-8 text within the size limit; binary and non-UTF-8 files are refused

@@ -47,50 +47,86 @@ fn on_path(cmd: &str) -> Option<PathBuf> {
     })
 }
 
+const INPUTS: [&str; 12] = [
+    "path",
+    "base",
+    "fail-on",
+    "format",
+    "config",
+    "baseline",
+    "args",
+    "comment",
+    "sarif-file",
+    "fetch",
+    "token",
+    "version",
+];
+
 #[test]
-fn action_inputs_args_and_entrypoint_agree() {
+fn action_is_composite_and_uses_every_input() {
     let action = yaml("action.yml");
     let inputs = keys(action.get("inputs"));
-    for want in ["path", "base", "fail-on", "format", "comment", "sarif-file"] {
+    assert_eq!(inputs, INPUTS);
+    assert_eq!(keys(action.get("outputs")), ["findings", "sarif-file"]);
+    let runs = action.get("runs").expect("runs");
+    assert_eq!(runs.get_str("using"), Some("composite"));
+    let text = read("action.yml");
+    for input in INPUTS {
         assert!(
-            inputs.contains(&want.to_string()),
-            "action.yml lacks input {want}"
+            text.contains(&format!("inputs.{input} "))
+                || text.contains(&format!("inputs.{input}\n"))
+                || text.contains(&format!("inputs.{input} }}}}")),
+            "input {input} is declared but never used"
         );
     }
-    assert!(keys(action.get("outputs")).contains(&"findings".to_string()));
-    let runs = action.get("runs").expect("runs");
-    assert_eq!(runs.get_str("using"), Some("docker"));
-    assert_eq!(runs.get_str("image"), Some("Dockerfile"));
-    // args are the entrypoint's positional parameters, in its documented order.
-    let args: Vec<String> = runs
-        .get("args")
-        .and_then(Node::as_seq)
-        .expect("args")
+    // Every GITOPS_LINT_* variable the lint step sets is read by its script, and back.
+    let steps = runs.get("steps").and_then(Node::as_seq).expect("steps");
+    let lint = steps
         .iter()
-        .filter_map(Node::scalar_text)
-        .collect();
-    let entry = read("docs/action-entrypoint.sh");
-    let usage = entry
-        .lines()
-        .find_map(|l| l.strip_prefix("# Usage: action-entrypoint "))
-        .expect("usage line");
-    let order: Vec<String> = usage
-        .split_whitespace()
-        .map(|p| p.to_ascii_lowercase().replace('_', "-"))
-        .collect();
-    let from_args: Vec<String> = args
-        .iter()
-        .map(|a| {
-            a.trim_start_matches("${{ inputs.")
-                .trim_end_matches(" }}")
-                .to_string()
-        })
-        .collect();
-    assert_eq!(from_args, order);
-    for a in &from_args {
-        assert!(inputs.contains(a), "args use undeclared input {a}");
+        .find(|s| s.get_str("id") == Some("lint"))
+        .expect("lint step");
+    let env = keys(lint.get("env"));
+    let script = read(".github/action/run.sh");
+    for var in env.iter().filter(|v| v.starts_with("GITOPS_LINT_")) {
+        assert!(
+            script.contains(&format!("${{{var}")),
+            "run.sh ignores {var}"
+        );
     }
-    // The documented workflow only passes declared inputs and uses pull_request.
+    for var in script
+        .split("${")
+        .skip(1)
+        .filter_map(|r| r.split([':', '}']).next())
+        .filter(|v| v.starts_with("GITOPS_LINT_") && *v != "GITOPS_LINT_BIN")
+    {
+        assert!(
+            env.iter().any(|e| e == var),
+            "run.sh reads {var}, action.yml never sets it"
+        );
+    }
+    // Each script a step runs exists and is executable.
+    for step in steps {
+        if let Some(run) = step.get_str("run") {
+            for part in run
+                .split('"')
+                .filter(|p| p.starts_with("$GITHUB_ACTION_PATH/"))
+            {
+                let rel = part.trim_start_matches("$GITHUB_ACTION_PATH/");
+                let meta =
+                    std::fs::metadata(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    assert!(
+                        meta.permissions().mode() & 0o111 != 0,
+                        "{rel} is not executable"
+                    );
+                }
+                let _ = meta;
+            }
+        }
+    }
+    // The documented workflow: pull_request only, passes declared inputs, uploads SARIF.
     let wf = yaml("docs/github-workflow.yml");
     // `on` is a boolean key in YAML 1.1 (our reader's dialect, Kubernetes'); GitHub reads 1.2.
     let on_node = wf
@@ -100,15 +136,10 @@ fn action_inputs_args_and_entrypoint_agree() {
                 .find(|e| e.key.raw.as_deref() == Some("on") || e.key.key_str() == "on")
         })
         .map(|e| &e.value);
-    let on = keys(on_node);
-    assert_eq!(on, ["pull_request"]);
+    assert_eq!(keys(on_node), ["pull_request"]);
     assert!(!read("docs/github-workflow.yml").contains("pull_request_target"));
     let perms = keys(wf.get("permissions"));
     assert_eq!(perms, ["contents", "pull-requests", "security-events"]);
-    assert_eq!(
-        wf.get("permissions").and_then(|p| p.get_str("contents")),
-        Some("read")
-    );
     let steps = wf
         .get_path(&["jobs", "gitops-lint", "steps"])
         .and_then(Node::as_seq)
@@ -123,29 +154,47 @@ fn action_inputs_args_and_entrypoint_agree() {
     for k in keys(ours.get("with")) {
         assert!(inputs.contains(&k), "workflow passes unknown input {k}");
     }
+    assert!(steps.iter().any(|s| {
+        s.get_str("uses")
+            .is_some_and(|u| u.starts_with("github/codeql-action/upload-sarif@"))
+    }));
 }
 
 #[test]
 fn readme_shows_the_exact_snippets() {
     let readme = read("README.md");
-    assert!(
-        readme.contains(&read("docs/github-workflow.yml")),
-        "README must embed docs/github-workflow.yml verbatim"
-    );
-    assert!(
-        readme.contains("    hooks: [{ id: gitops-lint }]"),
-        "README pre-commit snippet"
-    );
+    for file in [
+        "docs/github-workflow.yml",
+        "docs/pre-commit-config.yaml",
+        "docs/install-release.sh",
+        "docs/docker-run.sh",
+        "docs/local-usage.sh",
+    ] {
+        assert!(
+            readme.contains(&read(file)),
+            "README must embed {file} verbatim"
+        );
+    }
+    // The cargo line installs this package by its name, locked, as the release checks.
+    let name = read("Cargo.toml")
+        .lines()
+        .find_map(|l| l.strip_prefix("name = \""))
+        .map(|n| n.trim_end_matches('"').to_string())
+        .expect("package name");
+    assert!(readme.contains(&format!("cargo install --locked {name}\n")));
+    assert!(read(".github/workflows/release.yml").contains("cargo package --locked"));
+    // The two set-up commands stay the only ones under "Set up".
+    let setup = readme
+        .split("## Set up")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("set up section");
+    assert_eq!(setup.matches("```sh").count(), 2, "{setup}");
 }
 
-#[test]
-fn entrypoint_maps_inputs_to_flags() {
-    let Some(sh) = on_path("sh") else {
-        println!("skipped: no sh");
-        return;
-    };
-    // A fake gitops-lint that prints its arguments, first on PATH.
+fn run_script(env: &[(&str, &str)]) -> String {
     let dir = tempfile::tempdir().expect("tmp");
+    // A fake gitops-lint that prints its arguments.
     let fake = dir.path().join("gitops-lint");
     std::fs::write(&fake, "#!/bin/sh\necho \"$@\"\n").expect("write");
     #[cfg(unix)]
@@ -153,53 +202,501 @@ fn entrypoint_maps_inputs_to_flags() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     }
-    let path = format!(
-        "{}:{}",
-        dir.path().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let run = |args: &[&str]| {
-        let out = Command::new(&sh)
-            .arg(root().join("docs/action-entrypoint.sh"))
-            .args(args)
-            .env("PATH", &path)
-            .output()
-            .expect("run");
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    };
+    let output = dir.path().join("output");
+    let mut cmd = Command::new("bash");
+    cmd.arg(root().join(".github/action/run.sh"))
+        .env("GITOPS_LINT_BIN", &fake)
+        .env("GITHUB_OUTPUT", &output);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run");
+    let outputs = std::fs::read_to_string(&output).unwrap_or_default();
+    format!(
+        "{}|{}",
+        String::from_utf8_lossy(&out.stdout).trim(),
+        outputs.trim()
+    )
+}
+
+#[test]
+fn run_script_maps_inputs_to_flags() {
+    if on_path("bash").is_none() {
+        println!("skipped: no bash");
+        return;
+    }
     assert_eq!(
-        run(&["deploy", "abc123", "warning", "github", "true", "out.sarif"]),
-        "diff --base abc123 --fail-on warning --format github --sarif-file out.sarif -- deploy"
+        run_script(&[
+            ("GITOPS_LINT_PATH", "deploy"),
+            ("GITOPS_LINT_BASE", "abc123"),
+            ("GITOPS_LINT_FAIL_ON", "warning"),
+            ("GITOPS_LINT_FORMAT", "github"),
+            ("GITOPS_LINT_COMMENT", "true"),
+            ("GITOPS_LINT_SARIF_FILE", "out.sarif"),
+        ]),
+        "diff --base abc123 --fail-on warning --format github --sarif-file out.sarif -- deploy|sarif-file=out.sarif"
     );
     assert_eq!(
-        run(&[".", "", "error", "human", "false", ""]),
-        "--fail-on error --format human --comment off -- ."
+        run_script(&[
+            ("GITOPS_LINT_PATH", "."),
+            ("GITOPS_LINT_FAIL_ON", "error"),
+            ("GITOPS_LINT_FORMAT", "human"),
+            ("GITOPS_LINT_COMMENT", "false"),
+            ("GITOPS_LINT_CONFIG", "ci/lint.yaml"),
+            ("GITOPS_LINT_BASELINE", "baseline.json"),
+            ("GITOPS_LINT_ARGS", "--no-ignore  --quiet *"),
+        ]),
+        "--fail-on error --format human --comment off --config ci/lint.yaml --baseline baseline.json --no-ignore --quiet * -- .|"
     );
 }
 
 #[test]
-fn dockerfile_builds_with_the_ci_command_and_runs_unprivileged() {
+fn fetch_step_is_a_notice_until_the_binary_has_fetch() {
+    if on_path("bash").is_none() {
+        println!("skipped: no bash");
+        return;
+    }
+    let out = Command::new("bash")
+        .arg(root().join(".github/action/fetch.sh"))
+        .env("GITOPS_LINT_BIN", env!("CARGO_BIN_EXE_gitops-lint"))
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.starts_with("::notice title=gitops-lint::fetch: true has no effect yet"),
+        "{text}"
+    );
+    // A binary that has the command gets it run (a fake that answers `help fetch`).
+    let dir = tempfile::tempdir().expect("tmp");
+    let fake = dir.path().join("gitops-lint");
+    std::fs::write(&fake, "#!/bin/sh\necho \"ran $*\"\n").expect("write");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let out = Command::new("bash")
+        .arg(root().join(".github/action/fetch.sh"))
+        .env("GITOPS_LINT_BIN", &fake)
+        .env("GITOPS_LINT_PATH", "deploy")
+        .output()
+        .expect("run");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "ran fetch -- deploy"
+    );
+}
+
+/// A static file server on 127.0.0.1 for the install test: serves `dir`, answers at most
+/// `max` requests, each within a few seconds, then stops.
+fn serve(dir: PathBuf, max: usize) -> u16 {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(max) {
+            let Ok(mut stream) = stream else { continue };
+            let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(5)));
+            let mut reader = BufReader::new(match stream.try_clone() {
+                Ok(s) => s,
+                Err(_) => continue,
+            });
+            let mut request = String::new();
+            if reader.read_line(&mut request).is_err() {
+                continue;
+            }
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let path = request.split_whitespace().nth(1).unwrap_or("/");
+            let file = dir.join(path.trim_start_matches('/'));
+            let body = if path.contains("..") {
+                None
+            } else {
+                std::fs::read(&file).ok()
+            };
+            let _ = match body {
+                Some(b) => stream
+                    .write_all(
+                        format!(
+                            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                            b.len()
+                        )
+                        .as_bytes(),
+                    )
+                    .and_then(|_| stream.write_all(&b)),
+                None => stream.write_all(
+                    b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                ),
+            };
+        }
+    });
+    port
+}
+
+/// The release `version` as `package.sh` lays it out, from this build's binary: served from
+/// `<dir>/served/<version>/`.
+fn fake_release(dir: &Path, version: &str) -> PathBuf {
+    let dist = dir.join("dist");
+    let target = dist.join("x86_64-unknown-linux-musl");
+    std::fs::create_dir_all(&target).expect("mkdir");
+    std::fs::copy(
+        env!("CARGO_BIN_EXE_gitops-lint"),
+        target.join("gitops-lint"),
+    )
+    .expect("copy");
+    let out = Command::new("bash")
+        .arg(root().join(".github/release/package.sh"))
+        .arg(version)
+        .arg(&dist)
+        .arg(target.join("gitops-lint"))
+        .output()
+        .expect("package");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let served = dir.join("served");
+    std::fs::create_dir_all(&served).expect("mkdir");
+    std::fs::rename(dist.join("release"), served.join(version)).expect("move");
+    served
+}
+
+#[test]
+fn install_step_verifies_the_checksum() {
+    if !cfg!(all(target_os = "linux", target_arch = "x86_64"))
+        || ["bash", "curl", "tar", "sha256sum"]
+            .iter()
+            .any(|t| on_path(t).is_none())
+    {
+        println!("skipped: needs x86_64 Linux with bash, curl, tar and sha256sum");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let served = fake_release(dir.path(), "v9.9.9");
+    let asset = "gitops-lint-v9.9.9-x86_64-unknown-linux-musl.tar.gz";
+    let listing = std::fs::read_to_string(served.join("v9.9.9/SHA256SUMS")).expect("sums");
+    assert!(listing.contains(asset), "{listing}");
+    // The archive carries the completions and the man page.
+    let list = Command::new("tar")
+        .arg("-tzf")
+        .arg(served.join("v9.9.9").join(asset))
+        .output()
+        .expect("tar");
+    let list = String::from_utf8_lossy(&list.stdout);
+    for f in [
+        "gitops-lint",
+        "gitops-lint.1",
+        "completions/gitops-lint.bash",
+        "completions/_gitops-lint",
+    ] {
+        assert!(
+            list.lines().any(|l| l.ends_with(f)),
+            "archive lacks {f}: {list}"
+        );
+    }
+    let port = serve(served.clone(), 40);
+    let base = format!("http://127.0.0.1:{port}");
+    let install = |version: &str, dest: &Path, github_path: &Path| {
+        Command::new("bash")
+            .arg(root().join(".github/action/install.sh"))
+            .env("GITOPS_LINT_VERSION", version)
+            .env("GITOPS_LINT_DOWNLOAD_BASE", &base)
+            .env("GITOPS_LINT_INSTALL_DIR", dest)
+            .env("GITHUB_PATH", github_path)
+            .env("RUNNER_OS", "Linux")
+            .env("RUNNER_ARCH", "X64")
+            .output()
+            .expect("install")
+    };
+    let dest = dir.path().join("bin");
+    let github_path = dir.path().join("github_path");
+    let out = install("v9.9.9", &dest, &github_path);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let installed = dest.join("gitops-lint");
+    let version = Command::new(&installed)
+        .arg("--version")
+        .output()
+        .expect("run installed");
+    assert!(String::from_utf8_lossy(&version.stdout).starts_with("gitops-lint "));
+    assert_eq!(
+        std::fs::read_to_string(&github_path)
+            .unwrap_or_default()
+            .trim(),
+        dest.to_string_lossy()
+    );
+    // No version given: the release of the action's own checkout (its Cargo.toml version).
+    let action = dir.path().join("action");
+    std::fs::create_dir_all(action.join(".github/action")).expect("mkdir");
+    std::fs::copy(
+        root().join(".github/action/install.sh"),
+        action.join(".github/action/install.sh"),
+    )
+    .expect("copy");
+    std::fs::write(
+        action.join("Cargo.toml"),
+        "[package]\nname = \"gitops-lint\"\nversion = \"9.9.9\"\n",
+    )
+    .expect("write");
+    let dest_default = dir.path().join("bin-default");
+    let out = Command::new("bash")
+        .arg(action.join(".github/action/install.sh"))
+        .env_remove("GITOPS_LINT_VERSION")
+        .env("GITOPS_LINT_DOWNLOAD_BASE", &base)
+        .env("GITOPS_LINT_INSTALL_DIR", &dest_default)
+        .env("RUNNER_OS", "Linux")
+        .env("RUNNER_ARCH", "X64")
+        .output()
+        .expect("install");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dest_default.join("gitops-lint").is_file());
+    // A tampered archive (its checksum no longer matches) is refused; nothing is installed.
+    let tampered = served.join("v9.9.9").join(asset);
+    let mut bytes = std::fs::read(&tampered).expect("read");
+    bytes.extend_from_slice(b"tampered");
+    std::fs::write(&tampered, bytes).expect("write");
+    let dest2 = dir.path().join("bin2");
+    let out = install("v9.9.9", &dest2, &dir.path().join("gp2"));
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("checksum mismatch"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!dest2.join("gitops-lint").exists());
+    // A checksum file that does not list the asset is refused too.
+    std::fs::write(served.join("v9.9.9/SHA256SUMS"), "0000  other.tar.gz\n").expect("write");
+    let out = install("v9.9.9", &dest2, &dir.path().join("gp3"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("lists no"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // An unknown release: curl fails, the step fails.
+    let out = install("v0.0.1", &dest2, &dir.path().join("gp4"));
+    assert!(!out.status.success());
+    assert!(!dest2.join("gitops-lint").exists());
+}
+
+/// The README's local-usage lines, each run as written in a git copy of the demo repository
+/// (a branch under `origin/main` with one change on top).
+#[test]
+fn readme_local_usage_lines_run() {
+    if ["bash", "git", "cp"].iter().any(|t| on_path(t).is_none()) {
+        println!("skipped: needs bash, git and cp");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let repo = dir.path().join("repo");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".local/share/bash-completion/completions")).expect("mkdir");
+    let copy = Command::new("cp")
+        .arg("-r")
+        .arg(root().join("testdata/demo"))
+        .arg(&repo)
+        .status()
+        .expect("cp");
+    assert!(copy.success());
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.com",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(&repo)
+            .output()
+            .expect("git");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "base"]);
+    git(&["update-ref", "refs/remotes/origin/main", "HEAD"]);
+    std::fs::write(
+        repo.join("apps/payments/hpa.yaml"),
+        std::fs::read_to_string(repo.join("apps/payments/hpa.yaml")).expect("read") + "# touched\n",
+    )
+    .expect("write");
+    git(&["commit", "-qam", "change"]);
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_gitops-lint"))
+        .parent()
+        .expect("bin dir")
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut ran = 0;
+    for line in read("docs/local-usage.sh")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+    {
+        let out = Command::new("bash")
+            .args(["-o", "pipefail", "-c", line])
+            .env("PATH", &path)
+            .env("HOME", &home)
+            .current_dir(&repo)
+            .output()
+            .expect("bash");
+        // 0: clean, 1: findings; 2 would be a usage or configuration error.
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{line}: {:?}\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ran += 1;
+    }
+    assert_eq!(ran, 8);
+    assert!(repo.join(".gitops-lint-baseline.json").is_file());
+    assert!(
+        home.join(".local/share/bash-completion/completions/gitops-lint")
+            .is_file()
+    );
+}
+
+/// The README's release-binary snippet, run as written against a local copy of a release.
+#[test]
+fn readme_release_install_snippet_runs() {
+    if !cfg!(all(target_os = "linux", target_arch = "x86_64"))
+        || ["bash", "curl", "tar", "sha256sum"]
+            .iter()
+            .any(|t| on_path(t).is_none())
+    {
+        println!("skipped: needs x86_64 Linux with bash, curl, tar and sha256sum");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let served = fake_release(dir.path(), "v0.1.0");
+    let port = serve(served, 10);
+    let snippet = read("docs/install-release.sh");
+    assert!(snippet.contains("https://github.com/gitops-lint/gitops-lint/releases/download/"));
+    let snippet = snippet.replace(
+        "https://github.com/gitops-lint/gitops-lint/releases/download",
+        &format!("http://127.0.0.1:{port}"),
+    );
+    let home = dir.path().join("home");
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).expect("mkdir");
+    let out = Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &snippet])
+        .env("HOME", &home)
+        .current_dir(&work)
+        .output()
+        .expect("run snippet");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let version = Command::new(home.join(".local/bin/gitops-lint"))
+        .arg("--version")
+        .output()
+        .expect("run");
+    assert!(version.status.success());
+}
+
+#[test]
+fn release_workflow_builds_every_target_and_the_image() {
+    let wf = yaml(".github/workflows/release.yml");
+    let text = read(".github/workflows/release.yml");
+    let on_node = wf
+        .as_map()
+        .and_then(|m| {
+            m.iter()
+                .find(|e| e.key.raw.as_deref() == Some("on") || e.key.key_str() == "on")
+        })
+        .map(|e| &e.value);
+    assert_eq!(keys(on_node), ["push"]);
+    assert!(
+        on_node
+            .and_then(|o| o.get_path(&["push", "tags"]))
+            .is_some(),
+        "tag-triggered"
+    );
+    let include = wf
+        .get_path(&["jobs", "build", "strategy", "matrix", "include"])
+        .and_then(Node::as_seq)
+        .expect("matrix");
+    let targets: Vec<&str> = include.iter().filter_map(|i| i.get_str("target")).collect();
+    assert_eq!(
+        targets,
+        [
+            "x86_64-unknown-linux-musl",
+            "aarch64-unknown-linux-musl",
+            "x86_64-apple-darwin",
+            "aarch64-apple-darwin"
+        ]
+    );
+    // Every target the install step can ask for is built.
+    let install = read(".github/action/install.sh");
+    for arch in ["x86_64", "aarch64"] {
+        for os in ["unknown-linux-musl", "apple-darwin"] {
+            assert!(targets.contains(&format!("{arch}-{os}").as_str()));
+        }
+        assert!(install.contains(&format!("arch_part=\"{arch}\"")));
+    }
+    assert!(text.contains(".github/release/package.sh"));
+    assert!(text.contains("SHA256SUMS"));
+    assert!(text.contains("ghcr.io/"));
+    assert!(
+        text.contains("${GITHUB_REF_NAME%%.*}"),
+        "the major tag (v1)"
+    );
+    assert!(text.contains("target: prebuilt"));
+}
+
+#[test]
+fn dockerfile_is_static_on_distroless_without_a_user_line() {
     let docker = read("Dockerfile");
     assert!(docker.contains("RUN cargo build --release --locked"));
-    assert_eq!(
-        docker.matches("\nFROM ").count() + usize::from(docker.starts_with("FROM ")),
-        2,
-        "multi-stage"
-    );
-    let last_user = docker
-        .lines()
-        .rev()
-        .find(|l| l.starts_with("USER "))
-        .expect("USER");
     assert!(
-        !last_user.contains("root") && last_user != "USER 0",
-        "{last_user}"
+        !docker.lines().any(|l| l.starts_with("USER ")),
+        "a USER line breaks Docker actions"
     );
-    assert!(docker.contains("ENTRYPOINT [\"/usr/local/bin/gitops-lint-action\"]"));
-    // Every file the build copies exists.
+    let stages: Vec<&str> = docker.lines().filter(|l| l.starts_with("FROM ")).collect();
+    assert_eq!(stages.len(), 3, "{stages:?}");
+    for stage in ["AS prebuilt", "AS source"] {
+        let from = stages.iter().find(|s| s.ends_with(stage)).expect(stage);
+        assert!(from.contains("gcr.io/distroless/static"), "{from}");
+    }
+    assert!(
+        stages.last().is_some_and(|s| s.ends_with("AS source")),
+        "`docker build .` builds from source"
+    );
+    assert!(
+        stages[0].contains("alpine"),
+        "musl build stage: {}",
+        stages[0]
+    );
+    assert!(docker.contains("ENTRYPOINT [\"/usr/local/bin/gitops-lint\"]"));
+    assert!(docker.contains("WORKDIR /repo"));
+    // Every file the source build copies exists.
     for line in docker
         .lines()
-        .filter(|l| l.starts_with("COPY ") && !l.contains("--from"))
+        .filter(|l| l.starts_with("COPY ") && !l.contains("--from") && !l.contains("dist/"))
     {
         let parts: Vec<&str> = line.split_whitespace().collect();
         for src in &parts[1..parts.len() - 1] {
@@ -209,11 +706,49 @@ fn dockerfile_builds_with_the_ci_command_and_runs_unprivileged() {
     // The build context leaves out what the image does not need (a local target/ is GBs).
     let ignore = read(".dockerignore");
     assert!(ignore.lines().any(|l| l == "target/"));
-    let ci = read(".ci/run");
     assert!(
-        ci.contains("cargo build --release --locked"),
+        read(".ci/run").contains("cargo build --release --locked"),
         "CI builds what the image builds"
     );
+    // The documented `docker run` mounts the repo where the image works.
+    assert!(read("docs/docker-run.sh").contains("-v \"$PWD:/repo\""));
+}
+
+#[test]
+fn pre_commit_hooks_cover_system_docker_source_and_changed() {
+    let map = SourceMap::new();
+    let text = read(".pre-commit-hooks.yaml");
+    let id = map.add_text(".pre-commit-hooks.yaml", text.clone());
+    let parsed = parse_str(&text, id, &Limits::default());
+    let hooks = parsed.docs[0].root.as_seq().expect("hook list").to_vec();
+    let by_id = |id: &str| {
+        hooks
+            .iter()
+            .find(|h| h.get_str("id") == Some(id))
+            .unwrap_or_else(|| panic!("{id}"))
+    };
+    assert_eq!(by_id("gitops-lint").get_str("language"), Some("system"));
+    assert_eq!(
+        by_id("gitops-lint-changed").get_str("language"),
+        Some("system")
+    );
+    assert_eq!(
+        by_id("gitops-lint-changed").get_str("entry"),
+        Some("gitops-lint --changed")
+    );
+    let docker = by_id("gitops-lint-docker");
+    assert_eq!(docker.get_str("language"), Some("docker_image"));
+    assert!(
+        docker
+            .get_str("entry")
+            .is_some_and(|e| e.starts_with("ghcr.io/") && e.ends_with(":v1"))
+    );
+    assert_eq!(
+        by_id("gitops-lint-source").get_str("language"),
+        Some("rust")
+    );
+    // The README's configuration uses the default, system hook.
+    assert!(read("docs/pre-commit-config.yaml").contains("hooks: [{ id: gitops-lint }]"));
 }
 
 /// actionlint on the documented workflow (`.ci/actionlint` runs the real actionlint: the
@@ -235,9 +770,20 @@ fn documented_workflow_passes_actionlint() {
     let wf =
         read("docs/github-workflow.yml").replace("uses: gitops-lint/gitops-lint@v1", "uses: ./");
     std::fs::write(wf_dir.join("gitops-lint.yml"), wf).expect("write");
+    // Every workflow of this repository sits beside it, so all are linted in one run.
+    let mut files = vec![".github/workflows/gitops-lint.yml".to_string()];
+    for entry in std::fs::read_dir(root().join(".github/workflows"))
+        .expect("workflows")
+        .flatten()
+    {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        std::fs::copy(entry.path(), wf_dir.join(&name)).expect("copy");
+        files.push(format!(".github/workflows/{name}"));
+    }
+    assert!(files.len() >= 3, "{files:?}");
     let out = Command::new("bash")
         .arg(&script)
-        .arg(".github/workflows/gitops-lint.yml")
+        .args(&files)
         .current_dir(dir.path())
         .output()
         .expect("run actionlint");

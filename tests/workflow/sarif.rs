@@ -68,6 +68,29 @@ fn sarif_is_upload_ready() {
             .is_some_and(|h| h.len() > 100)
     );
     assert_eq!(hpa["defaultConfiguration"]["level"], "error");
+    // Every rule links its document at this release's tag, under the crate's repository.
+    let repository = env!("CARGO_PKG_REPOSITORY");
+    assert!(
+        repository.starts_with("https://github.com/"),
+        "{repository}"
+    );
+    for rule in rules {
+        let id = rule["id"].as_str().expect("id");
+        assert_eq!(
+            rule["helpUri"],
+            format!(
+                "{repository}/blob/v{}/rules/{id}.md",
+                env!("CARGO_PKG_VERSION")
+            ),
+            "{id}"
+        );
+        // The linked document is the one in this repository, and the help is its text.
+        let doc = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("rules/{id}.md")),
+        )
+        .unwrap_or_else(|e| panic!("rules/{id}.md: {e}"));
+        assert_eq!(rule["help"]["markdown"], doc.as_str(), "{id}");
+    }
     let first = &run["results"][0];
     assert_eq!(first["ruleId"], "hpa-replicas-conflict");
     let region = &first["locations"][0]["physicalLocation"]["region"];

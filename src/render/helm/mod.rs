@@ -47,7 +47,7 @@ pub mod strvals;
 pub mod values;
 mod yamlout;
 
-pub use args::parse_helm_template_args;
+pub use args::{HelmCli, TEMPLATE_HELP, parse_helm_cli, parse_helm_template_args, set_file_pairs};
 
 use crate::object::Object;
 use crate::render::gotmpl::value::{Map, Value};
