@@ -16,13 +16,22 @@ pub const META: RuleMeta = RuleMeta {
 };
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
-    let mut owners: BTreeMap<(String, String, String, String), Vec<&ModelObject>> = BTreeMap::new();
+    let mut owners: BTreeMap<(String, String, String, String, String), Vec<&ModelObject>> =
+        BTreeMap::new();
     for mo in &model.objects {
         let app = model.app_of(mo);
         if app.kind == AppKind::Standalone {
             continue; // nothing says who applies standalone objects
         }
+        // The same object in two clusters is two objects. A destination the repo cannot
+        // resolve (a generator placeholder) is compared with nothing.
+        let cluster = match crate::ownership::cluster_of(model, mo) {
+            Some(c) if c.contains("{{") || c.contains("${") => format!("unknown:{}", mo.app),
+            Some(c) => c,
+            None => "in-cluster".to_string(),
+        };
         let key = (
+            cluster,
             mo.object.group().to_string(),
             mo.object.kind.clone(),
             mo.namespace.clone(),
@@ -37,7 +46,8 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
         if apps.len() < 2 {
             continue;
         }
-        let names: Vec<String> = apps.iter().map(|&a| model.apps[a].name.clone()).collect();
+        let mut names: Vec<String> = apps.iter().map(|&a| model.apps[a].name.clone()).collect();
+        names.dedup();
         let first = objs[0];
         let severity = if first.object.kind == "Namespace" {
             Severity::Warning
@@ -45,11 +55,13 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
             Severity::Error
         };
         for mo in objs {
-            let others: Vec<&str> = names
+            let mut others: Vec<&str> = names
                 .iter()
                 .filter(|n| **n != model.app_of(mo).name)
                 .map(String::as_str)
                 .collect();
+            others.sort();
+            others.dedup();
             if others.is_empty() {
                 continue;
             }
