@@ -388,6 +388,7 @@ pub fn mutators(objects: &[ModelObject], out: &mut Vec<Mutator>) {
             conditional: pspec
                 .and_then(|s| s.get("matchConditions"))
                 .is_some_and(|c| !c.is_empty_value() && c.as_seq().is_none()),
+            preconditions: None,
             match_conditions: super::cel::CelCondition::read_all(
                 pspec.and_then(|s| s.get("matchConditions")),
             ),

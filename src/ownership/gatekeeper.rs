@@ -104,6 +104,7 @@ pub fn mutators(obj: &Object, out: &mut Vec<Mutator>) {
         exclude_all: Vec::new(),
         own_namespace: None,
         match_conditions: Vec::new(),
+        preconditions: None,
         conditional: false,
         autogen: Vec::new(),
         cluster: None,

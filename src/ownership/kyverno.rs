@@ -54,9 +54,12 @@ pub fn mutators(obj: &Object, out: &mut Vec<Mutator>) {
             own_namespace: (obj.kind == "Policy")
                 .then(|| obj.namespace.clone().unwrap_or_else(|| "default".into())),
             match_conditions: Vec::new(),
-            conditional: rule
+            // Evaluated per object (`preconditions.rs`); undecidable forms are "maybe".
+            preconditions: rule
                 .get("preconditions")
-                .is_some_and(|p| !p.is_empty_value()),
+                .filter(|p| !p.is_empty_value())
+                .cloned(),
+            conditional: false,
             autogen: Vec::new(),
             cluster: None,
             writes: Vec::new(),

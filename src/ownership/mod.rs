@@ -17,6 +17,7 @@ pub mod namespaces;
 // Field-path patterns live with the YAML tree they resolve against (config validates them too).
 pub use crate::yaml::path;
 mod platform;
+pub mod preconditions;
 pub mod quantity;
 pub mod scalers;
 pub mod selector;
@@ -200,6 +201,8 @@ pub struct Mutator {
     /// CEL `matchConditions` (MutatingAdmissionPolicy): evaluated per object; one that is
     /// false excludes it, one the repo cannot decide makes the writer "may" apply.
     pub match_conditions: Vec<cel::CelCondition>,
+    /// Kyverno rule `preconditions`, evaluated per object in their common form.
+    pub preconditions: Option<Node>,
     /// Kyverno auto-generation: rules on `Pod` also mutate these pod controllers.
     pub autogen: Vec<String>,
     pub writes: Vec<Write>,
@@ -365,14 +368,31 @@ impl Mutator {
                 }
             }
         }
+        if result != Tri::No
+            && let Some(pre) = &self.preconditions
+        {
+            result = result.and(preconditions::evaluate(pre, &mo.object.root, &mo.namespace).0);
+        }
         result
     }
 
-    /// The first match condition the repo cannot decide for `mo` (named in "may apply").
-    pub fn undecided_condition(&self, mo: &ModelObject) -> Option<&cel::CelCondition> {
-        self.match_conditions
+    /// The first condition the repo cannot decide for `mo`, as a person reads it: a CEL
+    /// match condition (name and expression) or a Kyverno precondition key.
+    pub fn undecided_condition(&self, mo: &ModelObject) -> Option<String> {
+        if let Some(c) = self
+            .match_conditions
             .iter()
             .find(|c| cel::evaluate(&c.expression, &mo.object.root, &mo.namespace) == Tri::Maybe)
+        {
+            return Some(format!(
+                "matchCondition `{}` — `{}`",
+                c.name,
+                c.expression.trim()
+            ));
+        }
+        let pre = self.preconditions.as_ref()?;
+        let (r, key) = preconditions::evaluate(pre, &mo.object.root, &mo.namespace);
+        (r == Tri::Maybe).then(|| format!("precondition `{}`", key.unwrap_or_default()))
     }
 }
 

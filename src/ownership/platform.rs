@@ -33,6 +33,7 @@ pub fn mutator(fact: &OwnedField) -> Mutator {
         exclude_all: Vec::new(),
         own_namespace: None,
         match_conditions: Vec::new(),
+        preconditions: None,
         conditional: false,
         autogen: Vec::new(),
         cluster: None,

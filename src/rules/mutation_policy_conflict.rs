@@ -96,10 +96,9 @@ fn finding(
     let owner = &claim.mutator.owner;
     let controller = Controller::of(app);
     let may = match (claim.applies, claim.mutator.undecided_condition(mo)) {
-        (Tri::Maybe, Some(c)) => format!(
-            " (may apply: matchCondition `{}` — `{}` — reads what the repo cannot know or cannot be evaluated)",
-            c.name, c.expression
-        ),
+        (Tri::Maybe, Some(c)) => {
+            format!(" (may apply: {c} reads what the repo cannot know or cannot be evaluated)")
+        }
         (Tri::Maybe, None) => {
             " (may apply: namespace labels or preconditions are not known from the repo)"
                 .to_string()

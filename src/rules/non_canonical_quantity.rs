@@ -58,7 +58,8 @@ fn quantities<'a>(
     let mut out = Vec::new();
     let mut stack: Vec<(&Node, Vec<String>)> = vec![(&o.root, Vec::new())];
     while let Some((node, path)) = stack.pop() {
-        if path.len() > 64 {
+        // Chart values and patches are free-form data, not fields of the object.
+        if path.len() > 64 || super::declared_empty_or_null::opaque(&path) {
             continue;
         }
         match &node.value {
