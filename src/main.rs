@@ -431,7 +431,8 @@ fn check(args: CheckArgs) -> ExitCode {
     };
     let ignore_files = !args.walk.no_ignore;
     let quiet = args.out.quiet;
-    let mut result = match gitops_lint::lint::lint_configured(&opts, &args.out.limits, ignore_files) {
+    let mut result = match gitops_lint::lint::lint_configured(&opts, &args.out.limits, ignore_files)
+    {
         Ok(r) => r,
         Err(e) => return fail(e),
     };

@@ -73,6 +73,13 @@ fn check_fixture(case: &str) {
             !own(Severity::Warning),
             "{case}: the clean fixture shows {rule}"
         ),
+        k if k.starts_with("clean-") => {
+            let all: Vec<String> = result.findings.iter().map(located).collect();
+            assert!(
+                all.is_empty(),
+                "{case}: false-positive fixture has findings: {all:#?}"
+            );
+        }
         _ => panic!("{case}: not a bad/clean fixture"),
     }
 
@@ -179,6 +186,7 @@ fixtures! {
     mutation_policy_conflict_bad => "mutation-policy-conflict/bad",
     mutation_policy_conflict_clean => "mutation-policy-conflict/clean",
     mutation_policy_conflict_clean_cel_excluded => "mutation-policy-conflict/clean-cel-excluded",
+    mutation_policy_conflict_clean_kyverno_precondition => "mutation-policy-conflict/clean-kyverno-precondition",
     non_canonical_quantity_bad => "non-canonical-quantity/bad",
     non_canonical_quantity_clean => "non-canonical-quantity/clean",
     non_canonical_quantity_clean_crd_strings => "non-canonical-quantity/clean-crd-strings",
@@ -201,6 +209,9 @@ fixtures! {
     server_assigned_field_declared_clean => "server-assigned-field-declared/clean",
     shared_resource_bad => "shared-resource/bad",
     shared_resource_clean => "shared-resource/clean",
+    shared_resource_clean_other_clusters => "shared-resource/clean-other-clusters",
+    suppression_unknown_rule_bad => "suppression-unknown-rule/bad",
+    suppression_unknown_rule_clean => "suppression-unknown-rule/clean",
     suppression_without_reason_bad => "suppression-without-reason/bad",
     suppression_without_reason_clean => "suppression-without-reason/clean",
     unpinned_source_bad => "unpinned-source/bad",
@@ -217,9 +228,15 @@ fn every_fixture_directory_and_every_rule_is_listed() {
         .flatten()
         .flatten()
     {
-        for case in std::fs::read_dir(rule.path()).into_iter().flatten().flatten() {
+        for case in std::fs::read_dir(rule.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             let name = case.file_name().to_string_lossy().into_owned();
-            if (name == "bad" || name == "clean" || name.starts_with("clean-")) && case.path().is_dir() {
+            if (name == "bad" || name == "clean" || name.starts_with("clean-"))
+                && case.path().is_dir()
+            {
                 on_disk.push(format!("{}/{name}", rule.file_name().to_string_lossy()));
             }
         }
@@ -243,7 +260,10 @@ fn every_fixture_directory_and_every_rule_is_listed() {
 }
 
 fn fixture_dirs() -> Vec<std::path::PathBuf> {
-    LISTED.iter().map(|case| fixture_root().join(case)).collect()
+    LISTED
+        .iter()
+        .map(|case| fixture_root().join(case))
+        .collect()
 }
 
 /// Redaction masks Secret values, never the names, namespaces and keys a finding points at

@@ -97,6 +97,15 @@ fn owner_of(app: &App) -> Option<(Owner, Option<String>)> {
     None // standalone: nothing says who applies these objects
 }
 
+/// The fix in the owning controller's terms.
+fn owner_help(app: &App, object: &str) -> String {
+    if app.flux.is_some() {
+        format!("Move {object} to a single Kustomization or HelmRelease (e.g. a platform one); Flux applies with server-side apply and force-takes fields another manager set, so two owners overwrite each other on every reconcile.")
+    } else {
+        format!("Move {object} to a single owner (e.g. a platform app) and add `FailOnSharedResource=true` to the Applications' syncOptions.")
+    }
+}
+
 /// `a, b, c and 4 more`.
 fn name_list(names: &[&str]) -> String {
     const SHOWN: usize = 3;
@@ -187,7 +196,7 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                         span,
                     )
                     .label("rendered by more than one app")
-                    .help(format!("Move {} to a single owner (e.g. a platform app) and add `FailOnSharedResource=true` to the Applications' syncOptions.", object_id(mo))),
+                    .help(owner_help(model.app_of(mo), &object_id(mo))),
                     model.app_of(mo),
                     mo,
                 ),
