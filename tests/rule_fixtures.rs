@@ -194,6 +194,7 @@ fixtures! {
     offline_unrenderable_input_clean => "offline-unrenderable-input/clean",
     render_failed_bad => "render-failed/bad",
     render_failed_clean => "render-failed/clean",
+    render_failed_clean_other_branch => "render-failed/clean-other-branch",
     render_nondeterministic_bad => "render-nondeterministic/bad",
     render_nondeterministic_clean => "render-nondeterministic/clean",
     respect_ignore_differences_missing_bad => "respect-ignore-differences-missing/bad",

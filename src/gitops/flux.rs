@@ -482,6 +482,20 @@ pub(super) fn flux_source(
                     .and_then(Node::scalar_text)
             });
             let judgement = ctx.identity.judge(url.as_deref(), Some(path), ctx.fs);
+            if judgement.local
+                && let Some((branch, checkout)) =
+                    git.as_ref().and_then(|g| other_branch(ctx, g, path))
+            {
+                // The same repository at another branch is other content: this checkout is
+                // the branch the repo's other GitRepositories follow.
+                let skip = Skip {
+                    reason: "external-source",
+                    message: format!(
+                        "GitRepository {src_ns}/{name} follows branch `{branch}` of this repository, whose content is not {checkout}; the linter reads only this checkout"
+                    ),
+                };
+                return (Err(skip), Some(judgement));
+            }
             if !judgement.local {
                 let skip = Skip {
                     reason: "external-source",
@@ -941,4 +955,50 @@ pub(super) fn flux_helm_unit(
         kube_version: None,
         api_versions: vec![],
     }
+}
+
+/// `spec.ref.branch` of a GitRepository, when it names one.
+fn ref_branch(git: &Object) -> Option<String> {
+    git.root
+        .get_path(&["spec", "ref", "branch"])
+        .and_then(Node::scalar_text)
+}
+
+/// When `git` (a GitRepository judged to be this repository) follows a branch other than the
+/// one most of the repository's own GitRepositories follow, that branch and the checkout's.
+/// A tenant pointed at `ref.branch: dev-team` of the platform repo reads content this
+/// checkout does not hold.
+fn other_branch(ctx: &Ctx, git: &Object, path: &str) -> Option<(String, String)> {
+    let branch = ref_branch(git)?;
+    if !ctx
+        .fs
+        .is_dir(path.trim_start_matches("./").trim_end_matches('/'))
+    {
+        // The path is not in this checkout: the branch the source names holds it.
+        return Some((branch, "this checkout".to_string()));
+    }
+    let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for other in ctx.catalog.iter().filter(|o| o.kind == "GitRepository") {
+        let url = other
+            .root
+            .get_path(&["spec", "url"])
+            .and_then(Node::scalar_text);
+        if !ctx.identity.judge(url.as_deref(), Some(""), ctx.fs).local {
+            continue;
+        }
+        if let Some(b) = ref_branch(other) {
+            *counts.entry(b).or_default() += 1;
+        }
+    }
+    // The checkout's branch: the one most of them follow (ties: the first by name).
+    let checkout = counts
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+        .map(|(b, _)| b.clone())?;
+    (checkout != branch).then(|| {
+        (
+            branch,
+            format!("`{checkout}` (the branch the other GitRepositories follow)"),
+        )
+    })
 }
