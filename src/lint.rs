@@ -353,13 +353,41 @@ fn undeployed_failures_as_info(mut findings: Vec<Finding>, model: &Model) -> Vec
                 .apps
                 .iter()
                 .filter(|a| a.name == name)
-                .all(|a| a.controller() == Controller::None)
+                .all(|a| applied_by_nothing(model, a))
         });
         if f.rule == crate::rules::render_failed::ID && standalone && f.severity > Severity::Info {
             f.severity = Severity::Info;
         }
     }
     findings
+}
+
+/// Nothing in the cluster applies `app`: it is standalone, a Flux object outside every
+/// source artifact, or a Flux object only such a directory renders (a Kustomization an
+/// archived directory holds). An Argo CD app-of-apps root that a directory renders is the
+/// usual hand-applied entry point, so Argo apps count as applied.
+fn applied_by_nothing(model: &Model, app: &crate::gitops::App) -> bool {
+    use crate::gitops::Controller;
+    if app.controller() == Controller::None {
+        return true;
+    }
+    if app.flux.is_none() {
+        return false;
+    }
+    let mut current = app;
+    for _ in 0..=model.apps.len() {
+        if current.controller() == Controller::None || current.outside_source {
+            return true;
+        }
+        let Some(parent) = current.parent.as_deref() else {
+            return false;
+        };
+        match model.apps.iter().find(|a| a.name == parent) {
+            Some(p) => current = p,
+            None => return false,
+        }
+    }
+    false
 }
 
 /// A parsed `# gitops-lint: ignore[a, b] reason` comment.

@@ -1098,3 +1098,50 @@ fn clusters_generator_expands_over_cluster_secrets() {
         "coverage: 3 apps, 2 rendered, 1 partly rendered, 0 not rendered"
     );
 }
+
+/// Retired Flux apps kept in a folder the repository's GitRepository leaves out of its
+/// artifact (`spec.ignore`), or that only a directory nothing deploys holds, break no
+/// deployment: their render failures are info. The same Kustomization in the source is an
+/// error.
+#[test]
+fn flux_apps_outside_the_source_artifact_are_not_deployed() {
+    let git = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  interval: 10m\n  url: https://git.example.com/platform/fleet.git\n  ref:\n    branch: main\n  ignore: |\n    /*\n    !/clusters\n    !/apps\n";
+    let ks = |name: &str, path: &str| {
+        format!(
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  interval: 10m\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n  path: {path}\n  prune: true\n"
+        )
+    };
+    let r = lint_tree(&[
+        (
+            ".gitops-lint.yaml",
+            "repo-urls:\n  - https://git.example.com/platform/fleet.git\n".to_string(),
+        ),
+        ("clusters/main/flux-system/gotk-sync.yaml", git.to_string()),
+        ("clusters/main/apps.yaml", ks("apps", "./apps")),
+        (
+            "apps/kustomization.yaml",
+            "resources:\n  - web.yaml\n".to_string(),
+        ),
+        ("apps/web.yaml", ks("web", "./apps/web-gone")),
+        (".archive/wiki/ks.yaml", ks("wiki", "./apps/wiki")),
+    ]);
+    let severity_of = |file: &str| {
+        r.findings
+            .iter()
+            .filter(|f| f.rule == "render-failed" && r.map.path(f.primary.span.file) == file)
+            .map(|f| f.severity.as_str())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        severity_of(".archive/wiki/ks.yaml"),
+        vec!["info"],
+        "{:#?}",
+        findings(&r)
+    );
+    assert_eq!(
+        severity_of("apps/web.yaml"),
+        vec!["error"],
+        "{:#?}",
+        findings(&r)
+    );
+}

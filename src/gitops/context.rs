@@ -620,6 +620,7 @@ pub(super) fn new_app(name: String, kind: AppKind, span: Option<Span>) -> App {
         depends_on: Vec::new(),
         repository: None,
         skipped: Vec::new(),
+        outside_source: false,
     }
 }
 

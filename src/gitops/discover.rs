@@ -368,8 +368,17 @@ pub fn build_model_with(
         .filter(|(i, _)| !superseded.contains(i))
         .map(|(_, p)| p)
         .collect();
+    let source_trees = local_source_trees(&mut ctx);
     for (mut app, rendered, ns_override) in pending {
         let index = model.apps.len();
+        if let Some(flux) = app.flux.as_ref().filter(|_| app.parent.is_none())
+            && !source_trees.is_empty()
+        {
+            let file = map.path(flux.decl.span().file);
+            app.outside_source = !source_trees
+                .iter()
+                .any(|t| t.files.values().any(|repo| *repo == file));
+        }
         app.issues.extend(rendered.issues);
         app.sources.extend(rendered.sources);
         app.render_differences.extend(rendered.differences);
@@ -459,4 +468,23 @@ fn kustomization_span(files: &[LoadedFile], dir: &str) -> Span {
         .find(|f| dir_of(&f.path) == dir && is_kustomization_file(&f.path))
         .map(|f| Span::new(f.id, 0, 0))
         .unwrap_or_default()
+}
+
+/// The artifacts of this repository's GitRepositories that filter it (`spec.ignore`,
+/// `.sourceignore`); empty when none does, so every file counts as in the source.
+fn local_source_trees(ctx: &mut Ctx) -> Vec<std::sync::Arc<super::artifact::ArtifactTree>> {
+    let gits: Vec<Object> = ctx
+        .catalog
+        .iter()
+        .filter(|o| o.kind == "GitRepository")
+        .filter(|g| {
+            let url = g
+                .root
+                .get_path(&["spec", "url"])
+                .and_then(crate::yaml::Node::scalar_text);
+            ctx.identity.judge(url.as_deref(), Some(""), ctx.fs).local
+        })
+        .cloned()
+        .collect();
+    gits.iter().filter_map(|g| ctx.git_artifact(g)).collect()
 }

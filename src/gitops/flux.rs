@@ -973,8 +973,11 @@ fn other_branch(ctx: &Ctx, git: &Object, path: &str) -> Option<(String, String)>
     if !ctx
         .fs
         .is_dir(path.trim_start_matches("./").trim_end_matches('/'))
+        && !is_main_source(ctx, git)
     {
-        // The path is not in this checkout: the branch the source names holds it.
+        // A second source of this repository, on its own branch, names a path this
+        // checkout lacks: that branch holds it. (The repository's main source naming a
+        // missing path is a real render failure.)
         return Some((branch, "this checkout".to_string()));
     }
     let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
@@ -1001,4 +1004,27 @@ fn other_branch(ctx: &Ctx, git: &Object, path: &str) -> Option<(String, String)>
             format!("`{checkout}` (the branch the other GitRepositories follow)"),
         )
     })
+}
+
+/// Is `git` the GitRepository most of the repository's Kustomizations read (by `sourceRef`
+/// name; `flux-system`, the bootstrap one, counts even when it is not declared)?
+fn is_main_source(ctx: &Ctx, git: &Object) -> bool {
+    let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for k in ctx.catalog.iter().filter(|o| is_flux_kustomization(o)) {
+        let source = |key: &str| {
+            k.root
+                .get_path(&["spec", "sourceRef", key])
+                .and_then(Node::scalar_text)
+        };
+        if source("kind").as_deref() == Some("GitRepository")
+            && let Some(name) = source("name")
+        {
+            *counts.entry(name).or_default() += 1;
+        }
+    }
+    let mine = counts.get(&git.name).copied().unwrap_or(0);
+    let most = counts.values().copied().max().unwrap_or(0);
+    let tied = counts.values().filter(|&&n| n == most).count();
+    // On a tie the bootstrap source (`flux-system`) is the main one.
+    mine == most && (tied == 1 || git.name == "flux-system")
 }

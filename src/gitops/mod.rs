@@ -86,6 +86,10 @@ pub struct App {
     /// Sources the linter did not render, with the reason (an external repository, a remote
     /// chart): they make the app `partial` or `not-rendered` without being a finding.
     pub skipped: Vec<Skip>,
+    /// A Flux object with no parent, declared in a file that every GitRepository of this
+    /// repository leaves out of its artifact (`spec.ignore`, `.sourceignore`): nothing in the
+    /// cluster applies it (an archive of retired apps), so its problems break no deployment.
+    pub outside_source: bool,
 }
 
 /// A source of an app that was not rendered, and why.
