@@ -329,17 +329,14 @@ fn unsafe_fixes_are_opt_in() {
 }
 
 /// Leaves of a YAML text by (document, key path): the scalar text and its byte range.
-fn leaves(text: &str) -> std::collections::BTreeMap<(usize, String), (String, (u32, u32))> {
+type Leaves = std::collections::BTreeMap<(usize, String), (String, (u32, u32))>;
+
+fn leaves(text: &str) -> Leaves {
     use gitops_lint::yaml::{Limits, Node, Value, parse_str};
     let parsed = parse_str(text, gitops_lint::source::FileId(0), &Limits::default());
     assert!(parsed.error.is_none(), "does not parse: {:?}", parsed.error);
-    let mut out = std::collections::BTreeMap::new();
-    fn walk(
-        n: &Node,
-        doc: usize,
-        path: String,
-        out: &mut std::collections::BTreeMap<(usize, String), (String, (u32, u32))>,
-    ) {
+    let mut out = Leaves::new();
+    fn walk(n: &Node, doc: usize, path: String, out: &mut Leaves) {
         match &n.value {
             Value::Map(es) if !es.is_empty() => {
                 for e in es {
