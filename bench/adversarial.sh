@@ -65,6 +65,11 @@ for case in "h1 printf precision 65536" "h2 string doubled 40 times" "h3 toYaml 
   dir=${case%% *}
   /usr/bin/time -f "%e %M" -o "$work/time" "$bin" "$work/$dir" --format json > "$work/out.json" && rc=0 || rc=$?
   read -r secs kb < <(tail -n 1 "$work/time")
-  first=$(python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["findings"]; print(" | ".join(f"{x[\"rule\"]} {x[\"file\"]}:{x[\"line\"]} {x[\"message\"][:90]!r}" for x in f[:2]))' "$work/out.json" 2>/dev/null || true)
+  first=$(python3 - "$work/out.json" <<'PY' 2>/dev/null || true
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+print(" | ".join(f"{x['rule']} {x['file']}:{x['line']} {x['message'][-70:]!r}" for x in f[:2]))
+PY
+)
   printf '  %-44s exit %s, %5ss, peak %4s MiB  %s\n' "${case#* }" "$rc" "$secs" "$((kb / 1024))" "$first"
 done
