@@ -5,6 +5,8 @@
 //! for the same `RespectIgnoreDifferences=true`) apply once, insertions at one point keep
 //! the findings' order, and an edit overlapping an earlier one is skipped (and counted).
 
+mod check;
+
 use crate::finding::{Edit, Finding};
 use crate::source::{Origin, SourceMap};
 use std::collections::BTreeMap;
@@ -26,11 +28,22 @@ pub struct FixPlan {
     pub fixed: usize,
     /// Edits left out because they overlap another fix in the same run (rerun to apply).
     pub skipped: usize,
+    /// Files whose fixed text failed the re-check (`check.rs`), with the reason: left as
+    /// they are.
+    pub refused: Vec<(String, String)>,
 }
 
 /// A deletion that covers all the non-blank text of its lines (a trailing comment counts
 /// as part of the line) removes the lines entirely, newline included.
 pub(crate) fn whole_lines(text: &str, start: usize, end: usize) -> (usize, usize) {
+    // A block scalar's span ends after its last line break, at the start of the next line:
+    // that line is not part of the deletion (else `data:` after a deleted annotation would
+    // keep the annotation's indentation and move under it).
+    let end = if end > start && text.as_bytes().get(end - 1) == Some(&b'\n') {
+        end - 1
+    } else {
+        end
+    };
     let line_start = text[..start].rfind('\n').map(|i| i + 1).unwrap_or(0);
     let line_end = text[end..]
         .find('\n')
@@ -108,6 +121,7 @@ pub fn plan(findings: &[Finding], map: &SourceMap, unsafe_too: bool) -> FixPlan 
         }
         ranges.sort_by_key(|&(s, t, _)| (s, t));
         let mut after = String::with_capacity(text.len());
+        let mut applied = Vec::new();
         let mut pos = 0;
         for (s, t, replacement) in ranges {
             if s < pos {
@@ -115,11 +129,24 @@ pub fn plan(findings: &[Finding], map: &SourceMap, unsafe_too: bool) -> FixPlan 
                 continue;
             }
             after.push_str(&text[pos..s]);
+            let at = after.len();
             after.push_str(replacement);
+            applied.push(check::Applied {
+                before: (s, t),
+                after: (at, after.len()),
+            });
             pos = t;
         }
         after.push_str(&text[pos..]);
-        if after != text {
+        if after == text {
+            continue;
+        }
+        // A fix never changes what it does not edit, and never breaks the file.
+        if let Err(reason) = check::check(text, &after, &applied) {
+            out.refused.push((src.path.clone(), reason));
+            continue;
+        }
+        {
             out.patches.push(FilePatch {
                 path: src.path.clone(),
                 before: text.to_string(),
@@ -156,11 +183,24 @@ pub fn diff_text(before: &str, after: &str, old_name: &str, new_name: &str) -> S
         .to_string()
 }
 
-/// Write the patched files under `root`.
+/// Write the patched files under `root`, each atomically: a temporary file beside it, then
+/// a rename, so an interrupted run leaves the old file or the new one, never half of one.
 pub fn apply(plan: &FixPlan, root: &Path) -> std::io::Result<()> {
     for p in &plan.patches {
         let path = crate::source::join_relative(root, &p.path);
-        std::fs::write(&path, &p.after)?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = path.with_file_name(format!(".{name}.gitops-lint-fix"));
+        std::fs::write(&tmp, &p.after)?;
+        if let Ok(meta) = std::fs::metadata(&path) {
+            std::fs::set_permissions(&tmp, meta.permissions())?;
+        }
+        if let Err(e) = std::fs::rename(&tmp, &path) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
     }
     Ok(())
 }

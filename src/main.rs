@@ -438,6 +438,9 @@ fn check(args: CheckArgs) -> ExitCode {
     };
     if args.fix {
         let plan = fix::plan(&result.findings, &result.map, args.unsafe_fixes);
+        for (path, reason) in &plan.refused {
+            eprintln!("gitops-lint: not fixing {path}: {reason}; the file is left as it is");
+        }
         if args.dry_run {
             print(&fix::unified_diff(&plan));
             if quiet {

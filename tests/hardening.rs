@@ -137,10 +137,16 @@ fn a_pull_request_cannot_raise_its_own_limits() {
     );
     let (out, findings) = lint_json(repo.path(), &[]);
     let (_, _, message) = located(&out, &findings, "render-failed");
-    // The default steps or seconds stop it (which comes first depends on the build).
+    // A default limit stops it (steps, seconds or the memory the billion `until` lists add
+    // up to: which comes first depends on the build).
     assert!(
-        message.contains("limits.max-template-steps")
-            || message.contains("limits.max-render-seconds"),
+        [
+            "max-template-steps",
+            "max-render-seconds",
+            "max-render-memory-bytes"
+        ]
+        .iter()
+        .any(|k| message.contains(&format!("limits.{k}"))),
         "{message}"
     );
     let warnings: Vec<(String, u64)> = findings

@@ -327,3 +327,93 @@ fn unsafe_fixes_are_opt_in() {
     let after = std::fs::read_to_string(&worker).expect("read");
     assert_eq!(after, before.replacen("  replicas: 1\n", "", 1));
 }
+
+/// Leaves of a YAML text by (document, key path): the scalar text and its byte range.
+type Leaves = std::collections::BTreeMap<(usize, String), (String, (u32, u32))>;
+
+fn leaves(text: &str) -> Leaves {
+    use gitops_lint::yaml::{Limits, Node, Value, parse_str};
+    let parsed = parse_str(text, gitops_lint::source::FileId(0), &Limits::default());
+    assert!(parsed.error.is_none(), "does not parse: {:?}", parsed.error);
+    let mut out = Leaves::new();
+    fn walk(n: &Node, doc: usize, path: String, out: &mut Leaves) {
+        match &n.value {
+            Value::Map(es) if !es.is_empty() => {
+                for e in es {
+                    walk(&e.value, doc, format!("{path}/{}", e.key.key_str()), out);
+                }
+            }
+            Value::Seq(xs) if !xs.is_empty() => {
+                for (i, x) in xs.iter().enumerate() {
+                    walk(x, doc, format!("{path}/{i}"), out);
+                }
+            }
+            _ => {
+                let v = n.scalar_text().unwrap_or_else(|| format!("{:?}", n.value));
+                out.insert((doc, path), (v, (n.span.start, n.span.end)));
+            }
+        }
+    }
+    for d in &parsed.docs {
+        walk(&d.root, d.index, String::new(), &mut out);
+    }
+    out
+}
+
+#[test]
+fn after_fix_every_object_is_the_original_minus_the_fixed_paths() {
+    let mut files_fixed = 0;
+    for repo in seed_repos() {
+        let r = lint(&LintOptions {
+            root: repo.clone(),
+            config: None,
+        })
+        .expect("lint");
+        // The byte ranges the safe fixes edit, per file.
+        let mut edited: std::collections::BTreeMap<String, Vec<(u32, u32)>> = Default::default();
+        for f in &r.findings {
+            for e in f.fix.iter().filter(|x| x.safe).flat_map(|x| &x.edits) {
+                edited
+                    .entry(r.map.path(e.span.file).to_string())
+                    .or_default()
+                    .push((e.span.start, e.span.end));
+            }
+        }
+        if edited.is_empty() {
+            continue;
+        }
+        let tmp = tempfile::tempdir().expect("tmp");
+        copy_dir(&repo, tmp.path());
+        let out = bin().arg(tmp.path()).arg("--fix").output().expect("fix");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("applied fixes"),
+            "{}: {}",
+            repo.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for (file, ranges) in &edited {
+            let before = std::fs::read_to_string(repo.join(file)).expect("before");
+            let after = std::fs::read_to_string(tmp.path().join(file)).expect("after");
+            if before == after {
+                continue;
+            }
+            files_fixed += 1;
+            let (lb, la) = (leaves(&before), leaves(&after));
+            for (k, (v, span)) in &lb {
+                if la.get(k).is_some_and(|(w, _)| w == v) {
+                    continue;
+                }
+                assert!(
+                    ranges
+                        .iter()
+                        .any(|&(s, t)| span.0 >= s && span.1 <= t.max(s)),
+                    "{}/{file}: --fix changed {} (document {}), which no fix edits",
+                    repo.display(),
+                    k.1,
+                    k.0 + 1
+                );
+            }
+        }
+    }
+    assert!(files_fixed > 0, "no fixture was fixed");
+}

@@ -3,6 +3,9 @@
 //! string in a variable, or `toYaml` of a map that holds itself twice per level, allocate
 //! gigabytes without writing a byte of output.
 //!
+//! The count is of bytes created, not of bytes live: a temporary made in a loop counts on
+//! every pass. That bounds memory without tracking frees; real charts stay far below.
+//!
 //! Two halves:
 //! - the executor charges every function result to [`MemoryBudget`] by the bytes that are
 //!   new in it ([`fresh_bytes`]: values only the result holds; a container shared with an
