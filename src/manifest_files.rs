@@ -67,7 +67,7 @@ impl Deployed {
         let mut files = BTreeSet::new();
         let mut dirs = Vec::new();
         for app in model.apps.iter().filter(|a| a.kind != AppKind::Standalone) {
-            for input in crate::diff::app_inputs(model, app) {
+            for input in crate::gitops::inputs::app_inputs(model, app) {
                 match input.strip_suffix('/') {
                     Some(dir) => dirs.push(dir.to_string()),
                     None => {

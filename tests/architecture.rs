@@ -17,10 +17,10 @@ const LAYERS: &[&[&str]] = &[
     &["ownership"],
     &["rules"],
     &["report"],
-    &["baseline", "fix", "redact", "same_cause"],
+    &["baseline", "fix", "redact", "same_cause", "manifest_files"],
     &["lint", "github"],
     &["diff"],
-    &["cli_output", "fuzzing"],
+    &["fuzzing"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {
@@ -94,11 +94,26 @@ fn crate_refs(text: &str) -> BTreeSet<String> {
     out
 }
 
+/// Modules of the binary (`mod x;` in main.rs): the top of the order, whose `crate::` paths
+/// name the binary's own items.
+fn binary_modules() -> Vec<String> {
+    let main = std::fs::read_to_string(src_dir().join("main.rs")).unwrap_or_default();
+    main.lines()
+        .filter_map(|l| l.trim().strip_prefix("mod "))
+        .filter_map(|l| l.strip_suffix(';'))
+        .map(str::to_string)
+        .collect()
+}
+
 /// The forbidden imports of `files`: (file, module it imports).
 fn upward_imports(files: &[(String, String)]) -> Vec<(String, String)> {
     let mut bad = Vec::new();
+    let binary = binary_modules();
     for (rel, text) in files {
         let me = top_module(rel);
+        if binary.contains(&me) {
+            continue;
+        }
         let Some(mine) = layer_of(&me) else {
             bad.push((rel.clone(), format!("{me} (module not in LAYERS)")));
             continue;
@@ -194,7 +209,6 @@ fn unsafe_code_is_denied_but_in_the_allocator_setting() {
 /// Import cycles between files of one folder (each a set of files). Known ones are debt;
 /// the test fails on a new cycle and when a known one is gone (so the list shrinks).
 const KNOWN_CYCLES: &[&[&str]] = &[
-    &["gitops/app_of_apps.rs", "gitops/discover.rs"],
     &["render/gotmpl/exec.rs", "render/gotmpl/template.rs"],
     &[
         "render/gotmpl/funcs/strings.rs",
@@ -207,6 +221,7 @@ const KNOWN_CYCLES: &[&[&str]] = &[
         "render/kustomize/generators.rs",
         "render/kustomize/helm_charts.rs",
         "render/kustomize/transform.rs",
+        "render/kustomize/value_add.rs",
         "render/kustomize/vars.rs",
     ],
     &["source/fs.rs", "source/lazy.rs"],

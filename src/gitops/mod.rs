@@ -12,6 +12,7 @@ pub mod flux;
 pub mod flux_overlay;
 pub mod gotemplate;
 pub mod ignore;
+pub mod inputs;
 pub mod listing;
 pub mod remotes;
 pub mod sourceignore;
