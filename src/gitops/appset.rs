@@ -598,7 +598,7 @@ pub fn expand(appset: &Object, tree: &RepoTree, go_template: Option<TemplateFn>)
             Ok(p) => {
                 if uses_placeholder_cluster(g, tree) {
                     exp.issues.push(RenderIssue {
-                        kind: IssueKind::Unrenderable,
+                        kind: IssueKind::InCluster,
                         span: g.span,
                         message: "the `clusters` generator lists Argo CD's cluster Secrets and none in the repository match; the template is expanded once, for a cluster named `clusters-generator`".into(),
                     });

@@ -74,12 +74,18 @@ pub enum IssueKind {
     /// whatever is latest on every render, so the same commit renders differently (§25 and
     /// §5 `render-nondeterministic`). The text says what floats and why.
     Floating(String),
+    /// An input that lives in the cluster, not in Git (the cluster Secrets an ApplicationSet
+    /// `clusters` generator lists): nothing in the repo can supply it, so it is only noted.
+    InCluster,
 }
 
 impl IssueKind {
     /// The input is not fetched offline (§25), floating or not.
     pub fn is_unrenderable(&self) -> bool {
-        matches!(self, IssueKind::Unrenderable | IssueKind::Floating(_))
+        matches!(
+            self,
+            IssueKind::Unrenderable | IssueKind::Floating(_) | IssueKind::InCluster
+        )
     }
 }
 

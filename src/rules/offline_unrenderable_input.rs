@@ -4,6 +4,7 @@
 use super::{FixAvailability, RuleMeta};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
+use crate::render::IssueKind;
 
 pub const ID: &str = "offline-unrenderable-input";
 
@@ -21,7 +22,8 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
     for app in &model.apps {
         for issue in app.issues.iter().filter(|i| i.kind.is_unrenderable()) {
             out.push(
-                Finding::new(ID, Severity::Warning, format!("app `{}` is only partly linted: {}", app.name, issue.message), issue.span)
+                // What only the cluster holds cannot be vendored: a note, not a warning.
+                Finding::new(ID, if issue.kind == IssueKind::InCluster { Severity::Info } else { Severity::Warning }, format!("app `{}` is only partly linted: {}", app.name, issue.message), issue.span)
                     .label("not fetched or run offline")
                     .app(app.name.clone())
                     .help("Vendor the input into the repo (or pin it and lint it where it lives); gitops-lint never fetches remote content or runs plugins."),
