@@ -315,6 +315,8 @@ fn render(args: RenderArgs) -> ExitCode {
     use gitops_lint::render::kustomize;
     use gitops_lint::source::{DiskFs, RepoFs, SourceMap, relative_path};
     if let Some(name) = &args.app {
+        // What the lint pipeline renders is printed here: real randomness and keys.
+        gitops_lint::render::gotmpl::funcs::renders_are_printed();
         let result = match lint(&LintOptions {
             root: args.path.clone(),
             config: args.config.clone(),

@@ -228,6 +228,18 @@ fn helm_template_output_is_random_on_every_run_and_lint_is_deterministic() {
     assert_ne!(p1, p2, "randAlphaNum repeats between runs");
     assert!(k1.contains("BEGIN RSA PRIVATE KEY"), "{k1}");
     assert_ne!(k1, k2, "genPrivateKey repeats between runs");
+    // `render --app` prints what the lint pipeline rendered: random there too.
+    let render_app = || {
+        let out = bin()
+            .args(["render", ".", "--app", "c"])
+            .current_dir(repo.path())
+            .output()
+            .expect("render --app");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let (r1, r2) = (render_app(), render_app());
+    assert!(r1.contains("password: "), "{r1}");
+    assert_ne!(r1, r2, "render --app repeats its random values");
     let lint = || {
         bin()
             .arg(repo.path())

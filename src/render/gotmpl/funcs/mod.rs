@@ -107,6 +107,16 @@ pub enum Entropy {
 /// call them this often in all.
 pub const MAX_HEAVY_CALLS: u32 = 16;
 
+/// Set once by a command that prints what the lint pipeline rendered (`render --app`):
+/// every render of the process then draws from the OS and generates real keys.
+static OUTPUT_IS_PRINTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// For commands that print rendered manifests the lint pipeline made: no seeded random
+/// values or stand-in keys may reach that output.
+pub fn renders_are_printed() {
+    OUTPUT_IS_PRINTED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 impl FuncEnv {
     pub fn new(seed: u64, now_unix_nanos: i128, utc_offset_secs: i32) -> FuncEnv {
         FuncEnv {
@@ -115,7 +125,11 @@ impl FuncEnv {
             utc_offset_secs,
             heavy_calls_left: MAX_HEAVY_CALLS,
             memory: memory::MemoryBudget::default(),
-            entropy: Entropy::Seeded,
+            entropy: if OUTPUT_IS_PRINTED.load(std::sync::atomic::Ordering::Relaxed) {
+                Entropy::Os
+            } else {
+                Entropy::Seeded
+            },
             deadline: None,
         }
     }
