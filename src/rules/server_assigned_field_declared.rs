@@ -25,6 +25,24 @@ const JOB_LABELS: &[&str] = &[
     "batch.kubernetes.io/job-name",
 ];
 
+/// Why a declared `volumeName` drifts: empty (the binder writes it) or a provisioned
+/// volume's `pvc-<uid>` name (copied from a live claim). A chosen name is static binding.
+fn volume_name_problem(value: &str) -> Option<&'static str> {
+    let value = value.trim();
+    if value.is_empty() {
+        return Some("is empty, and the binder writes the bound volume's name into it");
+    }
+    let uid = value.strip_prefix("pvc-")?;
+    let is_uid = uid.len() == 36
+        && uid.chars().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        });
+    is_uid.then_some(
+        "names a dynamically provisioned volume (`pvc-<claim uid>`), copied from a live claim: a new claim never binds to it",
+    )
+}
+
 fn report(
     out: &mut Vec<Finding>,
     model: &Model,
@@ -101,16 +119,14 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                 }
             }
             ("", "PersistentVolumeClaim") => {
-                if let Some(e) = entry_at(root, &["spec", "volumeName"]) {
-                    report(
-                        out,
-                        model,
-                        mo,
-                        e,
-                        "spec.volumeName",
-                        "is set when the claim binds (static binding is fine with a reason)",
-                        false,
-                    );
+                // A claim that names its volume (static binding to a PersistentVolume a
+                // person created) keeps that name; the binder fills `volumeName` only when
+                // it is empty. What it fills in is `pvc-<claim uid>`, the name a dynamically
+                // provisioned volume gets: committed, it binds nowhere else.
+                if let Some(e) = entry_at(root, &["spec", "volumeName"])
+                    && let Some(why) = e.value.scalar_text().and_then(|v| volume_name_problem(&v))
+                {
+                    report(out, model, mo, e, "spec.volumeName", why, false);
                 }
             }
             ("", "PersistentVolume") => {
