@@ -41,6 +41,12 @@ fn is_sha(v: &str) -> bool {
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
     for (app, argo) in model.argo_apps() {
         for src in &argo.sources {
+            // A value the generator could not supply (a cluster Secret's annotation that is
+            // not in the repo) is unknown, not unpinned: nothing to report on it.
+            let unknown = |v: Option<&str>| v.is_some_and(|v| v.contains("<no value>") || v.contains("{{"));
+            if unknown(src.target_revision.as_deref()) || unknown(src.repo_url.as_deref()) {
+                continue;
+            }
             let rev = src.target_revision.clone().unwrap_or_default();
             let rev_span = src
                 .node
