@@ -112,6 +112,20 @@ pub enum Controller {
 }
 
 impl Controller {
+    pub fn is_flux(self) -> bool {
+        matches!(self, Controller::FluxKustomize | Controller::FluxHelm)
+    }
+
+    /// The controller's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Controller::Argocd => "Argo CD",
+            Controller::FluxKustomize => "kustomize-controller",
+            Controller::FluxHelm => "helm-controller",
+            Controller::None => "whatever applies it",
+        }
+    }
+
     pub fn as_str(&self) -> &'static str {
         match self {
             Controller::Argocd => "argocd",

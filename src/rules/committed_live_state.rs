@@ -196,8 +196,8 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                     e,
                     "status",
                     Severity::Info,
-                    match Controller::of(model.app_of(mo)) {
-                        Controller::ArgoCd | Controller::Standalone => {
+                    match model.app_of(mo).controller() {
+                        Controller::Argocd | Controller::None => {
                             "is written by controllers (Argo CD ≥ 3.0 ignores it by default; older versions and ignoreResourceStatusField: crd|none compare it)"
                         }
                         // Server-side apply sends it, the status subresource drops it.

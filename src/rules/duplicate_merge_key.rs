@@ -136,14 +136,14 @@ fn list_duplicates(
                 object_id(mo),
                 fields.join("+"),
                 if exact { " (identical)" } else { " with different values" },
-                match super::util::Controller::of(model.app_of(mo)) {
-                    super::util::Controller::ArgoCd => {
+                match model.app_of(mo).controller() {
+                    super::util::Controller::Argocd => {
                         "Argo CD's strategic-merge diff fails ($setElementOrder ComparisonError) and Kubernetes keeps only one"
                     }
                     super::util::Controller::FluxKustomize | super::util::Controller::FluxHelm => {
                         "server-side apply rejects duplicate entries for a list key, so the Flux apply of this object fails"
                     }
-                    super::util::Controller::Standalone => {
+                    super::util::Controller::None => {
                         "Kubernetes keeps only one, and server-side apply rejects the object"
                     }
                 }

@@ -103,7 +103,7 @@ fn nondeterministic_calls(model: &Model, out: &mut Vec<Finding>) {
                     continue;
                 }
                 let hook = is_hook(mo);
-                let controller = super::util::Controller::of(app);
+                let controller = app.controller();
                 let in_else = func != "lookup"
                     && (in_lookup_else(&model.map.get(r.span.file).text, r.span.start as usize)
                         || in_lookup_else(&model.map.get(node.span.file).text, node.span.start as usize));

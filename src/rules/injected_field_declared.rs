@@ -125,7 +125,7 @@ fn finding(
     if ignore.is_some_and(|(_, respected)| respected) {
         return None;
     }
-    let controller = super::util::Controller::of(model.app_of(mo));
+    let controller = model.app_of(mo).controller();
     let key = hit.entry.key.key_str().into_owned();
     let value = hit.entry.value.scalar_text().unwrap_or_default();
     let shown = if value.is_empty() {

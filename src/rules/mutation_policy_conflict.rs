@@ -46,7 +46,7 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
 }
 
 fn severity(model: &Model, mo: &ModelObject, claim: &Claim) -> Severity {
-    let controller = Controller::of(model.app_of(mo));
+    let controller = model.app_of(mo).controller();
     match claim.mutator.firing {
         // Background mutation rewrites the live object after every apply: a loop under
         // every controller.
@@ -94,7 +94,7 @@ fn finding(
         _ => "its own value".into(),
     };
     let owner = &claim.mutator.owner;
-    let controller = Controller::of(app);
+    let controller = app.controller();
     let may = match (claim.applies, claim.mutator.undecided_condition(mo)) {
         (Tri::Maybe, Some(c)) => {
             format!(" (may apply: {c} reads what the repo cannot know or cannot be evaluated)")
@@ -128,7 +128,7 @@ fn finding(
     .secondary(claim.mutator.span, format!("{owner} writes {written}"))
     .field(field.clone())
     .help(match controller {
-        Controller::ArgoCd => format!(
+        Controller::Argocd => format!(
             "Pick one owner of {field}: (a) the policy is authoritative → remove `{key}` from Git; \
              (b) Git is authoritative → make the policy add-if-absent (Kyverno `+({key})`, \
              Gatekeeper `pathTests: [{{subPath: …, condition: MustNotExist}}]`) or exclude this \

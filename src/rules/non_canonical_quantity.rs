@@ -137,7 +137,7 @@ fn judge(
     path: &[String],
     raw_fallback: bool,
 ) -> Option<Finding> {
-    let controller = Controller::of(model.app_of(mo));
+    let controller = model.app_of(mo).controller();
     // Flux's drift check is a server-side dry-run: it compares what the API server stores
     // on both sides (catalog A4.2), so only Argo CD can loop on the written form.
     let normalized = controller.is_flux() || argo_normalizes(model, mo, path, raw_fallback);
@@ -189,12 +189,12 @@ fn judge(
                     " ({}'s server-side dry-run compares the stored form, so this is cosmetic)",
                     controller.name()
                 ),
-                (Controller::ArgoCd, true) => " (Argo CD normalizes it here)".to_string(),
-                (Controller::ArgoCd, false) => ", and Argo CD does not normalize this field, so \
+                (Controller::Argocd, true) => " (Argo CD normalizes it here)".to_string(),
+                (Controller::Argocd, false) => ", and Argo CD does not normalize this field, so \
                     the app never settles"
                     .to_string(),
-                (Controller::Standalone, true) => String::new(),
-                (Controller::Standalone, false) => ", and a diff of Git's text against the live \
+                (Controller::None, true) => String::new(),
+                (Controller::None, false) => ", and a diff of Git's text against the live \
                     object (Argo CD's on a custom resource) never settles"
                     .to_string(),
             }
@@ -203,7 +203,7 @@ fn judge(
     )
     .label(format!("write {quoted}"))
     .field(path.join("."))
-    .help(if controller == Controller::ArgoCd || !normalized {
+    .help(if controller == Controller::Argocd || !normalized {
         format!(
             "Write `{canonical}`. For CRDs embedding Kubernetes types add \
              `resource.customizations.knownTypeFields.{}_{}` to argocd-cm \

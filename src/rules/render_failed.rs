@@ -24,10 +24,10 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                 Finding::new(ID, Severity::Error, format!("app `{}` does not render: {}", app.name, issue.message), issue.span)
                     .label("render fails here")
                     .app(app.name.clone())
-                    .help(match super::util::Controller::of(app) {
-                        super::util::Controller::ArgoCd => "Fix the template, values or kustomization so that `helm template` / `kustomize build` succeeds; until then Argo CD reports ComparisonError and applies nothing new.",
+                    .help(match app.controller() {
+                        super::util::Controller::Argocd => "Fix the template, values or kustomization so that `helm template` / `kustomize build` succeeds; until then Argo CD reports ComparisonError and applies nothing new.",
                         super::util::Controller::FluxKustomize | super::util::Controller::FluxHelm => "Fix the template, values or kustomization so that the build succeeds; until then Flux reports the failure and keeps the last applied revision.",
-                        super::util::Controller::Standalone => "Fix the template, values or kustomization so that `helm template` / `kustomize build` succeeds; until then Argo CD reports ComparisonError and Flux keeps the last applied revision.",
+                        super::util::Controller::None => "Fix the template, values or kustomization so that `helm template` / `kustomize build` succeeds; until then Argo CD reports ComparisonError and Flux keeps the last applied revision.",
                     }),
             );
         }

@@ -40,7 +40,7 @@ fn owned_by_other_rule(group: &str, kind: &str, path: &[String]) -> bool {
 /// What the controller that applies the object does with a field the schema does not have.
 fn consequence(controller: Controller) -> &'static str {
     match controller {
-        Controller::ArgoCd => {
+        Controller::Argocd => {
             "the API server prunes it, so Argo CD's sync succeeds and the app stays OutOfSync (Argo's normalization of the whole object is off too)"
         }
         Controller::FluxKustomize => {
@@ -49,7 +49,7 @@ fn consequence(controller: Controller) -> &'static str {
         Controller::FluxHelm => {
             "Helm's schema validation rejects it, so helm-controller's install or upgrade fails"
         }
-        Controller::Standalone => {
+        Controller::None => {
             "the API server prunes it on a client-side apply, and server-side apply, Flux and Helm reject the object"
         }
     }
@@ -97,7 +97,7 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                     crd.version,
                     crd.kind,
                     crd.crd_name,
-                    consequence(Controller::of(model.app_of(mo)))
+                    consequence(model.app_of(mo).controller())
                 ),
                 unknown.key.key.span,
             )
@@ -124,7 +124,7 @@ fn builtin(model: &Model, out: &mut Vec<Finding>) {
         for unknown in unknown_fields(o) {
             let key = unknown.key.key.key_str().into_owned();
             let field = unknown.path.join(".");
-            let controller = Controller::of(model.app_of(mo));
+            let controller = model.app_of(mo).controller();
             let message = if field == "sops" {
                 format!("{} {}", object_id(mo), sops_message(controller))
             } else {

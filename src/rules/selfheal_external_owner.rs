@@ -200,8 +200,8 @@ fn report(
     .label(format!("{field} declared here"))
     .secondary(evidence.0, evidence.1)
     .field(field.clone())
-    .help(match super::util::Controller::of(app) {
-        super::util::Controller::ArgoCd => format!(
+    .help(match app.controller() {
+        super::util::Controller::Argocd => format!(
             "Decide who owns {field}. If {owner} owns it: stop declaring it, or scope self-heal \
              with a narrow ignoreDifferences entry + RespectIgnoreDifferences=true. For \
              aggregated ClusterRoles remove `rules` or set resource.compareoptions: \
@@ -212,7 +212,7 @@ fn report(
              kustomize.toolkit.fluxcd.io/ssa: Merge or IfNotPresent, or add a drift ignore rule \
              (Kustomization spec.ignore, HelmRelease driftDetection.ignore)."
         ),
-        super::util::Controller::Standalone => format!(
+        super::util::Controller::None => format!(
             "Decide who owns {field}. If {owner} owns it: stop declaring it, or scope the \
              applier's drift correction to leave it (Argo CD: ignoreDifferences + \
              RespectIgnoreDifferences=true; Flux: kustomize.toolkit.fluxcd.io/ssa: IfNotPresent)."

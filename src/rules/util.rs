@@ -28,40 +28,7 @@ pub fn object_id(obj: &ModelObject) -> String {
     format!("{}/{}/{}", obj.object.kind, obj.namespace, obj.object.name)
 }
 
-/// The controller that applies an app's objects (issue 16, class 10): rules decide and word
-/// themselves for it (catalog Part A; A4 for Flux).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Controller {
-    ArgoCd,
-    FluxKustomize,
-    FluxHelm,
-    /// No app in the repo deploys the object (kubectl, CI, a controller elsewhere).
-    Standalone,
-}
-
-impl Controller {
-    pub fn of(app: &App) -> Controller {
-        if app.argo.is_some() {
-            return Controller::ArgoCd;
-        }
-        match app.flux.as_ref().map(|f| &f.kind) {
-            Some(crate::gitops::flux::FluxKind::HelmRelease) => Controller::FluxHelm,
-            Some(_) => Controller::FluxKustomize,
-            None => Controller::Standalone,
-        }
-    }
-
-    pub fn is_flux(self) -> bool {
-        matches!(self, Controller::FluxKustomize | Controller::FluxHelm)
-    }
-
-    /// The controller's name in messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Controller::ArgoCd => "Argo CD",
-            Controller::FluxKustomize => "kustomize-controller",
-            Controller::FluxHelm => "helm-controller",
-            Controller::Standalone => "whatever applies it",
-        }
-    }
-}
+/// The controller that applies an app's objects: rules decide and word themselves for it
+/// (Argo CD, kustomize-controller, helm-controller, nothing in the repo). One type with the
+/// model's `App::controller()`.
+pub use crate::gitops::Controller;
