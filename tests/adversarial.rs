@@ -37,8 +37,15 @@ fn adversarial_repo() -> &'static Repo {
 }
 
 fn lint(cmd: &mut Command, root: &Path, format: &str) -> Output {
+    // The workflow author's flag lifts the step limit to its ceiling, so that the slow chart
+    // meets the time limit (the repo's own config can only lower limits).
     cmd.arg(root)
-        .args(["--format", format])
+        .args([
+            "--format",
+            format,
+            "--limit",
+            "max-template-steps=1000000000",
+        ])
         .env("TMPDIR", root.parent().unwrap_or(root))
         .output()
         .expect("run gitops-lint")
