@@ -401,12 +401,17 @@ fn render(args: RenderArgs) -> ExitCode {
         let map = fs.source_map();
         for issue in &out.issues {
             let lc = map.line_col(issue.span);
+            let message = if abs.is_empty() {
+                issue.message.clone()
+            } else {
+                absolute_quoted_paths(&issue.message)
+            };
             eprintln!(
                 "Error: {abs}{}:{}:{}: {}",
                 map.path(issue.span.file),
                 lc.line,
                 lc.column,
-                issue.message
+                message
             );
         }
         return ExitCode::from(1);
@@ -616,4 +621,31 @@ fn run_diff(base: String, path: PathBuf, out: OutputArgs) -> ExitCode {
         )),
     }
     .emit()
+}
+
+/// Rooted at `/`, the renderer names paths relative to it (`'tmp/x/app'`); kustomize prints
+/// them absolute. A quoted path that exists under `/` gets its leading `/` back; relative
+/// references (`'../base'`, `'cm.yaml'` that are not there) stay as written.
+fn absolute_quoted_paths(message: &str) -> String {
+    let mut out = String::with_capacity(message.len() + 8);
+    let mut parts = message.split('\'');
+    if let Some(first) = parts.next() {
+        out.push_str(first);
+    }
+    for (i, part) in parts.enumerate() {
+        out.push('\'');
+        // Odd pieces are inside quotes.
+        let inside = i % 2 == 0;
+        let looks_rooted = inside
+            && !part.is_empty()
+            && !part.starts_with('/')
+            && !part.starts_with('.')
+            && part.contains('/')
+            && std::path::Path::new("/").join(part).exists();
+        if looks_rooted {
+            out.push('/');
+        }
+        out.push_str(part);
+    }
+    out
 }

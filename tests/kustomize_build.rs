@@ -723,4 +723,8 @@ fn render_errors_outside_a_repository_keep_the_absolute_path() {
     let err = String::from_utf8_lossy(&out.stderr);
     let want = format!("Error: {}/kustomization.yaml:2:3:", dir.display());
     assert!(err.starts_with(&want), "{err}");
+    // The directory named inside the message is absolute too; the relative entry stays.
+    let named = format!("(resource in '{}')", dir.display());
+    assert!(err.contains(&named), "{err}");
+    assert!(err.contains("'missing.yaml'"), "{err}");
 }
