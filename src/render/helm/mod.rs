@@ -815,14 +815,14 @@ mod path_tests {
     #[test]
     fn absolute_paths_under_the_root_are_read_relative_to_it() {
         let opts = TemplateOptions {
-            abs_root: Some("/tmp/work".into()),
+            abs_root: Some("/srv/ci".into()),
             ..TemplateOptions::default()
         };
-        assert_eq!(under_root(&opts, "/tmp/work/chart"), "chart");
-        assert_eq!(under_root(&opts, "/tmp/work"), ".");
+        assert_eq!(under_root(&opts, "/srv/ci/chart"), "chart");
+        assert_eq!(under_root(&opts, "/srv/ci"), ".");
         assert_eq!(
-            under_root(&opts, "/tmp/workshop/x.yaml"),
-            "/tmp/workshop/x.yaml"
+            under_root(&opts, "/srv/ciphers/x.yaml"),
+            "/srv/ciphers/x.yaml"
         );
         assert_eq!(under_root(&opts, "values.yaml"), "values.yaml");
         let at_root = TemplateOptions {
