@@ -168,22 +168,7 @@ pub fn build_model_with(
         clusters: &cluster_secrets,
     };
     super::app_of_apps::expand(&mut pending, &mut origins, false, |obj| {
-        if argo::is_argo_app(obj) {
-            obj.root
-                .get("spec")
-                .map(|spec| {
-                    vec![argo::argo_app(
-                        &mut ctx,
-                        obj,
-                        obj.name.clone(),
-                        spec,
-                        AppKind::Argo,
-                    )]
-                })
-                .unwrap_or_default()
-        } else {
-            argo::appset_apps(&mut ctx, obj, &tree, go_template)
-        }
+        rendered_argo_apps(&mut ctx, obj, &tree, go_template)
     });
 
     // Standalone: unreferenced kustomizations and charts, then loose manifests per directory.
@@ -292,22 +277,7 @@ pub fn build_model_with(
     let _before = std::mem::take(&mut ctx.rendered_dirs);
     flux::expand_flux(&mut ctx, &mut pending, true);
     super::app_of_apps::expand(&mut pending, &mut origins, true, |obj| {
-        if argo::is_argo_app(obj) {
-            obj.root
-                .get("spec")
-                .map(|spec| {
-                    vec![argo::argo_app(
-                        &mut ctx,
-                        obj,
-                        obj.name.clone(),
-                        spec,
-                        AppKind::Argo,
-                    )]
-                })
-                .unwrap_or_default()
-        } else {
-            argo::appset_apps(&mut ctx, obj, &tree, go_template)
-        }
+        rendered_argo_apps(&mut ctx, obj, &tree, go_template)
     });
     // Every Flux object the repo declares is an app: one in a build that did not render
     // (a remote base, a broken fragment) is listed as written, not rendered.
@@ -487,4 +457,30 @@ fn local_source_trees(ctx: &mut Ctx) -> Vec<std::sync::Arc<super::artifact::Arti
         .cloned()
         .collect();
     gits.iter().filter_map(|g| ctx.git_artifact(g)).collect()
+}
+
+/// The apps an Application or ApplicationSet that another app renders stands for (the
+/// app-of-apps step, for declared and for standalone builds alike).
+fn rendered_argo_apps(
+    ctx: &mut Ctx,
+    obj: &Object,
+    tree: &RepoTree,
+    go_template: GoTemplateFn,
+) -> Vec<Pending> {
+    if argo::is_argo_app(obj) {
+        obj.root
+            .get("spec")
+            .map(|spec| {
+                vec![argo::argo_app(
+                    ctx,
+                    obj,
+                    obj.name.clone(),
+                    spec,
+                    AppKind::Argo,
+                )]
+            })
+            .unwrap_or_default()
+    } else {
+        argo::appset_apps(ctx, obj, tree, go_template)
+    }
 }
