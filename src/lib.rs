@@ -27,6 +27,7 @@ pub mod manifest_files;
 pub mod object;
 pub mod ownership;
 pub mod redact;
+pub mod remote;
 pub mod render;
 pub mod report;
 pub mod rules;

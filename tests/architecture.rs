@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     &["alloc", "glob", "source"],
     &["yaml", "finding"],
+    &["remote"],
     &["object"],
     &["render"],
     &["config"],

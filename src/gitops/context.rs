@@ -621,6 +621,7 @@ pub(super) fn new_app(name: String, kind: AppKind, span: Option<Span>) -> App {
         repository: None,
         skipped: Vec::new(),
         outside_source: false,
+        remotes: Vec::new(),
     }
 }
 

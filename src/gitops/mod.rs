@@ -91,6 +91,16 @@ pub struct App {
     /// repository leaves out of its artifact (`spec.ignore`, `.sourceignore`): nothing in the
     /// cluster applies it (an archive of retired apps), so its problems break no deployment.
     pub outside_source: bool,
+    /// Remote inputs the app names (charts in Helm repositories or OCI registries, remote
+    /// kustomize bases), each where the repo names it: what `gitops-lint fetch` downloads.
+    pub remotes: Vec<RemoteUse>,
+}
+
+/// A remote input and the line that names it (the `chart:` / `url:` / `resources:` entry).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemoteUse {
+    pub reference: crate::remote::RemoteRef,
+    pub span: Span,
 }
 
 /// A source of an app that was not rendered, and why.
