@@ -1,26 +1,21 @@
-//! YAML output exactly as `kustomize build` prints it.
+//! The one YAML emitter: go-yaml's output byte for byte, as `kustomize build` prints resources
+//! and as Helm's `toYaml` (sigs.k8s.io/yaml → goyaml.v2) and `toYamlPretty` (goyaml.v3,
+//! indent 2) write values. Block style, natural key order, quoting decided by go-yaml's
+//! resolver and libyaml's scalar analysis, literal blocks for multi-line strings, and v2's
+//! folding of long plain and quoted scalars at column 80.
 //!
-//! kustomize prints each resource by converting it to JSON and back through
-//! `sigs.k8s.io/yaml` (go-yaml v2): map keys come out sorted (go-yaml's "natural" order, where
-//! `a2` < `a10`), strings that YAML 1.1 would read as something else are double-quoted, strings
-//! with line breaks become literal blocks, long plain and quoted scalars are folded at column
-//! 80, and block sequences under a key are not indented. Input quoting is *not* kept: the JSON
-//! round trip forgets it. Input scalars are typed the way kyaml (go-yaml v3, YAML 1.2) reads
-//! them, so a plain `yes` in a manifest stays the string "yes" and prints as `"yes"`.
+//! Both callers go through JSON first (kustomize and sigs.k8s.io/yaml convert to JSON and
+//! back), so the emitter works on [`YNode`], a tree with JSON's types; [`to_yaml`] makes one
+//! from a parsed [`Node`] the way kyaml (go-yaml v3, YAML 1.2) typed the input: a plain `yes`
+//! in a manifest stays the string "yes" and prints as `"yes"`. Input quoting is not kept.
 
 use super::node::{Node, Value};
 use super::resolve::format_float;
 use std::cmp::Ordering;
 
-const BEST_WIDTH: usize = 80;
-/// libyaml writes keys longer than this (in bytes) as explicit `? key` entries.
-const MAX_SIMPLE_KEY: usize = 128;
-
-/// One document (no `---`), ending in a newline.
+/// One document (no `---`), ending in a newline, as kustomize prints a resource.
 pub fn to_yaml(node: &Node) -> String {
-    let mut e = Emitter::default();
-    e.document(node);
-    e.out
+    emit(&ynode_of(node), Flavor::V2)
 }
 
 /// Documents joined by `---` lines, as kustomize prints a resource list.
@@ -62,6 +57,27 @@ pub fn json_scalar(node: &Node) -> Option<JsonScalar<'_>> {
         Value::String(s) => JsonScalar::Str(Cow::Borrowed(s)),
         Value::Seq(_) | Value::Map(_) => return None,
     })
+}
+
+/// A parsed node as the JSON round trip leaves it: scalars typed as kyaml reads them, map
+/// keys deduplicated (the last wins) and in go-yaml's order.
+pub fn ynode_of(node: &Node) -> YNode {
+    match &node.value {
+        Value::Map(_) => YNode::Map(
+            sorted_entries(node)
+                .into_iter()
+                .map(|(k, v)| (k, ynode_of(v)))
+                .collect(),
+        ),
+        Value::Seq(items) => YNode::Seq(items.iter().map(ynode_of).collect()),
+        _ => match json_scalar(node) {
+            Some(JsonScalar::Null) | None => YNode::Null,
+            Some(JsonScalar::Bool(b)) => YNode::Bool(b),
+            Some(JsonScalar::Int(i)) => YNode::Number(i.to_string()),
+            Some(JsonScalar::Float(f)) => YNode::Number(json_float(f)),
+            Some(JsonScalar::Str(s)) => YNode::Str(s.into_owned()),
+        },
+    }
 }
 
 /// Map entries as JSON keeps them: last duplicate wins, then go-yaml's key order.
@@ -112,24 +128,99 @@ fn merge_sort_by<T>(mut v: Vec<T>, cmp: &impl Fn(&T, &T) -> Ordering) -> Vec<T> 
     out
 }
 
-/// go-yaml v2's map key order: letters compare as characters, runs of digits as numbers,
-/// and a non-letter sorts before a letter.
+/// go-yaml v2's map key order (what kustomize prints).
 pub fn natural_cmp(a: &str, b: &str) -> Ordering {
-    if less(a, b) {
-        Ordering::Less
-    } else if less(b, a) {
-        Ordering::Greater
+    natural_order(a, b, Flavor::V2)
+}
+
+/// A float as Go's encoding/json writes it and go-yaml then prints it.
+fn json_float(f: f64) -> String {
+    if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e21 {
+        format!("{}", f as i128)
+    } else if f.is_nan() {
+        ".nan".into()
+    } else if f.is_infinite() {
+        if f > 0.0 {
+            ".inf".into()
+        } else {
+            "-.inf".into()
+        }
     } else {
-        Ordering::Equal
+        format_float(f)
     }
 }
 
-fn less(a: &str, b: &str) -> bool {
+/// Go's `strconv.ParseInt(s, 0, 64)`: an optional sign, a 0x/0o/0b or leading-0 prefix, and
+/// a magnitude that fits an int64.
+fn go_parse_int(s: &str) -> bool {
+    let (negative, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    go_magnitude(body).is_some_and(|v| {
+        if negative {
+            v <= 1u128 << 63
+        } else {
+            v < 1u128 << 63
+        }
+    })
+}
+
+/// Go's `strconv.ParseUint(s, 0, 64)` (no sign).
+fn go_parse_uint(s: &str) -> bool {
+    go_magnitude(s).is_some_and(|v| v <= u64::MAX as u128)
+}
+
+fn go_magnitude(body: &str) -> Option<u128> {
+    let (digits, radix) = if let Some(h) = body.strip_prefix("0x").or(body.strip_prefix("0X")) {
+        (h, 16)
+    } else if let Some(o) = body.strip_prefix("0o").or(body.strip_prefix("0O")) {
+        (o, 8)
+    } else if let Some(b) = body.strip_prefix("0b").or(body.strip_prefix("0B")) {
+        (b, 2)
+    } else if body.len() > 1 && body.starts_with('0') {
+        (&body[1..], 8)
+    } else {
+        (body, 10)
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return None;
+    }
+    u128::from_str_radix(digits, radix).ok()
+}
+
+/// A YAML node as go-yaml's encoder sees it after the JSON round trip.
+#[derive(Clone, Debug)]
+pub enum YNode {
+    Null,
+    Bool(bool),
+    /// Integer or float already formatted the way go-yaml prints it.
+    Number(String),
+    Str(String),
+    Seq(Vec<YNode>),
+    Map(Vec<(String, YNode)>),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    /// goyaml.v2 via sigs.k8s.io/yaml: indentless sequences in maps, folding at 80.
+    V2,
+    /// goyaml.v3 with SetIndent(2): indented sequences, no folding, YAML 1.2 resolver.
+    V3,
+}
+
+/// goyaml's keyList.Less for string keys: runs of digits compare numerically, letters
+/// sort after non-letters. goyaml.v3 adds one rule: right after a digit, a letter sorts
+/// before a non-letter.
+pub fn natural_less(a: &str, b: &str, flavor: Flavor) -> bool {
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
     let mut i = 0;
+    let mut digits = false;
     while i < ar.len() && i < br.len() {
         if ar[i] == br[i] {
+            digits = ar[i].is_ascii_digit();
             i += 1;
             continue;
         }
@@ -139,29 +230,36 @@ fn less(a: &str, b: &str) -> bool {
             return ar[i] < br[i];
         }
         if al || bl {
-            return bl;
+            return if digits && flavor == Flavor::V3 {
+                al
+            } else {
+                bl
+            };
         }
-        let mut an: i64 = 0;
-        let mut bn: i64 = 0;
+        let (mut an, mut bn): (i64, i64) = (0, 0);
         if ar[i] == '0' || br[i] == '0' {
             let mut j = i;
             while j > 0 && ar[j - 1].is_ascii_digit() {
-                if ar[j - 1] != '0' {
+                j -= 1;
+                if ar[j] != '0' {
                     an = 1;
                     bn = 1;
                     break;
                 }
-                j -= 1;
             }
         }
         let mut ai = i;
         while ai < ar.len() && ar[ai].is_ascii_digit() {
-            an = an.wrapping_mul(10).wrapping_add(ar[ai] as i64 - '0' as i64);
+            an = an
+                .wrapping_mul(10)
+                .wrapping_add(i64::from(ar[ai] as u8 - b'0'));
             ai += 1;
         }
         let mut bi = i;
         while bi < br.len() && br[bi].is_ascii_digit() {
-            bn = bn.wrapping_mul(10).wrapping_add(br[bi] as i64 - '0' as i64);
+            bn = bn
+                .wrapping_mul(10)
+                .wrapping_add(i64::from(br[bi] as u8 - b'0'));
             bi += 1;
         }
         if an != bn {
@@ -175,115 +273,51 @@ fn less(a: &str, b: &str) -> bool {
     ar.len() < br.len()
 }
 
-/// Would go-yaml v2 read this plain text as something other than a string?
-pub fn yaml11_non_string(s: &str) -> bool {
-    if matches!(
-        s,
-        "" | "~"
-            | "null"
-            | "Null"
-            | "NULL"
-            | "y"
-            | "Y"
-            | "yes"
-            | "Yes"
-            | "YES"
-            | "n"
-            | "N"
-            | "no"
-            | "No"
-            | "NO"
-            | "true"
-            | "True"
-            | "TRUE"
-            | "false"
-            | "False"
-            | "FALSE"
-            | "on"
-            | "On"
-            | "ON"
-            | "off"
-            | "Off"
-            | "OFF"
-            | ".nan"
-            | ".NaN"
-            | ".NAN"
-            | ".inf"
-            | ".Inf"
-            | ".INF"
-            | "+.inf"
-            | "+.Inf"
-            | "+.INF"
-            | "-.inf"
-            | "-.Inf"
-            | "-.INF"
-            | "<<"
-    ) {
-        return true;
-    }
-    let first = s.as_bytes()[0];
-    if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
-        return false;
-    }
-    let plain: String = s.chars().filter(|&c| c != '_').collect();
-    if go_parse_int(&plain)
-        || crate::yaml::resolve::is_yaml_float(&plain)
-        || is_timestamp(s)
-        || is_base60_float(s)
-    {
-        return true;
-    }
-    let bin = plain
-        .strip_prefix("-0b")
-        .or_else(|| plain.strip_prefix("0b"));
-    if let Some(digits) = bin {
-        return !digits.is_empty() && digits.bytes().all(|b| b == b'0' || b == b'1');
-    }
-    false
+/// Sort map entries into go-yaml's key order (stable; see [`merge_sort_by`]).
+pub fn sort_keys(entries: &mut Vec<(String, YNode)>, flavor: Flavor) {
+    let taken = std::mem::take(entries);
+    *entries = merge_sort_by(taken, &|a: &(String, YNode), b: &(String, YNode)| {
+        natural_order(&a.0, &b.0, flavor)
+    });
 }
 
-/// Go's `strconv.ParseInt(s, 0, 64)` / `ParseUint` acceptance (sign, 0x/0o/0b/0 prefixes).
-fn go_parse_int(s: &str) -> bool {
-    let body = s.strip_prefix(['+', '-']).unwrap_or(s);
-    if body.is_empty() {
-        return false;
-    }
-    let (digits, radix) = if let Some(h) = body.strip_prefix("0x").or(body.strip_prefix("0X")) {
-        (h, 16)
-    } else if let Some(o) = body.strip_prefix("0o").or(body.strip_prefix("0O")) {
-        (o, 8)
-    } else if let Some(b) = body.strip_prefix("0b").or(body.strip_prefix("0B")) {
-        (b, 2)
-    } else if body.len() > 1 && body.starts_with('0') {
-        (&body[1..], 8)
+/// [`natural_less`] as an ordering.
+pub fn natural_order(a: &str, b: &str, flavor: Flavor) -> Ordering {
+    if natural_less(a, b, flavor) {
+        Ordering::Less
+    } else if natural_less(b, a, flavor) {
+        Ordering::Greater
     } else {
-        (body, 10)
-    };
-    !digits.is_empty() && u128::from_str_radix(digits, radix).is_ok_and(|v| v <= u64::MAX as u128)
+        Ordering::Equal
+    }
 }
 
-/// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`
+// ---- resolver: would this plain text read back as something other than a string? ----
+
 fn is_base60_float(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-        i += 1;
-    }
-    if i >= b.len() || !b[i].is_ascii_digit() {
+    // ^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$
+    let b = s.trim_start_matches(['-', '+']).as_bytes();
+    if b.is_empty() || !b[0].is_ascii_digit() {
         return false;
     }
+    let mut i = 1;
     while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
         i += 1;
     }
     let mut groups = 0;
     while i < b.len() && b[i] == b':' {
         i += 1;
-        let start = i;
-        while i < b.len() && b[i].is_ascii_digit() && i - start < 2 {
+        let st = i;
+        while i < b.len() && b[i].is_ascii_digit() && i - st < 2 {
             i += 1;
         }
-        let n = i - start;
-        if n == 0 || (n == 2 && b[start] > b'5') {
+        let g = &b[st..i];
+        let ok = match g.len() {
+            1 => true,
+            2 => g[0] <= b'5',
+            _ => false,
+        };
+        if !ok {
             return false;
         }
         groups += 1;
@@ -300,108 +334,221 @@ fn is_base60_float(s: &str) -> bool {
     i == b.len()
 }
 
-/// go-yaml's timestamp forms: `2006-1-2`, optionally with `T`/`t`/space and a time.
+/// go-yaml's parseTimestamp: YYYY-M-D with optional time part.
 fn is_timestamp(s: &str) -> bool {
     let b = s.as_bytes();
-    if b.len() < 8 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
+    let mut i = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i != 4 || i == b.len() || b[i] != b'-' {
         return false;
     }
-    let mut i = 5;
-    let num = |i: &mut usize, max: usize| {
-        let start = *i;
-        while *i < b.len() && b[*i].is_ascii_digit() && *i - start < max {
+    let num = |i: &mut usize, max: usize| -> Option<u32> {
+        let st = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() && *i - st < max {
             *i += 1;
         }
-        *i - start
+        if *i == st {
+            return None;
+        }
+        std::str::from_utf8(&b[st..*i]).ok()?.parse().ok()
     };
-    if num(&mut i, 2) == 0 || i >= b.len() || b[i] != b'-' {
+    i += 1;
+    let Some(m) = num(&mut i, 2) else {
+        return false;
+    };
+    if i >= b.len() || b[i] != b'-' {
         return false;
     }
     i += 1;
-    if num(&mut i, 2) == 0 {
+    let Some(d) = num(&mut i, 2) else {
+        return false;
+    };
+    // Go's time.Parse checks the day against the month (2001-02-30 is no date).
+    let y: u32 = s[..4].parse().unwrap_or(0);
+    let leap = y.is_multiple_of(4) && (!y.is_multiple_of(100) || y.is_multiple_of(400));
+    let days = match m {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if !(1..=12).contains(&m) || d < 1 || d > days {
         return false;
     }
     if i == b.len() {
         return true;
     }
-    let sep = b[i];
-    if !matches!(sep, b'T' | b't' | b' ') {
+    if !matches!(b[i], b'T' | b't' | b' ') {
         return false;
     }
+    let space_form = b[i] == b' ';
     i += 1;
-    for k in 0..3 {
-        if num(&mut i, 2) == 0 {
-            return false;
-        }
-        if k < 2 {
-            if i >= b.len() || b[i] != b':' {
-                return false;
-            }
-            i += 1;
-        }
+    let (Some(h), true) = (num(&mut i, 2), i < b.len() && b[i] == b':') else {
+        return false;
+    };
+    i += 1;
+    let (Some(mi), true) = (num(&mut i, 2), i < b.len() && b[i] == b':') else {
+        return false;
+    };
+    i += 1;
+    let Some(sec) = num(&mut i, 2) else {
+        return false;
+    };
+    if h > 23 || mi > 59 || sec > 59 {
+        return false;
     }
     if i < b.len() && b[i] == b'.' {
         i += 1;
-        if num(&mut i, 9) == 0 {
+        let st = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == st {
             return false;
         }
     }
     if i == b.len() {
         return true;
     }
-    if sep == b' ' {
+    if space_form {
         return false;
     }
-    if b[i] == b'Z' && i + 1 == b.len() {
+    let rest = &s[i..];
+    if rest == "Z" {
         return true;
     }
-    if b[i] == b'+' || b[i] == b'-' {
-        i += 1;
-        if num(&mut i, 2) != 2 || i >= b.len() || b[i] != b':' {
-            return false;
+    let rb = rest.as_bytes();
+    rb.len() == 6
+        && (rb[0] == b'+' || rb[0] == b'-')
+        && rb[1].is_ascii_digit()
+        && rb[2].is_ascii_digit()
+        && rb[3] == b':'
+        && rb[4].is_ascii_digit()
+        && rb[5].is_ascii_digit()
+}
+
+/// Would go-yaml (v2 or v3) resolve this plain scalar to a non-string?
+pub fn resolves_non_string(s: &str, flavor: Flavor) -> bool {
+    let Some(&first) = s.as_bytes().first() else {
+        return true; // "" is null
+    };
+    let v2_map = [
+        "~", "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "n", "N",
+        "no", "No", "NO", "off", "Off", "OFF", "true", "True", "TRUE", "false", "False", "FALSE",
+        ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf",
+        "-.Inf", "-.INF",
+    ];
+    match flavor {
+        Flavor::V2 => {
+            if !matches!(
+                first,
+                b'+' | b'-' | b'0'
+                    ..=b'9'
+                        | b'.'
+                        | b'y'
+                        | b'Y'
+                        | b'n'
+                        | b'N'
+                        | b't'
+                        | b'T'
+                        | b'f'
+                        | b'F'
+                        | b'o'
+                        | b'O'
+                        | b'~'
+            ) {
+                return false;
+            }
+            if v2_map.contains(&s) {
+                return true;
+            }
+            match first {
+                b'.' => return s.parse::<f64>().is_ok() && crate::yaml::resolve::is_yaml_float(s),
+                b'+' | b'-' | b'0'..=b'9' => {}
+                _ => return false,
+            }
+            if first.is_ascii_digit() && is_timestamp(s) {
+                return true;
+            }
+            let plain = s.replace('_', "");
+            if go_parse_int(&plain) {
+                return true;
+            }
+            if go_parse_uint(&plain) {
+                return true;
+            }
+            if crate::yaml::resolve::is_yaml_float(&plain) {
+                return true;
+            }
+            if let Some(r) = plain
+                .strip_prefix("0b")
+                .or_else(|| plain.strip_prefix("-0b"))
+            {
+                return !r.is_empty() && r.bytes().all(|c| c == b'0' || c == b'1');
+            }
+            false
         }
-        i += 1;
-        return num(&mut i, 2) == 2 && i == b.len();
+        Flavor::V3 => {
+            // YAML 1.2 core schema plus v3's compatibility quoting of YAML 1.1 bools.
+            if v2_map.contains(&s) {
+                return true;
+            }
+            if matches!(first, b'+' | b'-' | b'0'..=b'9' | b'.') {
+                let plain = s.replace('_', "");
+                if go_parse_int(&plain)
+                    || crate::yaml::resolve::is_yaml_float(&plain)
+                    || is_timestamp(s)
+                {
+                    return true;
+                }
+            }
+            false
+        }
     }
-    false
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum ScalarStyle {
-    Plain,
-    Single,
-    Double,
-    Literal,
-}
-
-/// go-yaml v2's analysis of which styles can carry a scalar.
-struct Analysis {
-    multiline: bool,
-    block_plain: bool,
-    single: bool,
-    block: bool,
-}
-
-fn is_printable(c: char) -> bool {
-    matches!(c, '\n' | '\u{20}'..='\u{7E}' | '\u{A0}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}')
-        && c != '\u{FEFF}'
-}
+// ---- emitter ----
 
 fn is_break(c: char) -> bool {
     matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+fn is_blankz(c: Option<char>) -> bool {
+    match c {
+        None => true,
+        Some(c) => c == ' ' || c == '\t' || is_break(c) || c == '\0',
+    }
+}
+
+fn is_printable(c: char) -> bool {
+    let u = c as u32;
+    u == 0x0A
+        || (0x20..=0x7E).contains(&u)
+        || (0xA0..=0xD7FF).contains(&u)
+        || ((0xE000..=0xFFFD).contains(&u) && u != 0xFEFF)
+}
+
+#[derive(Default)]
+struct Analysis {
+    multiline: bool,
+    block_plain_allowed: bool,
+    single_quoted_allowed: bool,
+    block_allowed: bool,
 }
 
 fn analyze(value: &str) -> Analysis {
     if value.is_empty() {
         return Analysis {
             multiline: false,
-            block_plain: true,
-            single: true,
-            block: false,
+            block_plain_allowed: true,
+            single_quoted_allowed: true,
+            block_allowed: false,
         };
     }
     let chars: Vec<char> = value.chars().collect();
-    let mut block_ind = value.starts_with("---") || value.starts_with("...");
+    let mut block_indicators = value.starts_with("---") || value.starts_with("...");
     let (mut leading_space, mut leading_break, mut trailing_space, mut trailing_break) =
         (false, false, false, false);
     let (mut break_space, mut space_break, mut previous_space, mut previous_break) =
@@ -411,20 +558,18 @@ fn analyze(value: &str) -> Analysis {
     let n = chars.len();
     for i in 0..n {
         let c = chars[i];
-        let followed_by_ws =
-            i + 1 >= n || matches!(chars[i + 1], ' ' | '\t') || is_break(chars[i + 1]);
+        let followed_by_ws = is_blankz(chars.get(i + 1).copied());
         if i == 0 {
             match c {
                 '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
-                | '%' | '@' | '`' => block_ind = true,
-                '?' | ':' if followed_by_ws => block_ind = true,
-                '-' if followed_by_ws => block_ind = true,
+                | '%' | '@' | '`' => block_indicators = true,
+                '?' | ':' | '-' if followed_by_ws => block_indicators = true,
                 _ => {}
             }
         } else {
             match c {
-                ':' if followed_by_ws => block_ind = true,
-                '#' if preceded_by_ws => block_ind = true,
+                ':' if followed_by_ws => block_indicators = true,
+                '#' if preceded_by_ws => block_indicators = true,
                 _ => {}
             }
         }
@@ -460,346 +605,384 @@ fn analyze(value: &str) -> Analysis {
             previous_space = false;
             previous_break = false;
         }
-        preceded_by_ws = matches!(c, ' ' | '\t') || is_break(c);
+        preceded_by_ws = is_blankz(Some(c));
     }
     let mut a = Analysis {
         multiline: line_breaks,
-        block_plain: true,
-        single: true,
-        block: true,
+        block_plain_allowed: true,
+        single_quoted_allowed: true,
+        block_allowed: true,
     };
     if leading_space || leading_break || trailing_space || trailing_break {
-        a.block_plain = false;
+        a.block_plain_allowed = false;
     }
     if trailing_space {
-        a.block = false;
+        a.block_allowed = false;
     }
     if break_space {
-        a.block_plain = false;
-        a.single = false;
+        a.block_plain_allowed = false;
+        a.single_quoted_allowed = false;
     }
     if space_break || special {
-        a.block_plain = false;
-        a.single = false;
-        a.block = false;
+        a.block_plain_allowed = false;
+        a.single_quoted_allowed = false;
+        a.block_allowed = false;
     }
-    if line_breaks || block_ind {
-        a.block_plain = false;
+    if line_breaks {
+        a.block_plain_allowed = false;
+    }
+    if block_indicators {
+        a.block_plain_allowed = false;
     }
     a
 }
 
-#[derive(Default)]
-struct Emitter {
-    out: String,
-    column: usize,
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Style {
+    Plain,
+    Single,
+    Double,
+    Literal,
 }
 
-impl Emitter {
-    fn put(&mut self, s: &str) {
-        for c in s.chars() {
-            self.put_char(c);
-        }
-    }
+struct Emitter<'a> {
+    out: String,
+    /// Whether the output may grow to this many bytes (the caller's memory budget).
+    fits: &'a dyn Fn(usize) -> bool,
+    column: usize,
+    whitespace: bool,
+    indention: bool,
+    indent: i64,
+    best_width: usize,
+    flavor: Flavor,
+}
 
-    fn put_char(&mut self, c: char) {
+impl Emitter<'_> {
+    fn put(&mut self, c: char) {
         self.out.push(c);
-        if c == '\n' {
-            self.column = 0;
-        } else {
-            self.column += 1;
-        }
+        self.column += 1;
     }
 
-    fn newline_indent(&mut self, indent: usize) {
-        self.put_char('\n');
-        for _ in 0..indent {
-            self.put_char(' ');
-        }
+    fn put_break(&mut self) {
+        self.out.push('\n');
+        self.column = 0;
     }
 
-    fn pad(&mut self, indent: usize) {
+    fn write_indent(&mut self) {
+        let indent = self.indent.max(0) as usize;
+        if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
+            self.put_break();
+        }
         while self.column < indent {
-            self.put_char(' ');
+            self.put(' ');
         }
+        self.whitespace = true;
+        self.indention = true;
     }
 
-    fn document(&mut self, node: &Node) {
-        match &node.value {
-            Value::Map(m) if !m.is_empty() => self.map(node, 0),
-            Value::Seq(s) if !s.is_empty() => self.seq(node, 0),
-            _ => {
-                self.scalar_or_empty(node, 0, false);
-                self.put_char('\n');
-            }
+    fn write_indicator(&mut self, ind: &str, need_ws: bool, is_ws: bool, is_indention: bool) {
+        if need_ws && !self.whitespace {
+            self.put(' ');
         }
+        for c in ind.chars() {
+            self.put(c);
+        }
+        self.whitespace = is_ws;
+        self.indention = self.indention && is_indention;
     }
 
-    /// Block map whose first key is written at the current column (already at `indent`).
-    fn map(&mut self, node: &Node, indent: usize) {
-        for (i, (key, value)) in sorted_entries(node).into_iter().enumerate() {
-            if i > 0 {
-                self.pad(indent);
-            }
-            if key.len() > MAX_SIMPLE_KEY {
-                // As libyaml: a long key is written explicitly (`? key` then `: value`); an
-                // implicit key over 1024 characters does not parse (found by fuzzing).
-                self.put("? ");
-                self.string(&key, indent + 2, true);
-                self.put_char('\n');
-                self.pad(indent);
-            } else {
-                self.string(&key, indent, true);
-            }
-            self.put_char(':');
-            self.value_after_key(value, indent);
-        }
+    fn folding(&self) -> bool {
+        self.flavor == Flavor::V2
     }
 
-    fn value_after_key(&mut self, value: &Node, indent: usize) {
-        match &value.value {
-            Value::Map(m) if !m.is_empty() => {
-                self.newline_indent(indent + 2);
-                self.map(value, indent + 2);
-            }
-            Value::Seq(s) if !s.is_empty() => {
-                self.newline_indent(indent);
-                self.seq(value, indent);
-            }
-            _ => {
-                self.put_char(' ');
-                self.scalar_or_empty(value, indent + 2, false);
-                self.put_char('\n');
-            }
+    fn write_plain(&mut self, value: &str, allow_breaks: bool) {
+        if !self.whitespace {
+            self.put(' ');
         }
-    }
-
-    fn seq(&mut self, node: &Node, indent: usize) {
-        let items = node.as_seq().unwrap_or(&[]);
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                self.pad(indent);
-            }
-            self.put_char('-');
-            match &item.value {
-                Value::Map(m) if !m.is_empty() => {
-                    self.put_char(' ');
-                    self.map(item, indent + 2);
-                }
-                Value::Seq(s) if !s.is_empty() => {
-                    self.put_char(' ');
-                    self.seq(item, indent + 2);
-                }
-                _ => {
-                    self.put_char(' ');
-                    self.scalar_or_empty(item, indent + 2, false);
-                    self.put_char('\n');
-                }
-            }
-        }
-    }
-
-    /// A scalar, `{}` or `[]`, without the trailing newline (literal blocks end with one
-    /// line break less than written, which the caller adds).
-    fn scalar_or_empty(&mut self, node: &Node, indent: usize, key: bool) {
-        match &node.value {
-            Value::Map(_) => self.put("{}"),
-            Value::Seq(_) => self.put("[]"),
-            _ => match json_scalar(node) {
-                Some(JsonScalar::Null) | None => self.put("null"),
-                Some(JsonScalar::Bool(b)) => self.put(if b { "true" } else { "false" }),
-                Some(JsonScalar::Int(i)) => self.put(&i.to_string()),
-                Some(JsonScalar::Float(f)) => self.put(&json_float(f)),
-                Some(JsonScalar::Str(s)) => self.string(&s, indent, key),
-            },
-        }
-    }
-
-    fn string(&mut self, s: &str, indent: usize, key: bool) {
-        let a = analyze(s);
-        let mut style = if s.contains('\n') {
-            ScalarStyle::Literal
-        } else if !yaml11_non_string(s) {
-            ScalarStyle::Plain
-        } else {
-            ScalarStyle::Double
-        };
-        if key && a.multiline {
-            style = ScalarStyle::Double;
-        }
-        if style == ScalarStyle::Plain && (!a.block_plain || (s.is_empty() && key)) {
-            style = ScalarStyle::Single;
-        }
-        if style == ScalarStyle::Single && !a.single {
-            style = ScalarStyle::Double;
-        }
-        if style == ScalarStyle::Literal && (!a.block || key) {
-            style = ScalarStyle::Double;
-        }
-        let allow_breaks = !key;
-        match style {
-            ScalarStyle::Plain => self.plain(s, indent, allow_breaks),
-            ScalarStyle::Single => self.single(s, indent, allow_breaks),
-            ScalarStyle::Double => self.double(s, indent, allow_breaks),
-            ScalarStyle::Literal => self.literal(s, indent),
-        }
-    }
-
-    fn plain(&mut self, s: &str, indent: usize, allow_breaks: bool) {
-        let chars: Vec<char> = s.chars().collect();
+        let chars: Vec<char> = value.chars().collect();
         let mut spaces = false;
         for (i, &c) in chars.iter().enumerate() {
             if c == ' ' {
+                let next_space = chars.get(i + 1) == Some(&' ');
                 if allow_breaks
+                    && self.folding()
                     && !spaces
-                    && self.column > BEST_WIDTH
-                    && chars.get(i + 1) != Some(&' ')
+                    && self.column > self.best_width
+                    && !next_space
                 {
-                    self.newline_indent(indent);
+                    self.write_indent();
                 } else {
-                    self.put_char(c);
+                    self.put(c);
                 }
                 spaces = true;
             } else {
-                self.put_char(c);
+                self.put(c);
                 spaces = false;
             }
         }
+        self.whitespace = false;
+        self.indention = false;
     }
 
-    fn single(&mut self, s: &str, indent: usize, allow_breaks: bool) {
-        let chars: Vec<char> = s.chars().collect();
-        self.put_char('\'');
+    fn write_single(&mut self, value: &str, allow_breaks: bool) {
+        self.write_indicator("'", true, false, false);
+        let chars: Vec<char> = value.chars().collect();
         let mut spaces = false;
         let n = chars.len();
         for (i, &c) in chars.iter().enumerate() {
             if c == ' ' {
+                let next_space = chars.get(i + 1) == Some(&' ');
                 if allow_breaks
+                    && self.folding()
                     && !spaces
-                    && self.column > BEST_WIDTH
-                    && i > 0
-                    && i + 1 < n
-                    && chars.get(i + 1) != Some(&' ')
+                    && self.column > self.best_width
+                    && i != 0
+                    && i + 1 != n
+                    && !next_space
                 {
-                    self.newline_indent(indent);
+                    self.write_indent();
                 } else {
-                    self.put_char(c);
+                    self.put(c);
                 }
                 spaces = true;
             } else {
                 if c == '\'' {
-                    self.put_char('\'');
+                    self.put('\'');
                 }
-                self.put_char(c);
+                self.put(c);
                 spaces = false;
             }
         }
-        self.put_char('\'');
+        self.write_indicator("'", false, false, false);
     }
 
-    fn double(&mut self, s: &str, indent: usize, allow_breaks: bool) {
-        let chars: Vec<char> = s.chars().collect();
-        self.put_char('"');
+    fn write_double(&mut self, value: &str, allow_breaks: bool) {
+        self.write_indicator("\"", true, false, false);
+        let chars: Vec<char> = value.chars().collect();
         let mut spaces = false;
         let n = chars.len();
-        for (i, &c) in chars.iter().enumerate() {
+        let mut i = 0;
+        while i < n {
+            let c = chars[i];
             if !is_printable(c) || c == '\u{FEFF}' || is_break(c) || c == '"' || c == '\\' {
-                self.put_char('\\');
                 let esc = match c {
-                    '\0' => "0".to_string(),
-                    '\u{7}' => "a".into(),
-                    '\u{8}' => "b".into(),
-                    '\t' => "t".into(),
-                    '\n' => "n".into(),
-                    '\u{b}' => "v".into(),
-                    '\u{c}' => "f".into(),
-                    '\r' => "r".into(),
-                    '\u{1b}' => "e".into(),
-                    '"' => "\"".into(),
-                    '\\' => "\\".into(),
-                    '\u{85}' => "N".into(),
-                    '\u{A0}' => "_".into(),
-                    '\u{2028}' => "L".into(),
-                    '\u{2029}' => "P".into(),
-                    c if (c as u32) <= 0xFF => format!("x{:02X}", c as u32),
-                    c if (c as u32) <= 0xFFFF => format!("u{:04X}", c as u32),
-                    c => format!("U{:08X}", c as u32),
+                    '\0' => "\\0".to_string(),
+                    '\x07' => "\\a".into(),
+                    '\x08' => "\\b".into(),
+                    '\t' => "\\t".into(),
+                    '\n' => "\\n".into(),
+                    '\x0b' => "\\v".into(),
+                    '\x0c' => "\\f".into(),
+                    '\r' => "\\r".into(),
+                    '\x1b' => "\\e".into(),
+                    '"' => "\\\"".into(),
+                    '\\' => "\\\\".into(),
+                    '\u{85}' => "\\N".into(),
+                    '\u{a0}' => "\\_".into(),
+                    '\u{2028}' => "\\L".into(),
+                    '\u{2029}' => "\\P".into(),
+                    c if (c as u32) <= 0xFF => format!("\\x{:02X}", c as u32),
+                    c if (c as u32) <= 0xFFFF => format!("\\u{:04X}", c as u32),
+                    c => format!("\\U{:08X}", c as u32),
                 };
-                self.put(&esc);
+                for e in esc.chars() {
+                    self.put(e);
+                }
                 spaces = false;
             } else if c == ' ' {
-                if allow_breaks && !spaces && self.column > BEST_WIDTH && i > 0 && i + 1 < n {
-                    self.newline_indent(indent);
+                if allow_breaks
+                    && self.folding()
+                    && !spaces
+                    && self.column > self.best_width
+                    && i != 0
+                    && i + 1 != n
+                {
+                    self.write_indent();
                     if chars.get(i + 1) == Some(&' ') {
-                        self.put_char('\\');
+                        self.put('\\');
                     }
                 } else {
-                    self.put_char(c);
+                    self.put(c);
                 }
                 spaces = true;
             } else {
-                self.put_char(c);
+                self.put(c);
                 spaces = false;
             }
+            i += 1;
         }
-        self.put_char('"');
+        self.write_indicator("\"", false, false, false);
     }
 
-    fn literal(&mut self, s: &str, mut indent: usize) {
-        self.put_char('|');
-        let chars: Vec<char> = s.chars().collect();
+    fn write_literal(&mut self, value: &str) {
+        self.write_indicator("|", true, false, false);
+        let chars: Vec<char> = value.chars().collect();
         if chars.first().is_some_and(|&c| c == ' ' || is_break(c)) {
-            self.put_char('2');
+            self.put('2');
         }
-        // go-yaml indents a document-level block scalar by its best indent (2) too: at column
-        // 0 the `|2` indicator would not parse back, nor would a line that is `...` or `---`
-        // (both found by fuzzing).
-        indent = indent.max(2);
         let n = chars.len();
         let chomp = if n == 0 || !is_break(chars[n - 1]) {
-            "-"
+            Some('-')
         } else if n == 1 || is_break(chars[n - 2]) {
-            "+"
+            Some('+')
         } else {
-            ""
+            None
         };
-        self.put(chomp);
-        self.put_char('\n');
+        if let Some(c) = chomp {
+            self.put(c);
+        }
+        self.put_break();
+        self.indention = true;
+        self.whitespace = true;
         let mut breaks = true;
-        for (i, &c) in chars.iter().enumerate() {
+        for &c in &chars {
             if is_break(c) {
-                // The final line break is the caller's newline.
-                if i + 1 == n {
-                    break;
+                // libyaml's write_break: '\n' is a line break, other breaks are copied.
+                if c == '\n' {
+                    self.put_break();
+                } else {
+                    self.out.push(c);
+                    self.column = 0;
                 }
-                self.put_char('\n');
+                self.indention = true;
                 breaks = true;
             } else {
                 if breaks {
-                    self.pad(indent);
+                    self.write_indent();
                     breaks = false;
                 }
-                self.put_char(c);
+                self.put(c);
+                self.indention = false;
+            }
+        }
+    }
+
+    /// A scalar: `implicit_plain` says the resolver reads the plain text back as the same
+    /// type (strings that look like numbers, bools or null must not be plain).
+    fn scalar(&mut self, value: &str, requested: Style, simple_key: bool) {
+        let a = analyze(value);
+        let mut style = requested;
+        if style == Style::Plain {
+            if !a.block_plain_allowed {
+                style = Style::Single;
+            }
+            if value.is_empty() && simple_key {
+                style = Style::Single;
+            }
+        }
+        if style == Style::Single && !a.single_quoted_allowed {
+            style = Style::Double;
+        }
+        if style == Style::Literal && (!a.block_allowed || simple_key) {
+            style = Style::Double;
+        }
+        let _ = a.multiline;
+        // Scalars are written one indentation step deeper than their parent.
+        let saved = self.indent;
+        self.indent = if self.indent < 0 { 2 } else { self.indent + 2 };
+        let allow_breaks = !simple_key;
+        match style {
+            Style::Plain => self.write_plain(value, allow_breaks),
+            Style::Single => self.write_single(value, allow_breaks),
+            Style::Double => self.write_double(value, allow_breaks),
+            Style::Literal => self.write_literal(value),
+        }
+        self.indent = saved;
+    }
+
+    fn string_style(&self, s: &str) -> Style {
+        let can_plain = !resolves_non_string(s, self.flavor) && !is_base60_float(s);
+        if s.contains('\n') {
+            Style::Literal
+        } else if can_plain {
+            Style::Plain
+        } else {
+            Style::Double
+        }
+    }
+
+    fn node(&mut self, n: &YNode, mapping_context: bool, simple_key: bool) {
+        // Past the render's memory budget the document is cut short (and the render fails).
+        if !(self.fits)(self.out.len()) {
+            return;
+        }
+        match n {
+            YNode::Null => self.scalar("null", Style::Plain, simple_key),
+            YNode::Bool(b) => {
+                self.scalar(if *b { "true" } else { "false" }, Style::Plain, simple_key)
+            }
+            YNode::Number(s) => self.scalar(s, Style::Plain, simple_key),
+            YNode::Str(s) => {
+                let st = self.string_style(s);
+                self.scalar(s, st, simple_key)
+            }
+            YNode::Seq(items) if items.is_empty() => self.write_indicator("[]", true, false, false),
+            YNode::Map(items) if items.is_empty() => self.write_indicator("{}", true, false, false),
+            YNode::Seq(items) => {
+                let saved = self.indent;
+                let indentless = self.flavor == Flavor::V2 && mapping_context && !self.indention;
+                self.indent = if self.indent < 0 {
+                    0
+                } else if indentless {
+                    self.indent
+                } else {
+                    self.indent + 2
+                };
+                for it in items {
+                    self.write_indent();
+                    self.write_indicator("-", true, false, true);
+                    self.node(it, false, false);
+                }
+                self.indent = saved;
+            }
+            YNode::Map(items) => {
+                let saved = self.indent;
+                self.indent = if self.indent < 0 { 0 } else { self.indent + 2 };
+                for (k, v) in items {
+                    self.write_indent();
+                    // libyaml's check_simple_key: at most 128 bytes and a single line;
+                    // other keys are written in the explicit `? key` / `: value` form.
+                    if k.len() <= 128 && !k.chars().any(is_break) {
+                        self.node(&YNode::Str(k.clone()), false, true);
+                        self.write_indicator(":", false, false, false);
+                    } else {
+                        self.write_indicator("?", true, false, true);
+                        self.node(&YNode::Str(k.clone()), true, false);
+                        self.write_indent();
+                        self.write_indicator(":", true, false, true);
+                    }
+                    self.node(v, true, false);
+                }
+                self.indent = saved;
             }
         }
     }
 }
 
-/// A float as JSON then go-yaml print it: integral values become integers.
-fn json_float(f: f64) -> String {
-    if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e21 {
-        format!("{}", f as i128)
-    } else if f.is_nan() {
-        ".nan".into()
-    } else if f.is_infinite() {
-        if f > 0.0 {
-            ".inf".into()
-        } else {
-            "-.inf".into()
-        }
-    } else {
-        format_float(f)
+/// The whole document, with go-yaml's trailing newline.
+pub fn emit(n: &YNode, flavor: Flavor) -> String {
+    emit_within(n, flavor, &|_| true)
+}
+
+/// [`emit`], stopping (with a truncated document) once `fits` refuses the output's length:
+/// a template's memory budget applies to what `toYaml` writes.
+pub fn emit_within(n: &YNode, flavor: Flavor, fits: &dyn Fn(usize) -> bool) -> String {
+    let mut e = Emitter {
+        out: String::new(),
+        fits,
+        column: 0,
+        whitespace: true,
+        indention: true,
+        indent: -1,
+        best_width: 80,
+        flavor,
+    };
+    e.node(n, false, false);
+    // Document end: a final line break unless we are already at the start of a line.
+    if !(e.indention && e.column == 0) {
+        e.put_break();
     }
+    e.out
 }
 
 #[cfg(test)]
@@ -886,5 +1069,106 @@ mod tests {
     fn special_strings_single_quoted() {
         let out = roundtrip("a: \"*x\"\nb: \"x: y\"\nc: \"- a\"\n");
         assert_eq!(out, "a: '*x'\nb: 'x: y'\nc: '- a'\n");
+    }
+
+    #[test]
+    fn what_kubectl_kustomize_and_helm_print_for_merge_keys_dates_and_multiline_keys() {
+        // Both oracles (kubectl kustomize, helm 3.18 toYaml) agree: `<<` stays plain, an
+        // impossible date is no timestamp, a multi-line key is an explicit `? |-` key.
+        let out = roundtrip(
+            "a: \"<<\"\nb: \"2001-02-30\"\nc: \"2001-1-1\"\nd: \"-0xFFFFFFFFFFFFFFFF\"\ne: \"0xFFFFFFFFFFFFFFFF\"\n\"x\\ny\": w\n",
+        );
+        assert_eq!(
+            out,
+            "a: <<\nb: 2001-02-30\nc: \"2001-1-1\"\nd: -0xFFFFFFFFFFFFFFFF\ne: \"0xFFFFFFFFFFFFFFFF\"\n? |-\n  x\n  y\n: w\n"
+        );
+        assert_eq!(
+            emit(&YNode::Str("2004-02-29".into()), Flavor::V2),
+            "\"2004-02-29\"\n"
+        );
+    }
+
+    // ---- the YNode emitter, as Helm's toYaml / toYamlPretty use it ----
+
+    fn s(x: &str) -> YNode {
+        YNode::Str(x.into())
+    }
+
+    #[test]
+    fn quoting() {
+        for (v, want) in [
+            ("yes", "\"yes\"\n"),
+            ("1", "\"1\"\n"),
+            ("1.5", "\"1.5\"\n"),
+            ("", "\"\"\n"),
+            ("~", "\"~\"\n"),
+            ("a: b", "'a: b'\n"),
+            ("- x", "'- x'\n"),
+            ("2021-01-01", "\"2021-01-01\"\n"),
+            ("hello", "hello\n"),
+            ("a\tb", "\"a\\tb\"\n"),
+            ("1:20", "\"1:20\"\n"),
+            ("0x1F", "\"0x1F\"\n"),
+            ("*.example.com", "'*.example.com'\n"),
+        ] {
+            assert_eq!(emit(&s(v), Flavor::V2), want, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn block_layout() {
+        let doc = YNode::Map(vec![
+            (
+                "a".into(),
+                YNode::Seq(vec![
+                    s("x"),
+                    YNode::Map(vec![
+                        ("k".into(), s("v")),
+                        ("l".into(), YNode::Number("1".into())),
+                    ]),
+                ]),
+            ),
+            (
+                "b".into(),
+                YNode::Map(vec![("c".into(), s("line1\nline2"))]),
+            ),
+            ("d".into(), YNode::Map(vec![])),
+            ("e".into(), YNode::Seq(vec![])),
+            ("f".into(), YNode::Null),
+        ]);
+        assert_eq!(
+            emit(&doc, Flavor::V2),
+            "a:\n- x\n- k: v\n  l: 1\nb:\n  c: |-\n    line1\n    line2\nd: {}\ne: []\nf: null\n"
+        );
+        assert_eq!(
+            emit(&doc, Flavor::V3),
+            "a:\n  - x\n  - k: v\n    l: 1\nb:\n  c: |-\n    line1\n    line2\nd: {}\ne: []\nf: null\n"
+        );
+    }
+
+    #[test]
+    fn complex_keys() {
+        let long = "k".repeat(130);
+        let doc = YNode::Map(vec![(long.clone(), s("v")), ("a\nb".into(), s("w"))]);
+        assert_eq!(
+            emit(&doc, Flavor::V2),
+            format!("? {long}\n: v\n? |-\n  a\n  b\n: w\n")
+        );
+    }
+
+    #[test]
+    fn natural_order() {
+        assert!(natural_less("a2", "a10", Flavor::V2));
+        assert!(natural_less("B", "a", Flavor::V2));
+        assert!(natural_less("_x", "ax", Flavor::V2));
+        assert!(natural_less("1_", "1a", Flavor::V2));
+        assert!(natural_less("1a", "1_", Flavor::V3));
+    }
+
+    #[test]
+    fn folding_long_plain() {
+        let long = "word ".repeat(20).trim_end().to_string();
+        let out = emit(&YNode::Map(vec![("k".into(), s(&long))]), Flavor::V2);
+        assert!(out.contains("\n  word"), "{out}");
     }
 }

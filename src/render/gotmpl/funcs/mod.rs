@@ -50,7 +50,6 @@ mod strings;
 mod strings_case;
 mod toml;
 mod tzif;
-mod yaml_emit;
 mod yaml_json;
 
 #[cfg(test)]

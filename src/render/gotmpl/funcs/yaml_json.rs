@@ -9,8 +9,8 @@ use super::FuncEnv;
 use super::args::{self, arity};
 use super::gofmt::format_float_g;
 use super::json::{self, json_float, json_kind};
-use super::yaml_emit::{Flavor, YNode, emit, sort_keys};
 use crate::yaml as y;
+use crate::yaml::emit::{Flavor, YNode, emit_within, sort_keys};
 
 type R = Result<Value, String>;
 
@@ -117,7 +117,11 @@ fn node_bytes(v: &Value) -> usize {
 
 /// sigs.k8s.io/yaml.Marshal without Helm's trim.
 pub fn marshal_yaml(v: &Value) -> Result<String, String> {
-    Ok(emit(&to_ynode_v2(v, 0)?, Flavor::V2))
+    Ok(emit_within(
+        &to_ynode_v2(v, 0)?,
+        Flavor::V2,
+        &super::memory::fits,
+    ))
 }
 
 pub fn to_yaml(_: &mut FuncEnv, a: &[Value]) -> R {
@@ -135,7 +139,7 @@ pub fn must_to_yaml(_: &mut FuncEnv, a: &[Value]) -> R {
 pub fn to_yaml_pretty(_: &mut FuncEnv, a: &[Value]) -> R {
     arity("toYamlPretty", a, 1)?;
     let out = to_ynode_v3(&a[0], 0)
-        .map(|n| emit(&n, Flavor::V3))
+        .map(|n| emit_within(&n, Flavor::V3, &super::memory::fits))
         .unwrap_or_default();
     Ok(Value::from(out.strip_suffix('\n').unwrap_or(&out)))
 }
