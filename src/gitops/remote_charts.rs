@@ -171,7 +171,7 @@ pub(super) fn render_remote_chart(
             rendered.issues.push(RenderIssue {
                 kind: IssueKind::Unrenderable,
                 span,
-                message: format!("{reference} is not vendored in this repository: {why}"),
+                message: why,
             });
         }
         Fetched::Broken(why) => {

@@ -13,14 +13,35 @@ use crate::source::{Origin, RepoFs, SourceFile, Span};
 /// moves per finding.
 const MAX_MOVES: usize = 8;
 
-/// Move every finding whose primary line is in fetched content to the repo line that names
-/// the input, for the finding's app (else any app naming it).
+/// Labels the Helm provenance adds for the values line a rendered value came from.
+const VALUE_LABEL: &str = "value from ";
+
+/// Move every finding whose primary line is in fetched content to the repo line a person
+/// edits: the repository values line the value came from when there is one (as for a
+/// vendored chart), else the line that names the input, for the finding's app (else any app
+/// naming it). The fetched line stays as a related label.
 pub fn relocate(findings: &mut [Finding], model: &Model, remotes: &RemoteInputs) {
     for f in findings.iter_mut() {
         for _ in 0..MAX_MOVES {
             let Some(reference) = remotes.file_origin(f.primary.span.file) else {
                 break;
             };
+            let fetched_text = format!("{} (fetched {reference})", f.primary.text);
+            let values_line = f.secondary.iter().position(|l| {
+                l.text.starts_with(VALUE_LABEL) && model.map.get(l.span.file).origin == Origin::Repo
+            });
+            if let Some(i) = values_line {
+                let values = f.secondary.remove(i);
+                let fetched = std::mem::replace(&mut f.primary, values);
+                f.secondary.insert(
+                    0,
+                    Label {
+                        span: fetched.span,
+                        text: fetched_text,
+                    },
+                );
+                break;
+            }
             let of_app = f
                 .app
                 .as_deref()
@@ -42,7 +63,7 @@ pub fn relocate(findings: &mut [Finding], model: &Model, remotes: &RemoteInputs)
                 0,
                 Label {
                     span: fetched.span,
-                    text: format!("{} (fetched {reference})", fetched.text),
+                    text: fetched_text,
                 },
             );
         }
