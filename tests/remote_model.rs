@@ -230,8 +230,8 @@ fn flux_helm_releases_name_helm_repository_oci_repository_and_helm_chart_sources
         remotes(&r),
         [
             "cache: helm https://charts.bitnami.com/bitnami redis `17.x` @ clusters/prod/sources.yaml:42: chart: redis",
-            "podinfo-latest: oci oci://ghcr.io/stefanprodan/charts/podinfo `latest` @ clusters/prod/podinfo-latest.yaml:10: name: podinfo-latest",
-            "podinfo-tag: oci oci://ghcr.io/stefanprodan/charts/podinfo `6.5.4` @ clusters/prod/podinfo-tag.yaml:10: name: podinfo-tag",
+            "podinfo-latest: oci oci://ghcr.io/stefanprodan/charts/podinfo `latest` @ clusters/prod/podinfo-latest.yaml:9: kind: OCIRepository",
+            "podinfo-tag: oci oci://ghcr.io/stefanprodan/charts/podinfo `6.5.4` @ clusters/prod/podinfo-tag.yaml:9: kind: OCIRepository",
             "podinfo: oci oci://ghcr.io/stefanprodan/charts/podinfo `>=6.0.0` @ clusters/prod/podinfo.yaml:10: chart: podinfo",
             "redis: helm https://charts.bitnami.com/bitnami redis `*` @ clusters/prod/redis.yaml:10: chart: redis",
         ]

@@ -305,3 +305,88 @@ fn lock_file_problems_are_findings_on_the_lock_file() {
         lines.join("\n")
     );
 }
+
+#[test]
+fn the_default_cache_lives_in_the_repo_and_is_not_linted_as_content() {
+    let f = fetched();
+    let inside = f.repo.join(".gitops-lint/cache");
+    std::fs::create_dir_all(f.repo.join(".gitops-lint")).ok();
+    std::fs::rename(&f.cache, &inside).unwrap_or_else(|e| panic!("{e}"));
+    // Junk beside the cache is not the repository's content.
+    std::fs::write(f.repo.join(".gitops-lint/notes.yaml"), "a: [unclosed\n").ok();
+    if std::env::var_os("GITOPS_LINT_CACHE").is_some() {
+        eprintln!("skipped: GITOPS_LINT_CACHE is set, so the default cache is not used");
+        return;
+    }
+    let opts = LintOptions {
+        root: f.repo.clone(),
+        config: None,
+    };
+    let r = lint_cached(&opts, &[], true, None).unwrap_or_else(|e| panic!("{e}"));
+    let text = report(&r).join("\n");
+    assert_eq!(status(&r, "web"), "rendered 2", "{text}");
+    assert!(
+        !text.contains("notes.yaml") && !text.contains("yaml-syntax"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_fetched_base_cannot_reach_outside_its_clone() {
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let repo = tmp.path().join("repo");
+    let write = |rel: &str, text: &str| {
+        let p = repo.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(&repo)).ok();
+        std::fs::write(p, text).unwrap_or_else(|e| panic!("{e}"));
+    };
+    write(
+        "apps/edge/kustomization.yaml",
+        "resources:\n  - github.com/example/edge//base?ref=v1\n",
+    );
+    write(
+        "apps/private/kustomization.yaml",
+        "resources:\n  - secret.yaml\n",
+    );
+    write(
+        "apps/private/secret.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: private\n",
+    );
+    let tree = archive::pack_tree(&[(
+        "base/kustomization.yaml".to_string(),
+        b"resources:\n  - ../../../../apps/private\n".to_vec(),
+    )])
+    .unwrap_or_else(|e| panic!("{e}"));
+    let cache_dir = tmp.path().join("cache");
+    let digest = Cache::new(&cache_dir)
+        .put(&tree)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut lock = Lock::default();
+    lock.insert(entry(
+        RemoteRef::git("https://github.com/example/edge", "v1"),
+        "abc",
+        digest,
+    ));
+    std::fs::write(repo.join(LOCK_FILE), lock.to_yaml()).unwrap_or_else(|e| panic!("{e}"));
+    let opts = LintOptions {
+        root: repo.clone(),
+        config: None,
+    };
+    let r = lint_cached(&opts, &[], true, Some(&cache_dir)).unwrap_or_else(|e| panic!("{e}"));
+    let lines = report(&r);
+    let text = lines.join("\n");
+    assert!(
+        lines.iter().any(
+            |l| l.starts_with("render-failed apps/edge/kustomization.yaml:2")
+                && l.contains("must be within the repo")
+        ),
+        "{text}"
+    );
+    let edge = r
+        .model
+        .apps
+        .iter()
+        .find(|a| a.name == "apps/edge")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(edge.objects.is_empty(), "{text}");
+}

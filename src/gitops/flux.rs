@@ -770,16 +770,12 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
                     .as_ref()
                     .and_then(super::remote_charts::flux_oci_repository_ref) =>
         {
-            let span = chart_ref
-                .and_then(|r| r.get("name"))
-                .map(|n| n.span)
-                .unwrap_or(ref_span);
             super::remote_charts::render_remote_chart(
                 ctx,
                 &mut app,
                 &mut rendered,
                 reference,
-                span,
+                ref_span,
                 |ctx, rendered, root| {
                     Some(flux_helm_unit(obj, spec, &ns, root, vec![], ctx, rendered))
                 },

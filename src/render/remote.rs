@@ -28,6 +28,13 @@ pub struct RemoteUse {
 /// repository file can be shadowed by a mount.
 pub const MOUNT_ROOT: &str = ".gitops-lint/remote";
 
+/// The mount a repo path is in (`.gitops-lint/remote/<id>`), if any.
+pub fn mount_of(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix(MOUNT_ROOT)?.strip_prefix('/')?;
+    let id_len = rest.find('/').unwrap_or(rest.len());
+    Some(&path[..MOUNT_ROOT.len() + 1 + id_len])
+}
+
 /// Most bytes one file of a fetched input may hold (Helm's limit for a chart file).
 const MAX_MEMBER_BYTES: u64 = 5 << 20;
 

@@ -10,6 +10,7 @@ use super::transform;
 use super::vars::VarDef;
 use super::{BuildOptions, LoadRestrictions};
 use crate::remote::RemoteRef;
+use crate::render::remote::mount_of;
 use crate::render::{Fetched, IssueKind, RemoteUse, RenderIssue};
 use crate::source::{FileId, FsError, RepoFs, Span};
 use crate::yaml::{Limits, Node, Value, parse_file};
@@ -263,7 +264,7 @@ impl<'a> Builder<'a> {
 
     /// Resolve an entry to a repo path, checking that it stays inside the repository.
     pub fn resolve(&self, k: &Kustomization, item: &Item) -> Result<String, Fail> {
-        join(&k.dir, &item.text).ok_or_else(|| {
+        let path = join(&k.dir, &item.text).ok_or_else(|| {
             failed(
                 item.span,
                 format!(
@@ -272,7 +273,23 @@ impl<'a> Builder<'a> {
                     display_dir(&k.dir)
                 ),
             )
-        })
+        })?;
+        // What a fetched base names stays inside its clone, as kustomize requires; and a
+        // repository path never reaches into fetched content by a relative path.
+        let (from, to) = (mount_of(&k.dir), mount_of(&path));
+        if from != to {
+            return Err(failed(
+                item.span,
+                match from {
+                    Some(_) => format!(
+                        "security; bases in kustomizations found in cloned git repos must be within the repo, but '{}' leaves it",
+                        item.text
+                    ),
+                    None => format!("'{}' does not exist", item.text),
+                },
+            ));
+        }
+        Ok(path)
     }
 
     /// Files (not kustomizations) must sit in or below the kustomization's directory unless
@@ -324,15 +341,15 @@ impl<'a> Builder<'a> {
         item: &Item,
         acc: &mut Acc,
     ) -> Result<(), Fail> {
-        let path = match join(&k.dir, &item.text) {
-            Some(p) => p,
-            None => {
-                return Err(self
-                    .resolve(k, item)
-                    .err()
-                    .unwrap_or_else(|| failed(item.span, "bad path")));
-            }
-        };
+        let local =
+            join(&k.dir, &item.text).is_some_and(|p| self.fs.is_dir(&p) || self.fs.is_file(&p));
+        if looks_remote(&item.text) && !local {
+            return match self.remote_dir(item, "resource")? {
+                Some(dir) => self.accumulate_dir(item, &dir, acc),
+                None => Ok(()),
+            };
+        }
+        let path = self.resolve(k, item)?;
         if self.fs.is_dir(&path) {
             return self.accumulate_dir(item, &path, acc);
         }
@@ -347,12 +364,6 @@ impl<'a> Builder<'a> {
                 }
             }
             return Ok(());
-        }
-        if looks_remote(&item.text) {
-            return match self.remote_dir(item, "resource")? {
-                Some(dir) => self.accumulate_dir(item, &dir, acc),
-                None => Ok(()),
-            };
         }
         match self.fs.read(&path) {
             Err(FsError::OutsideRepo(_)) => Err(failed(
