@@ -333,7 +333,9 @@ fn kustomize_remote_bases_in_each_form_and_the_rest_of_the_build_renders() {
     );
     let p = r.model.apps.iter().find(|a| a.name == "platform").unwrap();
     assert_eq!(p.objects.len(), 1, "the local ConfigMap still renders");
-    assert_eq!(p.status().0.as_str(), "partial");
+    let (status, reason) = p.status();
+    assert_eq!(status.as_str(), "partial");
+    assert_eq!(reason.map(|(code, _)| code), Some("remote-base"));
     let offline: Vec<&str> = r
         .findings
         .iter()

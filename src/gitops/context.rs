@@ -489,6 +489,24 @@ impl Ctx<'_> {
         }
     }
 
+    /// Note the remote bases a render named that are not fetched: the app is partly rendered
+    /// for that reason (`remote-base`), as a chart that is not fetched is (`remote-chart`).
+    pub(super) fn note_unfetched_bases(&self, out: &mut Rendered) {
+        for u in &out.remotes {
+            if u.reference.kind != crate::remote::RemoteKind::Git {
+                continue;
+            }
+            if let crate::render::Fetched::Missing(why) = self.remotes.git_tree(&u.reference)
+                && !out.skipped.iter().any(|s| s.message == why)
+            {
+                out.skipped.push(super::Skip {
+                    reason: "remote-base",
+                    message: why,
+                });
+            }
+        }
+    }
+
     /// A Flux Kustomization over an artifact tree: the kustomization at the path (or the one
     /// the controller generates from the tree's files), with the Kustomization's options.
     pub(super) fn render_flux_tree(

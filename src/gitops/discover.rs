@@ -348,7 +348,7 @@ pub fn build_model_with(
         .map(|(_, p)| p)
         .collect();
     let source_trees = local_source_trees(&mut ctx);
-    for (mut app, rendered, ns_override) in pending {
+    for (mut app, mut rendered, ns_override) in pending {
         let index = model.apps.len();
         if let Some(flux) = app.flux.as_ref().filter(|_| app.parent.is_none())
             && !source_trees.is_empty()
@@ -358,8 +358,10 @@ pub fn build_model_with(
                 .iter()
                 .any(|t| t.files.values().any(|repo| *repo == file));
         }
+        ctx.note_unfetched_bases(&mut rendered);
         app.issues.extend(rendered.issues);
         app.sources.extend(rendered.sources);
+        app.skipped.extend(rendered.skipped);
         for r in rendered.remotes {
             if !app.remotes.contains(&r) {
                 app.remotes.push(r);

@@ -16,6 +16,8 @@ pub(super) struct Rendered {
     pub(super) differences: Vec<super::twice::RenderDifference>,
     /// Remote inputs named while rendering (charts, dependencies, remote bases).
     pub(super) remotes: Vec<super::RemoteUse>,
+    /// Inputs left out of the render (a remote base that is not fetched).
+    pub(super) skipped: Vec<super::Skip>,
 }
 
 #[derive(Clone, Debug)]

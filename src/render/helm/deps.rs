@@ -50,6 +50,10 @@ pub(super) fn fetched_dependencies(
             reference: reference.clone(),
             span: d.name_span,
         });
+        if opts.remotes.store().is_none() {
+            // `helm template` itself (no lock, no cache): helm's own message follows.
+            continue;
+        }
         match opts.remotes.chart(&reference) {
             Fetched::Ready { root } => {
                 let sub = super::chart::load(fs, &root, &root).map_err(|e| {
