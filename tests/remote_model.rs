@@ -239,6 +239,23 @@ fn flux_helm_releases_name_helm_repository_oci_repository_and_helm_chart_sources
 }
 
 #[test]
+fn flux_source_ref_namespace_names_the_helm_repository_of_another_namespace() {
+    let r = lint_tree(&[
+        ("clusters/prod/sources.yaml", FLUX_SOURCES),
+        (
+            "apps/redis.yaml",
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: redis\n  namespace: cache\nspec:\n  chart:\n    spec:\n      chart: redis\n      version: 18.0.0\n      sourceRef:\n        kind: HelmRepository\n        name: bitnami\n        namespace: flux-system\n",
+        ),
+    ]);
+    assert_eq!(
+        remotes(&r),
+        [
+            "redis: helm https://charts.bitnami.com/bitnami redis `18.0.0` @ apps/redis.yaml:9: chart: redis"
+        ]
+    );
+}
+
+#[test]
 fn flux_chart_from_a_helm_repository_not_in_the_repo_names_nothing() {
     let r = lint_tree(&[(
         "clusters/prod/redis.yaml",

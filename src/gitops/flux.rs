@@ -833,7 +833,12 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
             .get("version")
             .and_then(Node::scalar_text)
             .unwrap_or_else(|| "*".into());
-        let repository = ctx.find("HelmRepository", &chart_source_ns, &src_name);
+        // `sourceRef.namespace` defaults to the namespace of the object that names it.
+        let repo_ns = chart_spec
+            .get_path(&["sourceRef", "namespace"])
+            .and_then(Node::scalar_text)
+            .unwrap_or_else(|| chart_source_ns.clone());
+        let repository = ctx.find("HelmRepository", &repo_ns, &src_name);
         if src_kind == "HelmRepository"
             && let Some(reference) = repository
                 .as_ref()
@@ -896,7 +901,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
             &mut app,
             &mut rendered,
             at,
-            format!("`{chart}` {version} from HelmRepository {chart_source_ns}/{src_name}{url}"),
+            format!("`{chart}` {version} from HelmRepository {repo_ns}/{src_name}{url}"),
             "is not vendored in this repository".into(),
         );
         return (app, rendered, None);
