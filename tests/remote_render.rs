@@ -390,3 +390,19 @@ fn a_fetched_base_cannot_reach_outside_its_clone() {
         .unwrap_or_else(|| panic!("{text}"));
     assert!(edge.objects.is_empty(), "{text}");
 }
+
+#[test]
+fn inline_values_object_of_an_argo_app_is_the_line_to_edit() {
+    let f = fetched();
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://charts.example.com/stable\n    chart: web\n    targetRevision: 1.2.3\n    helm:\n      valuesObject:\n        replicaCount: 4\n        autoscaling:\n          enabled: true\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: web\n  syncPolicy:\n    automated:\n      selfHeal: true\n";
+    std::fs::write(f.repo.join("argocd/web.yaml"), app).unwrap_or_else(|e| panic!("{e}"));
+    let r = lint_fixture(&f);
+    let lines = report(&r);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("hpa-replicas-conflict argocd/web.yaml:14 [web]")),
+        "{}",
+        lines.join("\n")
+    );
+}

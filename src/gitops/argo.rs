@@ -436,8 +436,13 @@ pub(super) fn argo_helm_unit(
         }
     }
     let mut inline_values = Vec::new();
+    let mut values_layers = Vec::new();
     if let Some(obj) = h("valuesObject") {
-        inline_values.push(obj.clone());
+        // Given as nodes, so a value keeps the Application line that wrote it.
+        values_layers.push(crate::render::helm::layers::ValuesLayer::Docs {
+            label: "value from the Application's helm.valuesObject".into(),
+            roots: vec![obj.clone()],
+        });
     } else if let Some(v) = h("values") {
         inline_values.push(v.clone());
     }
@@ -468,7 +473,7 @@ pub(super) fn argo_helm_unit(
         ignore_missing_value_files: h("ignoreMissingValueFiles").and_then(Node::as_bool)
             == Some(true),
         inline_values,
-        values_layers: vec![],
+        values_layers,
         parameters,
         skip_crds: h("skipCrds").and_then(Node::as_bool) == Some(true),
         kube_version: h("kubeVersion").and_then(Node::scalar_text),
