@@ -35,8 +35,10 @@ pub fn mount_of(path: &str) -> Option<&str> {
     Some(&path[..MOUNT_ROOT.len() + 1 + id_len])
 }
 
-/// Most bytes one file of a fetched input may hold (Helm's limit for a chart file).
+/// Most bytes one file of a fetched chart may hold (Helm's limit for a chart file).
 const MAX_MEMBER_BYTES: u64 = 5 << 20;
+/// Most bytes a fetched chart may unpack to (Helm's `MaxDecompressedChartSize`).
+const MAX_CHART_BYTES: u64 = 100 << 20;
 
 /// What the cache holds for one remote input.
 #[derive(Clone, Debug)]
@@ -219,9 +221,9 @@ fn label_of(r: &RemoteRef, resolved: &str) -> String {
 /// A chart archive's files with the top directory stripped. Only regular files are kept; an
 /// absolute path, a `..`, a member outside a top directory or too much content is an error.
 fn unpack_chart(bytes: &[u8]) -> Result<BTreeMap<String, Arc<[u8]>>, String> {
-    use crate::remote::archive::{MAX_TREE_BYTES, MAX_TREE_FILES};
+    use crate::remote::archive::MAX_TREE_FILES;
     let gz = flate2::read::GzDecoder::new(bytes);
-    let mut archive = tar::Archive::new(gz.take(MAX_TREE_BYTES + 1));
+    let mut archive = tar::Archive::new(gz.take(MAX_CHART_BYTES + 1));
     let mut files = BTreeMap::new();
     let mut total = 0u64;
     for entry in archive.entries().map_err(|e| e.to_string())? {
@@ -256,9 +258,9 @@ fn unpack_chart(bytes: &[u8]) -> Result<BTreeMap<String, Arc<[u8]>>, String> {
         let mut data = Vec::new();
         entry.read_to_end(&mut data).map_err(|e| e.to_string())?;
         total += data.len() as u64;
-        if total > MAX_TREE_BYTES || files.len() >= MAX_TREE_FILES {
+        if total > MAX_CHART_BYTES || files.len() >= MAX_TREE_FILES {
             return Err(format!(
-                "the chart archive unpacks to more than {MAX_TREE_BYTES} bytes or {MAX_TREE_FILES} files"
+                "the chart archive unpacks to more than {MAX_CHART_BYTES} bytes or {MAX_TREE_FILES} files"
             ));
         }
         files.insert(inner, Arc::from(data));
@@ -399,5 +401,111 @@ impl RepoFs for MountFs<'_> {
                 .ok_or(FsError::NotFound(path.to_string())),
             None => self.inner.read_bytes(path),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::remote::{Cache, Lock, LockEntry};
+
+    /// A gzipped tar of `(path, bytes, type)` entries, paths written raw (no checks).
+    fn tgz(entries: &[(&str, &[u8], tar::EntryType)]) -> Vec<u8> {
+        let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        let mut tar = tar::Builder::new(gz);
+        for (path, bytes, kind) in entries {
+            let mut h = tar::Header::new_gnu();
+            h.set_entry_type(*kind);
+            h.set_size(bytes.len() as u64);
+            h.set_mode(0o644);
+            // `set_path` refuses `..`; write the name bytes as a hostile archive would.
+            let name = path.as_bytes();
+            h.as_old_mut().name[..name.len()].copy_from_slice(name);
+            h.set_cksum();
+            tar.append(&h, *bytes).unwrap();
+        }
+        tar.into_inner().unwrap().finish().unwrap()
+    }
+
+    const FILE: tar::EntryType = tar::EntryType::Regular;
+
+    #[test]
+    fn chart_archives_lose_their_top_directory_and_keep_only_regular_files() {
+        let files = unpack_chart(&tgz(&[
+            ("web/Chart.yaml", b"name: web\n", FILE),
+            ("web/templates/a.yaml", b"kind: A\n", FILE),
+            ("web/link", b"", tar::EntryType::Symlink),
+        ]))
+        .unwrap();
+        let names: Vec<&str> = files.keys().map(String::as_str).collect();
+        assert_eq!(names, ["Chart.yaml", "templates/a.yaml"]);
+    }
+
+    #[test]
+    fn chart_archives_that_climb_out_or_have_no_top_directory_are_refused() {
+        let climb = unpack_chart(&tgz(&[("web/../../etc/x", b"x", FILE)])).unwrap_err();
+        assert!(climb.contains("outside"), "{climb}");
+        let flat = unpack_chart(&tgz(&[("Chart.yaml", b"x", FILE)])).unwrap_err();
+        assert!(flat.contains("top directory"), "{flat}");
+        assert!(unpack_chart(b"not gzip").is_err());
+    }
+
+    fn store_with(bytes: &[u8], dir: &std::path::Path, r: &RemoteRef) -> RemoteInputs {
+        let cache = Cache::new(dir);
+        let digest = cache.put(bytes).unwrap();
+        let mut lock = Lock::default();
+        lock.insert(LockEntry {
+            reference: r.clone(),
+            resolved: "1.0.0".into(),
+            digest,
+            origin: None,
+            span: None,
+        });
+        RemoteInputs::new(RemoteStore::with_lock(lock, Some(cache)))
+    }
+
+    #[test]
+    fn a_fetched_chart_is_mounted_and_read_as_virtual_files_named_by_origin() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = RemoteRef::helm("https://charts.example.com", "web", "1.0.0");
+        let remotes = store_with(
+            &tgz(&[
+                ("web/Chart.yaml", b"name: web\n", FILE),
+                ("web/templates/a.yaml", b"kind: A\n", FILE),
+            ]),
+            dir.path(),
+            &r,
+        );
+        let Fetched::Ready { root } = remotes.chart(&r) else {
+            panic!("not ready");
+        };
+        assert!(root.starts_with(MOUNT_ROOT));
+        let map = std::sync::Arc::new(SourceMap::new());
+        let inner = crate::source::MemFs::new(Default::default(), map.clone(), 1 << 20);
+        let fs = MountFs {
+            inner: &inner,
+            remotes: remotes.clone(),
+        };
+        assert!(fs.is_dir(&root) && fs.is_dir(&format!("{root}/templates")));
+        assert_eq!(fs.list_dir(&root).unwrap(), ["Chart.yaml", "templates"]);
+        let id = fs.read(&format!("{root}/templates/a.yaml")).unwrap();
+        let file = map.get(id);
+        assert_eq!(file.path, "charts.example.com/web@1.0.0/templates/a.yaml");
+        assert_eq!(file.origin, Origin::Virtual);
+        assert_eq!(remotes.file_origin(id), Some(r.clone()));
+        // Outside the mount, the repository answers.
+        assert!(!fs.is_file(&format!("{MOUNT_ROOT}/chart-unknown/Chart.yaml")));
+        assert_eq!(mount_of(&format!("{root}/templates")), Some(root.as_str()));
+        assert_eq!(mount_of("apps/web"), None);
+    }
+
+    #[test]
+    fn missing_and_broken_entries_say_what_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = RemoteRef::helm("https://charts.example.com", "web", "1.0.0");
+        let none = RemoteInputs::default();
+        assert!(matches!(none.chart(&r), Fetched::Missing(m) if m.contains("gitops-lint fetch")));
+        let broken = store_with(b"not a chart", dir.path(), &r);
+        assert!(matches!(broken.chart(&r), Fetched::Broken(m) if m.contains("does not unpack")));
     }
 }
