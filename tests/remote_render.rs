@@ -406,3 +406,40 @@ fn inline_values_object_of_an_argo_app_is_the_line_to_edit() {
         lines.join("\n")
     );
 }
+
+#[test]
+fn the_cli_reads_the_cache_from_the_flag_or_the_environment() {
+    let f = fetched();
+    let bin = env!("CARGO_BIN_EXE_gitops-lint");
+    let apps = std::process::Command::new(bin)
+        .args(["apps", "--format", "json", "--cache"])
+        .arg(&f.cache)
+        .arg(&f.repo)
+        .env_remove("GITOPS_LINT_CACHE")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let json: serde_json::Value =
+        serde_json::from_slice(&apps.stdout).unwrap_or_else(|e| panic!("{e}"));
+    let web = json["apps"]
+        .as_array()
+        .and_then(|a| a.iter().find(|a| a["name"] == "web"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(web["status"], "rendered", "{web:#}");
+    assert_eq!(web["remotes"][0]["chart"], "web", "{web:#}");
+    let lint = std::process::Command::new(bin)
+        .args(["--format", "json", "--comment", "off"])
+        .arg(&f.repo)
+        .env("GITOPS_LINT_CACHE", &f.cache)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let json: serde_json::Value =
+        serde_json::from_slice(&lint.stdout).unwrap_or_else(|e| panic!("{e}"));
+    let findings = json["findings"].as_array().cloned().unwrap_or_default();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["rule"] == "hpa-replicas-conflict" && f["file"] == "apps/web/values.yaml"),
+        "{findings:#?}"
+    );
+}
