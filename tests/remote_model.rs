@@ -314,6 +314,8 @@ fn chart_dependencies_from_repositories_not_vendored() {
             "shop: oci oci://registry-1.docker.io/bitnamicharts/common `2.0.0` @ charts/shop/Chart.yaml:8: - name: common",
         ]
     );
+    let shop = r.model.apps.iter().find(|a| a.name == "shop").unwrap();
+    assert_eq!(shop.status().1.map(|(code, _)| code), Some("remote-chart"));
     let f = r
         .findings
         .iter()

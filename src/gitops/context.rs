@@ -489,18 +489,22 @@ impl Ctx<'_> {
         }
     }
 
-    /// Note the remote bases a render named that are not fetched: the app is partly rendered
-    /// for that reason (`remote-base`), as a chart that is not fetched is (`remote-chart`).
-    pub(super) fn note_unfetched_bases(&self, out: &mut Rendered) {
+    /// Note the remote inputs a render named that are not fetched: the app is partly rendered
+    /// for that reason (`remote-base` for a git base, `remote-chart` for a chart or a chart
+    /// dependency), once per input.
+    pub(super) fn note_unfetched(&self, out: &mut Rendered) {
         for u in &out.remotes {
-            if u.reference.kind != crate::remote::RemoteKind::Git {
-                continue;
-            }
-            if let crate::render::Fetched::Missing(why) = self.remotes.git_tree(&u.reference)
+            let (reason, fetched) = match u.reference.kind {
+                crate::remote::RemoteKind::Git => {
+                    ("remote-base", self.remotes.git_tree(&u.reference))
+                }
+                _ => ("remote-chart", self.remotes.chart(&u.reference)),
+            };
+            if let crate::render::Fetched::Missing(why) = fetched
                 && !out.skipped.iter().any(|s| s.message == why)
             {
                 out.skipped.push(super::Skip {
-                    reason: "remote-base",
+                    reason,
                     message: why,
                 });
             }

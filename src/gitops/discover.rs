@@ -358,10 +358,14 @@ pub fn build_model_with(
                 .iter()
                 .any(|t| t.files.values().any(|repo| *repo == file));
         }
-        ctx.note_unfetched_bases(&mut rendered);
+        ctx.note_unfetched(&mut rendered);
         app.issues.extend(rendered.issues);
         app.sources.extend(rendered.sources);
-        app.skipped.extend(rendered.skipped);
+        for skip in rendered.skipped {
+            if !app.skipped.iter().any(|s| s.message == skip.message) {
+                app.skipped.push(skip);
+            }
+        }
         for r in rendered.remotes {
             if !app.remotes.contains(&r) {
                 app.remotes.push(r);
