@@ -147,6 +147,28 @@ pub fn lint_configured(
     cli: &CliLimits,
     ignore_files: bool,
 ) -> Result<LintResult, LintError> {
+    lint_cached(opts, cli, ignore_files, None)
+}
+
+/// The fetch cache: `--cache DIR`, else `GITOPS_LINT_CACHE`, else `.gitops-lint/cache` in
+/// the root. Only blobs the lock file names are read from it.
+pub fn cache_dir(root: &Path, explicit: Option<&Path>) -> PathBuf {
+    match explicit {
+        Some(dir) => dir.to_path_buf(),
+        None => match std::env::var_os("GITOPS_LINT_CACHE").filter(|v| !v.is_empty()) {
+            Some(dir) => PathBuf::from(dir),
+            None => root.join(crate::remote::DEFAULT_CACHE_DIR),
+        },
+    }
+}
+
+/// [`lint_configured`] reading fetched remote inputs from `cache` (see [`cache_dir`]).
+pub fn lint_cached(
+    opts: &LintOptions,
+    cli: &CliLimits,
+    ignore_files: bool,
+    cache: Option<&Path>,
+) -> Result<LintResult, LintError> {
     let root = canonical_root(&opts.root)?;
     let map = Arc::new(SourceMap::new());
     let config = load_config(&root, opts.config.as_deref(), &map, cli)?;
@@ -158,7 +180,8 @@ pub fn lint_configured(
         message: format!("{}: {e}", root.display()),
     })?;
     let fs = DiskFs::new(root.clone(), map.clone(), walk_opts.max_file_bytes);
-    Ok(lint_walked(root, map, &config, &walked, &fs))
+    let cache = crate::remote::Cache::new(cache_dir(&root, cache));
+    Ok(lint_walked(root, map, &config, &walked, &fs, Some(cache)))
 }
 
 /// Lint a tree held in memory (a git revision of `opts.root`) as if it were checked out
@@ -175,7 +198,8 @@ pub fn lint_tree(
     let walk_opts = walk_options(&config)?;
     let walked = walk_tree(&tree, root.clone(), &walk_opts, &map);
     let fs = MemFs::new(tree, map.clone(), walk_opts.max_file_bytes);
-    Ok(lint_walked(root, map, &config, &walked, &fs))
+    let cache = crate::remote::Cache::new(cache_dir(&root, None));
+    Ok(lint_walked(root, map, &config, &walked, &fs, Some(cache)))
 }
 
 /// Lint a tree held in memory with the configuration given as text (`None`: defaults),
@@ -194,7 +218,7 @@ pub fn lint_memory(
     let walk_opts = walk_options(&config)?;
     let walked = walk_tree(&tree, root.clone(), &walk_opts, &map);
     let fs = MemFs::new(tree, map.clone(), walk_opts.max_file_bytes);
-    Ok(lint_walked(root, map, &config, &walked, &fs))
+    Ok(lint_walked(root, map, &config, &walked, &fs, None))
 }
 
 fn lint_walked(
@@ -203,8 +227,15 @@ fn lint_walked(
     config: &Config,
     walked: &WalkedRepo,
     fs: &dyn RepoFs,
+    cache: Option<crate::remote::Cache>,
 ) -> LintResult {
     let mut findings = Vec::new();
+    let remotes = crate::render::RemoteInputs::new(crate::remote::RemoteStore::open(fs, cache));
+    findings.extend(crate::gitops::remote_render::lock_findings(
+        &remotes,
+        fs,
+        yaml_syntax::ID,
+    ));
     for w in &config.warnings {
         findings.push(
             Finding::new(yaml_syntax::ID, Severity::Warning, w.message.clone(), w.span)
@@ -276,6 +307,7 @@ fn lint_walked(
         repo_urls: &config.repo_urls,
         budget: &budget,
         profile: &config.profile,
+        remotes: &remotes,
     };
     let mut model = build_model(&loaded, fs, map.clone(), &root, &settings);
     model.platform = config.platform.clone();
@@ -284,7 +316,9 @@ fn lint_walked(
     for (path, err) in yaml_errors {
         findings.push(yaml_error_finding(&path, err, deployed.contains(&path)));
     }
-    findings.extend(undeployed_failures_as_info(rules::run_all(&model), &model));
+    let mut checked = rules::run_all(&model);
+    crate::gitops::remote_render::relocate(&mut checked, &model, &remotes);
+    findings.extend(undeployed_failures_as_info(checked, &model));
 
     let (mut findings, suppressed) = apply_settings(findings, config, &map);
     findings.extend(unknown_rule_suppressions(&walked.files, config, &map));

@@ -11,7 +11,7 @@ use cli_output::{Output, Reported};
 use gitops_lint::baseline::{Baseline, unmatched};
 use gitops_lint::diff::{self, DiffOptions};
 use gitops_lint::fix;
-use gitops_lint::lint::{LintOptions, LintResult, lint, lint_with_ignore_files};
+use gitops_lint::lint::{LintOptions, LintResult, lint_cached};
 use gitops_lint::report::Severity;
 use gitops_lint::rules;
 use std::io::Write;
@@ -62,11 +62,15 @@ struct CheckArgs {
     walk: WalkArgs,
 }
 
-#[derive(clap::Args, Clone, Copy)]
+#[derive(clap::Args, Clone)]
 struct WalkArgs {
     /// Read files that .gitignore or .ignore files exclude, too.
     #[arg(long)]
     no_ignore: bool,
+    /// Where `gitops-lint fetch` stored remote charts and bases (default: $GITOPS_LINT_CACHE,
+    /// else .gitops-lint/cache in the linted directory). Only what .gitops-lint.lock names is read.
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
 }
 
 /// Options shared by the lint and diff modes.
@@ -186,6 +190,9 @@ struct RenderArgs {
     set: Vec<String>,
     #[arg(long)]
     config: Option<PathBuf>,
+    /// With --app: the fetch cache (as for lint).
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -278,8 +285,8 @@ fn main() -> ExitCode {
 }
 
 fn apps(path: PathBuf, config: Option<PathBuf>, format: AppsFormat, walk: WalkArgs) -> ExitCode {
-    let result = match lint_with_ignore_files(&LintOptions { root: path, config }, !walk.no_ignore)
-    {
+    let opts = LintOptions { root: path, config };
+    let result = match lint_cached(&opts, &[], !walk.no_ignore, walk.cache.as_deref()) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
@@ -317,10 +324,11 @@ fn render(args: RenderArgs) -> ExitCode {
     if let Some(name) = &args.app {
         // What the lint pipeline renders is printed here: real randomness and keys.
         gitops_lint::render::gotmpl::funcs::renders_are_printed();
-        let result = match lint(&LintOptions {
+        let opts = LintOptions {
             root: args.path.clone(),
             config: args.config.clone(),
-        }) {
+        };
+        let result = match lint_cached(&opts, &[], true, args.cache.as_deref()) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -438,8 +446,8 @@ fn check(args: CheckArgs) -> ExitCode {
     };
     let ignore_files = !args.walk.no_ignore;
     let quiet = args.out.quiet;
-    let mut result = match gitops_lint::lint::lint_configured(&opts, &args.out.limits, ignore_files)
-    {
+    let cache = args.walk.cache.as_deref();
+    let mut result = match lint_cached(&opts, &args.out.limits, ignore_files, cache) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
@@ -478,7 +486,7 @@ fn check(args: CheckArgs) -> ExitCode {
                 }
             );
         }
-        result = match lint_with_ignore_files(&opts, ignore_files) {
+        result = match lint_cached(&opts, &[], ignore_files, cache) {
             Ok(r) => r,
             Err(e) => return fail(e),
         };

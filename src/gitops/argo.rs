@@ -1,7 +1,6 @@
 //! Argo CD objects read from the repo: Application, ApplicationSet (its template, first
 //! cut: not expanded), and argocd-cm settings (catalog A1).
 
-use super::Skip;
 use super::appset::{self, RepoTree};
 use super::context::*;
 use super::ignore::{IgnoreEntry, IgnoreOrigin};
@@ -437,8 +436,13 @@ pub(super) fn argo_helm_unit(
         }
     }
     let mut inline_values = Vec::new();
+    let mut values_layers = Vec::new();
     if let Some(obj) = h("valuesObject") {
-        inline_values.push(obj.clone());
+        // Given as nodes, so a value keeps the Application line that wrote it.
+        values_layers.push(crate::render::helm::layers::ValuesLayer::Docs {
+            label: "value from the Application's helm.valuesObject".into(),
+            roots: vec![obj.clone()],
+        });
     } else if let Some(v) = h("values") {
         inline_values.push(v.clone());
     }
@@ -469,7 +473,7 @@ pub(super) fn argo_helm_unit(
         ignore_missing_value_files: h("ignoreMissingValueFiles").and_then(Node::as_bool)
             == Some(true),
         inline_values,
-        values_layers: vec![],
+        values_layers,
         parameters,
         skip_crds: h("skipCrds").and_then(Node::as_bool) == Some(true),
         kube_version: h("kubeVersion").and_then(Node::scalar_text),
@@ -560,16 +564,58 @@ pub(super) fn argo_app(
     let mut rendered = Rendered::default();
     for src in &argo_app.sources {
         let at = src.path_span.unwrap_or(obj.span());
-        if let Some(chart) = &src.chart {
-            rendered.sources.push(format!("chart {chart}"));
-            app.skipped.push(Skip {
-                reason: "remote-chart",
-                message: format!(
-                    "chart `{chart}` comes from the Helm repository {}",
-                    src.repo_url.as_deref().unwrap_or("?")
-                ),
-            });
-            rendered.issues.push(RenderIssue { kind: IssueKind::Unrenderable, span: src.node.get("chart").map(|n| n.span).unwrap_or(at), message: format!("chart `{chart}` comes from a Helm repository ({}) and is not vendored in this repository", src.repo_url.as_deref().unwrap_or("?")) });
+        let native_oci = src.chart.is_none()
+            && src
+                .repo_url
+                .as_deref()
+                .is_some_and(|u| u.trim().starts_with("oci://"));
+        if src.chart.is_some() || native_oci {
+            // A chart from a Helm repository or an OCI registry: the `chart:` line picks it
+            // (the repoURL for an OCI source that is the chart itself).
+            let span = src
+                .node
+                .get("chart")
+                .or_else(|| src.node.get("repoURL"))
+                .map(|n| n.span)
+                .unwrap_or(at);
+            let reference = super::remote_charts::argo_chart_ref(
+                ctx,
+                src.repo_url.as_deref().unwrap_or(""),
+                src.chart.as_deref(),
+                src.target_revision.as_deref().unwrap_or(""),
+            );
+            // An OCI source's `path` selects a directory of the artifact (`.` for a chart).
+            let sub = if native_oci {
+                src.path
+                    .as_deref()
+                    .and_then(normalize_relative)
+                    .unwrap_or_default()
+            } else {
+                String::new()
+            };
+            let dest_ns = app.destination_namespace.clone();
+            let sources = argo_app.sources.clone();
+            super::remote_charts::render_remote_chart(
+                ctx,
+                &mut app,
+                &mut rendered,
+                reference,
+                span,
+                |_, _, root| {
+                    let dir = if sub.is_empty() {
+                        root
+                    } else {
+                        format!("{root}/{sub}")
+                    };
+                    Some(argo_helm_unit(
+                        &name,
+                        dest_ns.as_deref(),
+                        &src.node,
+                        dir,
+                        &sources,
+                    ))
+                },
+            );
             continue;
         }
         let Some(raw_path) = src.path.as_deref() else {

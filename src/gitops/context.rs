@@ -173,6 +173,8 @@ pub(super) struct Ctx<'a> {
     pub(super) near: String,
     /// GitRepository artifacts seen through ignore rules, by (namespace, name).
     pub(super) git_trees: BTreeMap<(String, String), Option<Arc<ArtifactTree>>>,
+    /// The lock and cache: remote charts and bases render from here (`fs` mounts them).
+    pub(super) remotes: crate::render::RemoteInputs,
 }
 
 impl Ctx<'_> {
@@ -457,21 +459,24 @@ impl Ctx<'_> {
                         flux: true,
                         argo_options: None,
                     });
-                    let r = units::render(&u, fs, at, &self.budget);
+                    let r = units::render(&u, fs, at, &self.budget, &self.remotes);
                     out.objects.extend(r.objects);
                     out.issues.extend(r.issues);
+                    out.remotes.extend(r.remotes);
                 }
             }
             Unit::Kustomize(_) => {
-                let r = units::render(&unit, fs, at, &self.budget);
+                let r = units::render(&unit, fs, at, &self.budget, &self.remotes);
                 out.objects.extend(r.objects);
                 out.issues.extend(r.issues);
+                out.remotes.extend(r.remotes);
             }
             Unit::Helm(h) => {
-                let r = units::render(&unit, fs, at, &self.budget);
+                let r = units::render(&unit, fs, at, &self.budget, &self.remotes);
                 if r.issues.is_empty() && self.budget.render_twice {
                     // The same commit, another seed, clock and zone: what changes is not Git.
-                    let again = units::render_helm_with_other_clock(h, fs, at, &self.budget);
+                    let again =
+                        units::render_helm_with_other_clock(h, fs, at, &self.budget, &self.remotes);
                     if again.issues.is_empty() {
                         out.differences
                             .extend(super::twice::compare(&r.objects, &again.objects));
@@ -479,6 +484,29 @@ impl Ctx<'_> {
                 }
                 out.objects.extend(r.objects);
                 out.issues.extend(r.issues);
+                out.remotes.extend(r.remotes);
+            }
+        }
+    }
+
+    /// Note the remote inputs a render named that are not fetched: the app is partly rendered
+    /// for that reason (`remote-base` for a git base, `remote-chart` for a chart or a chart
+    /// dependency), once per input.
+    pub(super) fn note_unfetched(&self, out: &mut Rendered) {
+        for u in &out.remotes {
+            let (reason, fetched) = match u.reference.kind {
+                crate::remote::RemoteKind::Git => {
+                    ("remote-base", self.remotes.git_tree(&u.reference))
+                }
+                _ => ("remote-chart", self.remotes.chart(&u.reference)),
+            };
+            if let crate::render::Fetched::Missing(why) = fetched
+                && !out.skipped.iter().any(|s| s.message == why)
+            {
+                out.skipped.push(super::Skip {
+                    reason,
+                    message: why,
+                });
             }
         }
     }
@@ -499,6 +527,7 @@ impl Ctx<'_> {
             max_resources: self.budget.max_kustomize_resources,
             max_depth: self.budget.max_kustomize_depth,
             deadline: Some(self.budget.deadline()),
+            remotes: self.remotes.clone(),
         };
         mark_tree(self, tree, dir);
         let afs = ArtifactFs {
@@ -546,6 +575,7 @@ impl Ctx<'_> {
         };
         out.objects.extend(r.objects);
         out.issues.extend(r.issues);
+        out.remotes.extend(r.remotes);
     }
 
     /// A Flux Kustomization with overlay options: the kustomization at the path (or the one
@@ -559,6 +589,7 @@ impl Ctx<'_> {
             max_resources: self.budget.max_kustomize_resources,
             max_depth: self.budget.max_kustomize_depth,
             deadline: Some(self.budget.deadline()),
+            remotes: self.remotes.clone(),
         };
         self.rendered_dirs.insert(dir.to_string());
         let shown = if dir.is_empty() { "." } else { dir };
@@ -600,6 +631,7 @@ impl Ctx<'_> {
         };
         out.objects.extend(r.objects);
         out.issues.extend(r.issues);
+        out.remotes.extend(r.remotes);
     }
 }
 

@@ -27,6 +27,8 @@ pub struct ModelSettings<'a> {
     pub budget: &'a RenderBudget,
     /// The destination cluster (`profile:`): Helm's `.Capabilities` unless an app pins them.
     pub profile: &'a Profile,
+    /// The lock file and cache: remote charts and bases `fetch` downloaded render from here.
+    pub remotes: &'a crate::render::RemoteInputs,
 }
 
 pub fn build_model(
@@ -55,6 +57,12 @@ pub fn build_model_with(
     go_template: GoTemplateFn,
 ) -> Model {
     let (repo_urls, budget, profile) = (settings.repo_urls, settings.budget, settings.profile);
+    // Fetched inputs appear to every renderer as directories under `.gitops-lint/remote/`.
+    let mounted = crate::render::MountFs {
+        inner: fs,
+        remotes: settings.remotes.clone(),
+    };
+    let fs: &dyn RepoFs = &mounted;
     let layout = Layout::of(files);
     let mut plain: Vec<(Object, String)> = Vec::new();
     for f in files {
@@ -83,6 +91,7 @@ pub fn build_model_with(
         all_files: None,
         near: String::new(),
         git_trees: BTreeMap::new(),
+        remotes: settings.remotes.clone(),
     };
     let mut model = Model {
         map: map.clone(),
@@ -339,7 +348,7 @@ pub fn build_model_with(
         .map(|(_, p)| p)
         .collect();
     let source_trees = local_source_trees(&mut ctx);
-    for (mut app, rendered, ns_override) in pending {
+    for (mut app, mut rendered, ns_override) in pending {
         let index = model.apps.len();
         if let Some(flux) = app.flux.as_ref().filter(|_| app.parent.is_none())
             && !source_trees.is_empty()
@@ -349,8 +358,19 @@ pub fn build_model_with(
                 .iter()
                 .any(|t| t.files.values().any(|repo| *repo == file));
         }
+        ctx.note_unfetched(&mut rendered);
         app.issues.extend(rendered.issues);
         app.sources.extend(rendered.sources);
+        for skip in rendered.skipped {
+            if !app.skipped.iter().any(|s| s.message == skip.message) {
+                app.skipped.push(skip);
+            }
+        }
+        for r in rendered.remotes {
+            if !app.remotes.contains(&r) {
+                app.remotes.push(r);
+            }
+        }
         app.render_differences.extend(rendered.differences);
         for obj in rendered.objects {
             let namespace = if obj.is_cluster_scoped() {

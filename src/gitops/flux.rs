@@ -763,6 +763,25 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
             ctx.render_unit_in(Unit::Helm(unit), &afs, ref_span, &mut rendered);
             return (app, rendered, None);
         }
+        (None, None)
+            if ref_kind == "OCIRepository"
+                && let Some(reference) = ctx
+                    .find("OCIRepository", &ref_ns, &ref_name)
+                    .as_ref()
+                    .and_then(super::remote_charts::flux_oci_repository_ref) =>
+        {
+            super::remote_charts::render_remote_chart(
+                ctx,
+                &mut app,
+                &mut rendered,
+                reference,
+                ref_span,
+                |ctx, rendered, root| {
+                    Some(flux_helm_unit(obj, spec, &ns, root, vec![], ctx, rendered))
+                },
+            );
+            return (app, rendered, None);
+        }
         (None, None) => {
             let chart = if ref_kind == "OCIRepository" {
                 let oci = ctx.find("OCIRepository", &ref_ns, &ref_name);
@@ -814,8 +833,63 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
             .get("version")
             .and_then(Node::scalar_text)
             .unwrap_or_else(|| "*".into());
-        let url = ctx
-            .find("HelmRepository", &chart_source_ns, &src_name)
+        // `sourceRef.namespace` defaults to the namespace of the object that names it.
+        let repo_ns = chart_spec
+            .get_path(&["sourceRef", "namespace"])
+            .and_then(Node::scalar_text)
+            .unwrap_or_else(|| chart_source_ns.clone());
+        let repository = ctx.find("HelmRepository", &repo_ns, &src_name);
+        if src_kind == "HelmRepository"
+            && let Some(reference) = repository
+                .as_ref()
+                .and_then(|r| super::remote_charts::flux_helm_repository_ref(r, &chart, &version))
+        {
+            let ignore_missing = chart_spec
+                .get("ignoreMissingValuesFiles")
+                .and_then(Node::as_bool)
+                == Some(true);
+            let files: Vec<Node> = chart_spec
+                .get("valuesFiles")
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+                .to_vec();
+            super::remote_charts::render_remote_chart(
+                ctx,
+                &mut app,
+                &mut rendered,
+                reference,
+                at,
+                |ctx, rendered, root| {
+                    // valuesFiles of a repository chart are paths inside the chart.
+                    let mut value_files = Vec::new();
+                    for v in &files {
+                        let Some(text) = v.scalar_text() else {
+                            continue;
+                        };
+                        match normalize_relative(&text)
+                            .map(|p| format!("{root}/{p}"))
+                            .filter(|p| ctx.fs.is_file(p))
+                        {
+                            Some(p) => value_files.push((p, v.span)),
+                            None if ignore_missing => {}
+                            None => {
+                                rendered.issues.push(RenderIssue {
+                                    kind: IssueKind::Failed,
+                                    span: v.span,
+                                    message: format!("values file `{text}` does not exist in the chart (set ignoreMissingValuesFiles to tolerate it)"),
+                                });
+                                return None;
+                            }
+                        }
+                    }
+                    let mut unit = flux_helm_unit(obj, spec, &ns, root, value_files, ctx, rendered);
+                    unit.ignore_missing_value_files = ignore_missing;
+                    Some(unit)
+                },
+            );
+            return (app, rendered, None);
+        }
+        let url = repository
             .and_then(|o| {
                 o.root
                     .get_path(&["spec", "url"])
@@ -827,7 +901,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
             &mut app,
             &mut rendered,
             at,
-            format!("`{chart}` {version} from HelmRepository {chart_source_ns}/{src_name}{url}"),
+            format!("`{chart}` {version} from HelmRepository {repo_ns}/{src_name}{url}"),
             "is not vendored in this repository".into(),
         );
         return (app, rendered, None);

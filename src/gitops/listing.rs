@@ -30,6 +30,17 @@ pub fn apps_json(model: &Model) -> Value {
                 "reason": reason.as_ref().map(|(code, _)| *code),
                 "reason-message": reason.as_ref().map(|(_, m)| m.as_str()),
                 "objects": a.objects.len(),
+                "remotes": a.remotes.iter().map(|u| {
+                    let file = model.map.get(u.span.file);
+                    json!({
+                        "kind": u.reference.kind.as_str(),
+                        "source": u.reference.source,
+                        "chart": Some(&u.reference.chart).filter(|c| !c.is_empty()),
+                        "requested": u.reference.requested,
+                        "file": file.path,
+                        "line": file.line_col(u.span.start as usize).line,
+                    })
+                }).collect::<Vec<_>>(),
             })
         })
         .collect();

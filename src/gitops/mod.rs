@@ -14,6 +14,8 @@ pub mod gotemplate;
 pub mod ignore;
 pub mod inputs;
 pub mod listing;
+pub mod remote_charts;
+pub mod remote_render;
 pub mod remotes;
 pub mod sourceignore;
 pub mod twice;
@@ -96,12 +98,7 @@ pub struct App {
     pub remotes: Vec<RemoteUse>,
 }
 
-/// A remote input and the line that names it (the `chart:` / `url:` / `resources:` entry).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RemoteUse {
-    pub reference: crate::remote::RemoteRef,
-    pub span: Span,
-}
+pub use crate::render::RemoteUse;
 
 /// A source of an app that was not rendered, and why.
 #[derive(Clone, Debug)]

@@ -3,7 +3,7 @@
 //! renderers. Units are rendered per app; objects keep spans into the files to edit.
 
 use crate::object::Object;
-use crate::render::{IssueKind, RenderBudget, RenderIssue, RenderOutput};
+use crate::render::{IssueKind, RemoteInputs, RenderBudget, RenderIssue, RenderOutput};
 use crate::source::{RepoFs, Span};
 use crate::yaml::Node;
 
@@ -14,6 +14,10 @@ pub(super) struct Rendered {
     pub(super) issues: Vec<RenderIssue>,
     pub(super) sources: Vec<String>,
     pub(super) differences: Vec<super::twice::RenderDifference>,
+    /// Remote inputs named while rendering (charts, dependencies, remote bases).
+    pub(super) remotes: Vec<super::RemoteUse>,
+    /// Inputs left out of the render (a remote base that is not fetched).
+    pub(super) skipped: Vec<super::Skip>,
 }
 
 #[derive(Clone, Debug)]
@@ -80,12 +84,19 @@ fn display_dir(d: &str) -> &str {
 
 /// Render a kustomize or Helm unit (directories are resolved from already-parsed files by
 /// the caller, which knows them).
-pub fn render(unit: &Unit, fs: &dyn RepoFs, at: Span, budget: &RenderBudget) -> RenderOutput {
+pub fn render(
+    unit: &Unit,
+    fs: &dyn RepoFs,
+    at: Span,
+    budget: &RenderBudget,
+    remotes: &RemoteInputs,
+) -> RenderOutput {
     // Defence in depth: a bug that panics in one app's render fails that app, not the run.
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        render_unit(unit, fs, at, budget)
+        render_unit(unit, fs, at, budget, remotes)
     }))
     .unwrap_or_else(|panic| RenderOutput {
+        remotes: Vec::new(),
         objects: Vec::new(),
         issues: vec![RenderIssue {
             kind: IssueKind::Failed,
@@ -107,10 +118,16 @@ fn panic_text(panic: &(dyn std::any::Any + Send)) -> &str {
         .unwrap_or("panic")
 }
 
-fn render_unit(unit: &Unit, fs: &dyn RepoFs, at: Span, budget: &RenderBudget) -> RenderOutput {
+fn render_unit(
+    unit: &Unit,
+    fs: &dyn RepoFs,
+    at: Span,
+    budget: &RenderBudget,
+    remotes: &RemoteInputs,
+) -> RenderOutput {
     match unit {
-        Unit::Kustomize(k) => render_kustomize(k, fs, at, budget),
-        Unit::Helm(h) => render_helm(h, fs, at, budget),
+        Unit::Kustomize(k) => render_kustomize(k, fs, at, budget, remotes),
+        Unit::Helm(h) => render_helm(h, fs, at, budget, remotes),
         Unit::Directory { .. } | Unit::FluxDirectory { .. } => RenderOutput::default(),
     }
 }
@@ -120,6 +137,7 @@ fn render_kustomize(
     fs: &dyn RepoFs,
     _at: Span,
     budget: &RenderBudget,
+    remotes: &RemoteInputs,
 ) -> RenderOutput {
     use crate::render::kustomize::{self, BuildOptions, LoadRestrictions};
     let opts = BuildOptions {
@@ -131,6 +149,7 @@ fn render_kustomize(
         max_resources: budget.max_kustomize_resources,
         max_depth: budget.max_kustomize_depth,
         deadline: Some(budget.deadline()),
+        remotes: remotes.clone(),
     };
     match k.argo_options.as_ref().map(|node| {
         let mut o = argo_overrides(node);
@@ -245,6 +264,7 @@ pub fn render_helm_with_other_clock(
     fs: &dyn RepoFs,
     at: Span,
     budget: &RenderBudget,
+    remotes: &RemoteInputs,
 ) -> RenderOutput {
     let first = first_clock();
     let clock = crate::render::helm::render::RenderClock {
@@ -252,11 +272,17 @@ pub fn render_helm_with_other_clock(
         now_unix_nanos: first.now_unix_nanos + 86_401_100_000_000,
         utc_offset_secs: 5 * 3600 + 1800,
     };
-    render_helm_clocked(h, fs, at, clock, budget)
+    render_helm_clocked(h, fs, at, clock, budget, remotes)
 }
 
-fn render_helm(h: &HelmUnit, fs: &dyn RepoFs, at: Span, budget: &RenderBudget) -> RenderOutput {
-    render_helm_clocked(h, fs, at, first_clock(), budget)
+fn render_helm(
+    h: &HelmUnit,
+    fs: &dyn RepoFs,
+    at: Span,
+    budget: &RenderBudget,
+    remotes: &RemoteInputs,
+) -> RenderOutput {
+    render_helm_clocked(h, fs, at, first_clock(), budget, remotes)
 }
 
 fn render_helm_clocked(
@@ -265,6 +291,7 @@ fn render_helm_clocked(
     _at: Span,
     clock: crate::render::helm::render::RenderClock,
     budget: &RenderBudget,
+    remotes: &RemoteInputs,
 ) -> RenderOutput {
     use crate::render::helm::{self, TemplateOptions};
     let mut issues = Vec::new();
@@ -297,6 +324,7 @@ fn render_helm_clocked(
         return RenderOutput {
             objects: Vec::new(),
             issues,
+            remotes: Vec::new(),
         };
     }
     let inline = h
@@ -327,6 +355,7 @@ fn render_helm_clocked(
             .then(|| h.release_name.clone()),
         clock: Some(clock),
         budget: budget.clone(),
+        remotes: remotes.clone(),
         ..Default::default()
     };
     for (name, value, force_string) in &h.parameters {

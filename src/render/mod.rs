@@ -7,6 +7,9 @@
 pub mod gotmpl;
 pub mod helm;
 pub mod kustomize;
+pub mod remote;
+
+pub use remote::{Fetched, MountFs, RemoteInputs, RemoteUse};
 
 use crate::object::Object;
 use crate::source::Span;
@@ -103,4 +106,6 @@ pub struct RenderIssue {
 pub struct RenderOutput {
     pub objects: Vec<Object>,
     pub issues: Vec<RenderIssue>,
+    /// Remote inputs the render met (fetched or not), each where it is named.
+    pub remotes: Vec<RemoteUse>,
 }

@@ -26,7 +26,7 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                 Finding::new(ID, if issue.kind == IssueKind::InCluster { Severity::Info } else { Severity::Warning }, format!("app `{}` is only partly linted: {}", app.name, issue.message), issue.span)
                     .label("not fetched or run offline")
                     .app(app.name.clone())
-                    .help("Vendor the input into the repo (or pin it and lint it where it lives); gitops-lint never fetches remote content or runs plugins."),
+                    .help("Charts and git bases: run `gitops-lint fetch` (lint then renders them from its verified cache), or vendor them. Anything else: vendor it, or lint it where it lives; lint itself never uses the network or runs plugins."),
             );
         }
     }

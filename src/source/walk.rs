@@ -89,7 +89,10 @@ pub fn walk_repo(root: &Path, opts: &WalkOptions, map: &SourceMap) -> std::io::R
         .standard_filters(false)
         .follow_links(false)
         .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(|e| e.depth() == 0 || e.file_name() != ".git");
+        // `.gitops-lint/` holds the fetch cache, not the repository's content.
+        .filter_entry(|e| {
+            e.depth() == 0 || (e.file_name() != ".git" && e.file_name() != ".gitops-lint")
+        });
     if opts.ignore_files {
         builder
             .add_custom_ignore_filename(".gitignore")

@@ -185,6 +185,8 @@ pub struct Dependency {
     pub alias: String,
     /// The dependency entry in Chart.yaml / requirements.yaml.
     pub span: Span,
+    /// Its `name:` value (the line a person edits to pick another chart), else the entry.
+    pub name_span: Span,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -640,6 +642,10 @@ fn parse_dependencies(node: Option<&Node>) -> Vec<Dependency> {
                 .unwrap_or_default(),
             alias: scalar(d.get("alias")),
             span: d.full_span(),
+            name_span: d
+                .get("name")
+                .map(|n| n.span)
+                .unwrap_or_else(|| d.full_span()),
         })
         .collect()
 }

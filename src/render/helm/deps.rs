@@ -1,11 +1,90 @@
 //! Dependencies as Helm processes them before rendering (`pkg/chartutil/dependencies.go`):
 //! missing vendored charts, aliases, enabling by tags and conditions, import-values.
 
-use super::chart::{Chart, ImportValue};
+use super::chart::{Chart, Dependency, ImportValue};
 use super::coalesce::{coalesce_tables, coalesce_values, merge_values, trim_nil_values};
 use super::semver::is_compatible_range;
 use super::values::{deep_copy, path_to_map, path_value, table};
+use super::{Failure, TemplateOptions};
+use crate::remote::RemoteRef;
 use crate::render::gotmpl::value::{Map, Value};
+use crate::render::{Fetched, IssueKind, RemoteUse};
+use crate::source::RepoFs;
+
+/// The remote input a Chart.yaml dependency names, when `helm dependency build` would
+/// download it: a chart repository URL or an `oci://` registry. `file://` paths are local;
+/// `@name` / `alias:name` name a repository added with `helm repo add`, which the repo does
+/// not describe.
+pub fn remote_reference(d: &Dependency) -> Option<RemoteRef> {
+    let repo = d.repository.trim();
+    if repo.starts_with("oci://") {
+        return Some(RemoteRef::oci(repo, &d.name, &d.version));
+    }
+    (repo.starts_with("https://") || repo.starts_with("http://"))
+        .then(|| RemoteRef::helm(repo, &d.name, &d.version))
+}
+
+/// Dependencies missing from `charts/` that name a remote chart: each is recorded in `uses`,
+/// and loaded from the cache when `fetch` put it there (as `helm dependency build` would have
+/// unpacked it into `charts/`). One that is not fetched is an unrenderable input saying so;
+/// a broken cache entry fails the render.
+pub(super) fn fetched_dependencies(
+    fs: &dyn RepoFs,
+    chart: &mut Chart,
+    opts: &TemplateOptions,
+    uses: &mut Vec<RemoteUse>,
+) -> Result<(), Failure> {
+    let mut missing = Vec::new();
+    let wanted: Vec<Dependency> = chart
+        .metadata
+        .dependencies
+        .iter()
+        .filter(|d| !chart.dependencies.iter().any(|c| c.name() == d.name))
+        .cloned()
+        .collect();
+    for d in wanted {
+        let Some(reference) = remote_reference(&d) else {
+            continue;
+        };
+        uses.push(RemoteUse {
+            reference: reference.clone(),
+            span: d.name_span,
+        });
+        if opts.remotes.store().is_none() {
+            // `helm template` itself (no lock, no cache): helm's own message follows.
+            continue;
+        }
+        match opts.remotes.chart(&reference) {
+            Fetched::Ready { root } => {
+                let sub = super::chart::load(fs, &root, &root).map_err(|e| {
+                    Failure::new(format!("dependency {}: {reference}: {e}", d.name))
+                        .at(Some(d.name_span))
+                })?;
+                chart.dependencies.push(sub);
+            }
+            Fetched::Missing(why) => {
+                missing.push((d.name_span, format!("dependency `{}`: {why}", d.name)))
+            }
+            Fetched::Broken(why) => {
+                return Err(
+                    Failure::new(format!("dependency `{}`: {why}", d.name)).at(Some(d.name_span))
+                );
+            }
+        }
+    }
+    if let Some((span, _)) = missing.first() {
+        let text: Vec<String> = missing.iter().map(|(_, m)| m.clone()).collect();
+        return Err(Failure {
+            kind: IssueKind::Unrenderable,
+            ..Failure::new(format!(
+                "chart dependencies are not vendored in charts/: {}",
+                text.join("; ")
+            ))
+            .at(Some(*span))
+        });
+    }
+    Ok(())
+}
 
 /// `action.CheckDependencies`: every dependency in Chart.yaml must be vendored under
 /// `charts/` (by name).

@@ -99,6 +99,9 @@ pub struct TemplateOptions {
     pub clock: Option<render::RenderClock>,
     /// Resource limits of this render (`limits:` in `.gitops-lint.yaml`).
     pub budget: crate::render::RenderBudget,
+    /// Fetched charts: remote dependencies resolve from here as `helm dependency build`
+    /// would put them in `charts/`.
+    pub remotes: crate::render::RemoteInputs,
 }
 
 impl Default for TemplateOptions {
@@ -127,6 +130,7 @@ impl Default for TemplateOptions {
             debug: false,
             clock: None,
             budget: crate::render::RenderBudget::default(),
+            remotes: crate::render::RemoteInputs::default(),
         }
     }
 }
@@ -162,6 +166,8 @@ pub struct Run {
     pub warnings: Vec<String>,
     pub failure: Option<Failure>,
     pub objects: Vec<Object>,
+    /// Remote dependencies the chart names (`helm dependency build` would download them).
+    pub remotes: Vec<crate::render::RemoteUse>,
 }
 
 impl Run {
@@ -190,6 +196,7 @@ pub fn template(fs: &dyn RepoFs, chart_dir: &str, opts: &TemplateOptions) -> Ren
     let mut out = RenderOutput {
         objects: run.objects,
         issues: Vec::new(),
+        remotes: run.remotes,
     };
     if let Some(f) = run.failure {
         let span = f.span.unwrap_or_else(|| chart_span(fs, chart_dir));
@@ -414,6 +421,7 @@ pub fn run(fs: &dyn RepoFs, chart_dir: &str, opts: &TemplateOptions, want_object
         warnings: Vec::new(),
         failure: None,
         objects: Vec::new(),
+        remotes: Vec::new(),
     };
     if let Err(f) = run_inner(fs, chart_dir, opts, want_objects, &mut run) {
         run.failure = Some(f);
@@ -467,6 +475,7 @@ fn run_inner(
     if chart.metadata.deprecated {
         run.warnings.push("This chart is deprecated".into());
     }
+    deps::fetched_dependencies(fs, &mut chart, opts, &mut run.remotes)?;
     if let Err(missing) = deps::check_dependencies(&chart) {
         let span = chart
             .metadata

@@ -9,7 +9,9 @@ use super::resource::Resource;
 use super::transform;
 use super::vars::VarDef;
 use super::{BuildOptions, LoadRestrictions};
-use crate::render::{IssueKind, RenderIssue};
+use crate::remote::RemoteRef;
+use crate::render::remote::mount_of;
+use crate::render::{Fetched, IssueKind, RemoteUse, RenderIssue};
 use crate::source::{FileId, FsError, RepoFs, Span};
 use crate::yaml::{Limits, Node, Value, parse_file};
 
@@ -72,6 +74,10 @@ pub struct Builder<'a> {
     pub overlay: Option<(String, Node)>,
     /// The schema chosen by `openapi:` fields so far (one for the whole build).
     openapi: std::cell::RefCell<SchemaChoice>,
+    /// Remote inputs met so far (fetched or not), where each is named.
+    pub remotes: std::cell::RefCell<Vec<RemoteUse>>,
+    /// Remote entries left out because they are not fetched: the build goes on without them.
+    pub skipped: std::cell::RefCell<Vec<RenderIssue>>,
 }
 
 /// Does an entry name a remote target kustomize would fetch?
@@ -95,6 +101,8 @@ impl<'a> Builder<'a> {
             resource_count: 0,
             overlay: None,
             openapi: std::cell::RefCell::new(SchemaChoice::default()),
+            remotes: Default::default(),
+            skipped: Default::default(),
         }
     }
 
@@ -256,7 +264,7 @@ impl<'a> Builder<'a> {
 
     /// Resolve an entry to a repo path, checking that it stays inside the repository.
     pub fn resolve(&self, k: &Kustomization, item: &Item) -> Result<String, Fail> {
-        join(&k.dir, &item.text).ok_or_else(|| {
+        let path = join(&k.dir, &item.text).ok_or_else(|| {
             failed(
                 item.span,
                 format!(
@@ -265,7 +273,23 @@ impl<'a> Builder<'a> {
                     display_dir(&k.dir)
                 ),
             )
-        })
+        })?;
+        // What a fetched base names stays inside its clone, as kustomize requires; and a
+        // repository path never reaches into fetched content by a relative path.
+        let (from, to) = (mount_of(&k.dir), mount_of(&path));
+        if from != to {
+            return Err(failed(
+                item.span,
+                match from {
+                    Some(_) => format!(
+                        "security; bases in kustomizations found in cloned git repos must be within the repo, but '{}' leaves it",
+                        item.text
+                    ),
+                    None => format!("'{}' does not exist", item.text),
+                },
+            ));
+        }
+        Ok(path)
     }
 
     /// Files (not kustomizations) must sit in or below the kustomization's directory unless
@@ -317,51 +341,17 @@ impl<'a> Builder<'a> {
         item: &Item,
         acc: &mut Acc,
     ) -> Result<(), Fail> {
-        let path = match join(&k.dir, &item.text) {
-            Some(p) => p,
-            None => {
-                return Err(self
-                    .resolve(k, item)
-                    .err()
-                    .unwrap_or_else(|| failed(item.span, "bad path")));
-            }
-        };
+        let local =
+            join(&k.dir, &item.text).is_some_and(|p| self.fs.is_dir(&p) || self.fs.is_file(&p));
+        if looks_remote(&item.text) && !local {
+            return match self.remote_dir(item, "resource")? {
+                Some(dir) => self.accumulate_dir(item, &dir, acc),
+                None => Ok(()),
+            };
+        }
+        let path = self.resolve(k, item)?;
         if self.fs.is_dir(&path) {
-            if kustomization::find_file(self.fs, &path).is_ok_and(|f| f.is_none()) {
-                return Err(failed(
-                    item.span,
-                    format!(
-                        "accumulating resources from '{}': unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
-                        item.text, path
-                    ),
-                ));
-            }
-            let sub = self.load_kustomization(&path, item.span)?;
-            if sub.is_component {
-                return Err(failed(
-                    item.span,
-                    format!(
-                        "accumulating resources from '{}': expected kind 'Kustomization' but got 'Component'",
-                        item.text
-                    ),
-                ));
-            }
-            let mut sub_acc = Acc::default();
-            self.run(&sub, &mut sub_acc, item.span)?;
-            acc.config.merge(&sub_acc.config);
-            for v in sub_acc.vars {
-                if acc.vars.iter().any(|x| x.name == v.name) {
-                    return Err(failed(
-                        item.span,
-                        format!("var '{}' already encountered", v.name),
-                    ));
-                }
-                acc.vars.push(v);
-            }
-            for r in sub_acc.resources {
-                self.append(acc, r, item.span)?;
-            }
-            return Ok(());
+            return self.accumulate_dir(item, &path, acc);
         }
         if self.fs.is_file(&path) {
             self.check_file_restriction(k, &path, item)?;
@@ -374,15 +364,6 @@ impl<'a> Builder<'a> {
                 }
             }
             return Ok(());
-        }
-        if looks_remote(&item.text) {
-            return Err(unrenderable(
-                item.span,
-                format!(
-                    "remote resource '{}' is not fetched: gitops-lint renders offline",
-                    item.text
-                ),
-            ));
         }
         match self.fs.read(&path) {
             Err(FsError::OutsideRepo(_)) => Err(failed(
@@ -400,22 +381,109 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// A directory resource: its kustomization built and its resources appended.
+    fn accumulate_dir(&mut self, item: &Item, path: &str, acc: &mut Acc) -> Result<(), Fail> {
+        let path = path.to_string();
+        if kustomization::find_file(self.fs, &path).is_ok_and(|f| f.is_none()) {
+            return Err(failed(
+                item.span,
+                format!(
+                    "accumulating resources from '{}': unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
+                    item.text, path
+                ),
+            ));
+        }
+        let sub = self.load_kustomization(&path, item.span)?;
+        if sub.is_component {
+            return Err(failed(
+                item.span,
+                format!(
+                    "accumulating resources from '{}': expected kind 'Kustomization' but got 'Component'",
+                    item.text
+                ),
+            ));
+        }
+        let mut sub_acc = Acc::default();
+        self.run(&sub, &mut sub_acc, item.span)?;
+        acc.config.merge(&sub_acc.config);
+        for v in sub_acc.vars {
+            if acc.vars.iter().any(|x| x.name == v.name) {
+                return Err(failed(
+                    item.span,
+                    format!("var '{}' already encountered", v.name),
+                ));
+            }
+            acc.vars.push(v);
+        }
+        for r in sub_acc.resources {
+            self.append(acc, r, item.span)?;
+        }
+        Ok(())
+    }
+
+    /// A remote entry of `resources:` / `components:`: a git base renders from the cache
+    /// (`Some(dir)`: the fetched directory); one that is not fetched, or is not a repository,
+    /// is left out with an issue and the build goes on (`None`).
+    fn remote_dir(&self, item: &Item, what: &str) -> Result<Option<String>, Fail> {
+        let spec = super::git_url::parse(&item.text)
+            .filter(|_| !super::git_url::is_remote_file(&item.text));
+        let Some(spec) = spec else {
+            self.skipped.borrow_mut().push(*unrenderable(
+                item.span,
+                format!(
+                    "remote {what} '{}' is not fetched: gitops-lint renders offline",
+                    item.text
+                ),
+            ));
+            return Ok(None);
+        };
+        let reference = RemoteRef::git(&spec.clone_url, &spec.reference);
+        self.remotes.borrow_mut().push(RemoteUse {
+            reference: reference.clone(),
+            span: item.span,
+        });
+        match self.opts.remotes.git_tree(&reference) {
+            Fetched::Ready { root } => {
+                let dir = join(&root, &spec.subdir).unwrap_or(root);
+                if !self.fs.is_dir(&dir) {
+                    return Err(failed(
+                        item.span,
+                        format!(
+                            "remote {what} '{}': {reference} has no directory '{}'",
+                            item.text, spec.subdir
+                        ),
+                    ));
+                }
+                Ok(Some(dir))
+            }
+            Fetched::Missing(why) => {
+                self.skipped.borrow_mut().push(*unrenderable(
+                    item.span,
+                    format!("remote {what} '{}': {why}", item.text),
+                ));
+                Ok(None)
+            }
+            Fetched::Broken(why) => Err(failed(
+                item.span,
+                format!("remote {what} '{}': {why}", item.text),
+            )),
+        }
+    }
+
     fn accumulate_component(
         &mut self,
         k: &Kustomization,
         item: &Item,
         acc: &mut Acc,
     ) -> Result<(), Fail> {
-        if looks_remote(&item.text) {
-            return Err(unrenderable(
-                item.span,
-                format!(
-                    "remote component '{}' is not fetched: gitops-lint renders offline",
-                    item.text
-                ),
-            ));
-        }
-        let path = self.resolve(k, item)?;
+        let path = if looks_remote(&item.text) {
+            match self.remote_dir(item, "component")? {
+                Some(dir) => dir,
+                None => return Ok(()),
+            }
+        } else {
+            self.resolve(k, item)?
+        };
         if !self.fs.is_dir(&path) {
             return Err(failed(
                 item.span,

@@ -17,7 +17,9 @@ use super::generators;
 use super::kustomization::{Item, Kustomization, display_dir, join};
 use super::resource::{Resource, SourceInfo};
 use super::tree;
+use crate::remote::RemoteRef;
 use crate::render::helm::{self, TemplateOptions};
+use crate::render::{Fetched, RemoteUse};
 use crate::source::{FileId, FsError, Origin, RepoFs, SourceFile, SourceMap, Span};
 use crate::yaml::Node;
 
@@ -78,7 +80,7 @@ fn render_entry(
     } else {
         chart_home.clone()
     };
-    let chart_dir = join(&home, &name).unwrap_or_default();
+    let mut chart_dir = join(&home, &name).unwrap_or_default();
     if !b.fs.is_dir(&chart_dir) {
         if repo.is_empty() {
             return Err(failed(
@@ -88,22 +90,53 @@ fn render_entry(
                 ),
             ));
         }
-        let message = format!(
-            "helmCharts entry '{name}' is not vendored at '{chart_dir}' (chartHome '{}'); kustomize would pull it from '{repo}' and gitops-lint renders offline",
-            display_dir(chart_home)
-        );
-        if version.is_empty() {
-            // `helm pull` without `--version`: the newest chart in the repository, which
-            // changes whenever it publishes one.
-            return Err(floating(
-                entry.span,
-                message,
-                format!(
-                    "helmCharts entry '{name}' has no `version` and is not vendored at '{chart_dir}': kustomize pulls the latest '{name}' from '{repo}' on every build, so the same commit renders differently once the repository publishes a new chart version"
-                ),
-            ));
+        let reference = if repo.starts_with("oci://") {
+            RemoteRef::oci(&repo, &name, &version)
+        } else {
+            RemoteRef::helm(&repo, &name, &version)
+        };
+        b.remotes.borrow_mut().push(RemoteUse {
+            reference: reference.clone(),
+            span: entry.get("name").map(|n| n.span).unwrap_or(entry.span),
+        });
+        let why = match b.opts.remotes.chart(&reference) {
+            Fetched::Ready { root } => {
+                chart_dir = root;
+                None
+            }
+            Fetched::Missing(why) => Some(why),
+            Fetched::Broken(why) => {
+                return Err(failed(
+                    entry.span,
+                    format!("helmCharts entry '{name}': {why}"),
+                ));
+            }
+        };
+        match why {
+            None => {}
+            Some(why) => {
+                let message = format!(
+                    "helmCharts entry '{name}' is not vendored at '{chart_dir}' (chartHome '{}'); kustomize would pull it from '{repo}': {why}",
+                    display_dir(chart_home)
+                );
+                // The rest of the build goes on without it.
+                let issue = if version.is_empty() {
+                    // `helm pull` without `--version`: the newest chart in the repository, which
+                    // changes whenever it publishes one.
+                    floating(
+                        entry.span,
+                        message,
+                        format!(
+                            "helmCharts entry '{name}' has no `version` and is not vendored at '{chart_dir}': kustomize pulls the latest '{name}' from '{repo}' on every build, so the same commit renders differently once the repository publishes a new chart version"
+                        ),
+                    )
+                } else {
+                    unrenderable(entry.span, message)
+                };
+                b.skipped.borrow_mut().push(*issue);
+                return Ok(Vec::new());
+            }
         }
-        return Err(unrenderable(entry.span, message));
     }
     let merge = match entry.get("valuesMerge") {
         None => "override".to_string(),
@@ -222,9 +255,11 @@ fn render_entry(
             .iter()
             .filter_map(tree::text)
             .collect(),
+        remotes: b.opts.remotes.clone(),
         ..Default::default()
     };
     let out = helm::template(&fs, &chart_dir, &opts);
+    b.remotes.borrow_mut().extend(out.remotes);
     if let Some(issue) = out.issues.into_iter().next() {
         let mut issue = Box::new(issue);
         issue.message = format!("helmCharts entry '{name}': {}", issue.message);

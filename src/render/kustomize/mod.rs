@@ -11,6 +11,7 @@ mod crds;
 mod fieldpath;
 mod fieldspec;
 mod generators;
+pub mod git_url;
 mod helm_charts;
 mod json6902;
 mod kustomization;
@@ -58,6 +59,8 @@ pub struct BuildOptions {
     pub max_depth: usize,
     /// When the build must give up (`limits.max-render-seconds`).
     pub deadline: Option<std::time::Instant>,
+    /// Fetched remote bases and charts (`helmCharts` with a `repo`).
+    pub remotes: crate::render::RemoteInputs,
 }
 
 impl Default for BuildOptions {
@@ -67,6 +70,7 @@ impl Default for BuildOptions {
             max_resources: 50_000,
             max_depth: 64,
             deadline: None,
+            remotes: crate::render::RemoteInputs::default(),
         }
     }
 }
@@ -150,6 +154,7 @@ fn failed_output(issue: crate::render::RenderIssue) -> RenderOutput {
     RenderOutput {
         objects: Vec::new(),
         issues: vec![issue],
+        remotes: Vec::new(),
     }
 }
 
@@ -162,13 +167,19 @@ fn run(
     let dir = normalize_dir(dir);
     let mut b = Builder::new(fs, opts);
     b.overlay = overlay;
-    match build_top(&mut b, &dir) {
-        Ok(resources) => RenderOutput {
-            objects: resources.into_iter().map(to_object).collect(),
-            issues: Vec::new(),
-        },
-        Err(issue) => failed_output(*issue),
+    let result = build_top(&mut b, &dir);
+    // Remote entries that are not fetched were left out and the build went on (kustomize
+    // would have them): they are reported with whatever the rest renders.
+    let mut out = RenderOutput {
+        objects: Vec::new(),
+        issues: b.skipped.take(),
+        remotes: b.remotes.take(),
+    };
+    match result {
+        Ok(resources) => out.objects = resources.into_iter().map(to_object).collect(),
+        Err(issue) => out.issues.push(*issue),
     }
+    out
 }
 
 /// kustomize keeps objects without an apiVersion, so the identity is read leniently.
