@@ -32,6 +32,19 @@ pub struct Index {
     pub entries: HashMap<String, Vec<ChartVersion>>,
 }
 
+/// A scalar as written: an unquoted digest of digits or a version like `1.10` is text here,
+/// not the number YAML would make of it.
+fn as_written(n: &Node) -> Option<String> {
+    match &n.value {
+        crate::yaml::Value::String(s) => Some(s.clone()),
+        _ => n
+            .raw
+            .as_deref()
+            .map(str::to_string)
+            .or_else(|| n.scalar_text()),
+    }
+}
+
 /// Read an `index.yaml`. A malformed entry is skipped only when it is one version of many;
 /// a file that is not an index at all is an error.
 pub fn parse_index(text: &str) -> Result<Index, String> {
@@ -51,7 +64,7 @@ pub fn parse_index(text: &str) -> Result<Index, String> {
         .ok_or("index.yaml has no `entries` mapping: not a Helm repository index")?;
     let mut index = Index::default();
     for e in entries {
-        let Some(name) = e.key.scalar_text() else {
+        let Some(name) = as_written(&e.key) else {
             continue;
         };
         let Some(versions) = e.value.as_seq() else {
@@ -60,14 +73,14 @@ pub fn parse_index(text: &str) -> Result<Index, String> {
         let list = versions
             .iter()
             .filter_map(|v| {
-                let version = v.get("version")?.scalar_text()?;
+                let version = as_written(v.get("version")?)?;
                 let urls = v
                     .get("urls")?
                     .as_seq()?
                     .iter()
-                    .filter_map(Node::scalar_text)
+                    .filter_map(as_written)
                     .collect();
-                let digest = v.get("digest").and_then(Node::scalar_text);
+                let digest = v.get("digest").and_then(as_written);
                 Some(ChartVersion {
                     version,
                     urls,
@@ -92,11 +105,13 @@ pub fn resolve_chart_url(repo: &str, entry_url: &str) -> Result<Url, String> {
         .map_err(|e| format!("chart URL `{entry_url}`: {e}"))
 }
 
+type IndexSlot = Arc<std::sync::OnceLock<Result<Arc<Index>, String>>>;
+
 /// Fetches charts from Helm repositories, reading each index once per run.
 pub struct HelmRepos<'a> {
     http: &'a Http,
     creds: &'a Credentials,
-    indexes: Mutex<HashMap<String, Result<Arc<Index>, String>>>,
+    indexes: Mutex<HashMap<String, IndexSlot>>,
 }
 
 impl<'a> HelmRepos<'a> {
@@ -122,17 +137,16 @@ impl<'a> HelmRepos<'a> {
     }
 
     fn index(&self, repo: &str) -> Result<Arc<Index>, String> {
-        let lock = || match self.indexes.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
+        // One slot per repository: the first caller downloads, the others of that
+        // repository wait for it, other repositories' indexes load meanwhile.
+        let slot = {
+            let mut map = match self.indexes.lock() {
+                Ok(g) => g,
+                Err(p) => p.into_inner(),
+            };
+            map.entry(repo.to_string()).or_default().clone()
         };
-        if let Some(hit) = lock().get(repo) {
-            return hit.clone();
-        }
-        // Not holding the lock while downloading: other repositories' indexes load meanwhile.
-        let result = self.load_index(repo);
-        lock().insert(repo.to_string(), result.clone());
-        result
+        slot.get_or_init(|| self.load_index(repo)).clone()
     }
 
     fn load_index(&self, repo: &str) -> Result<Arc<Index>, String> {
@@ -233,13 +247,15 @@ mod tests {
     #[test]
     fn an_index_is_read_and_a_non_index_refused() {
         let index = parse_index(
-            "apiVersion: v1\nentries:\n  web:\n    - version: 1.10.0\n      urls: [web-1.10.0.tgz]\n      digest: ABC\n    - version: 1.9.0\n      urls: [web-1.9.0.tgz]\n    - name: broken\n",
+            "apiVersion: v1\nentries:\n  web:\n    - version: 1.10\n      urls: [web-1.10.tgz]\n      digest: 0123\n    - version: 1.10.0\n      urls: [web-1.10.0.tgz]\n      digest: ABC\n    - version: 1.9.0\n      urls: [web-1.9.0.tgz]\n    - name: broken\n",
         )
         .unwrap();
         let web = &index.entries["web"];
-        assert_eq!(web.len(), 2);
-        assert_eq!(web[0].version, "1.10.0");
-        assert_eq!(web[0].digest.as_deref(), Some("ABC"));
+        assert_eq!(web.len(), 3);
+        assert_eq!(web[0].version, "1.10");
+        assert_eq!(web[0].digest.as_deref(), Some("0123"));
+        assert_eq!(web[1].version, "1.10.0");
+        assert_eq!(web[1].digest.as_deref(), Some("ABC"));
         assert!(
             parse_index("kind: ConfigMap\n")
                 .unwrap_err()

@@ -153,6 +153,7 @@ pub fn fetch_all(
         oci: oci::Registries::new(&http, &options.credentials),
         cache,
         options,
+        writing: Mutex::new(()),
     };
     let next = Mutex::new(0usize);
     let results: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::new());
@@ -211,6 +212,9 @@ struct Fetcher<'a> {
     oci: oci::Registries<'a>,
     cache: &'a Cache,
     options: &'a FetchOptions,
+    /// Two inputs can resolve to one blob; their writes take turns (the cache's temporary
+    /// file is named per process and digest).
+    writing: Mutex<()>,
 }
 
 impl Fetcher<'_> {
@@ -246,7 +250,11 @@ impl Fetcher<'_> {
                 entry.resolved, entry.digest
             ));
         }
-        match self.cache.put(&fetched.bytes) {
+        let stored = {
+            let _turn = self.writing.lock();
+            self.cache.put(&fetched.bytes)
+        };
+        match stored {
             Ok(d) => Outcome::Fetched(
                 LockEntry {
                     reference: r.clone(),
