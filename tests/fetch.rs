@@ -55,13 +55,15 @@ fn package_chart(name: &str, version: &str) -> Vec<u8> {
 
 /// What the little HTTP server answers for a path: status, extra headers, body.
 type Route = (u16, Vec<(String, String)>, Vec<u8>);
+/// Each request's path and headers.
+type Seen = Arc<Mutex<Vec<(String, HashMap<String, String>)>>>;
 
 /// An HTTP/1.1 server on 127.0.0.1 (one request per connection), recording every request's
 /// path and headers. Its thread lives until the test process ends.
 struct Server {
     port: u16,
     routes: Arc<Mutex<HashMap<String, Route>>>,
-    seen: Arc<Mutex<Vec<(String, HashMap<String, String>)>>>,
+    seen: Seen,
     /// `user:password` the server asks for (401 with a Basic challenge without it).
     basic: Arc<Mutex<Option<String>>>,
 }
@@ -71,7 +73,7 @@ impl Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let routes: Arc<Mutex<HashMap<String, Route>>> = Arc::default();
-        let seen: Arc<Mutex<Vec<(String, HashMap<String, String>)>>> = Arc::default();
+        let seen: Seen = Arc::default();
         let basic: Arc<Mutex<Option<String>>> = Arc::default();
         let (r, s, b) = (routes.clone(), seen.clone(), basic.clone());
         std::thread::spawn(move || {
