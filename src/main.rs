@@ -160,6 +160,10 @@ enum Command {
         /// No progress lines or notes on stderr (the summary line and failures stay).
         #[arg(long, short = 'q')]
         quiet: bool,
+        /// Also clone `file://` git remotes (a local mirror). Off by default: a repository
+        /// could name any path on this machine.
+        #[arg(long)]
+        allow_file_remotes: bool,
     },
     /// Print a shell completion script on stdout (e.g. `gitops-lint completions bash >
     /// /etc/bash_completion.d/gitops-lint`).
@@ -282,7 +286,8 @@ fn main() -> ExitCode {
             cache,
             config,
             quiet,
-        }) => fetch(path, cache, config, quiet),
+            allow_file_remotes,
+        }) => fetch(path, cache, config, quiet, allow_file_remotes),
         Some(Command::Helm { args }) => helm_cli::run(args),
         Some(Command::Completions { shell }) => {
             let mut out = Vec::new();
@@ -300,7 +305,13 @@ fn main() -> ExitCode {
     }
 }
 
-fn fetch(path: PathBuf, cache: Option<PathBuf>, config: Option<PathBuf>, quiet: bool) -> ExitCode {
+fn fetch(
+    path: PathBuf,
+    cache: Option<PathBuf>,
+    config: Option<PathBuf>,
+    quiet: bool,
+    allow_file_remotes: bool,
+) -> ExitCode {
     use gitops_lint::fetch::{self, FetchOptions, RunOptions, auth};
     let root = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
     let (credentials, auth_notes) = auth::Credentials::load(&auth::Sources::from_env());
@@ -311,6 +322,7 @@ fn fetch(path: PathBuf, cache: Option<PathBuf>, config: Option<PathBuf>, quiet: 
         fetch: FetchOptions {
             credentials,
             progress: !quiet && fetch::stderr_is_tty(),
+            allow_local_git: allow_file_remotes,
             ..FetchOptions::default()
         },
     };

@@ -123,11 +123,19 @@ pub fn fetch_all(
     };
     let named: HashSet<&RemoteRef> = by_ref.keys().copied().collect();
     report.lock.retain(|e| named.contains(&e.reference));
-    let work: Vec<&RemoteRef> = by_ref
+    let mut work: Vec<&RemoteRef> = by_ref
         .keys()
         .copied()
         .filter(|r| !options.skip.contains(*r))
         .collect();
+    // Locked and intact in the cache: nothing to do, and no HTTP client is even set up.
+    work.retain(|r| {
+        let cached = lock.find(r).is_some_and(|e| cache.read(&e.digest).is_ok());
+        if cached {
+            report.cached += 1;
+        }
+        !cached
+    });
     if work.is_empty() {
         return report;
     }
