@@ -22,6 +22,7 @@ impl std::fmt::Debug for Auth {
     }
 }
 
+#[derive(Debug)]
 pub struct Response {
     pub status: u16,
     pub headers: HeaderMap,
@@ -216,4 +217,139 @@ fn describe(url: &Url, e: &reqwest::Error) -> String {
         source = s.source();
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::{Arc, Mutex};
+
+    /// A loopback server answering each request with `answer(path)`; records whether each
+    /// request carried an Authorization header.
+    fn server(answer: fn(&str, u16) -> String) -> (u16, Arc<Mutex<Vec<(String, bool)>>>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen: Arc<Mutex<Vec<(String, bool)>>> = Arc::default();
+        let s = seen.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().take(20).flatten() {
+                let mut reader = BufReader::new(stream);
+                let mut line = String::new();
+                let _ = reader.read_line(&mut line);
+                let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+                let mut auth = false;
+                loop {
+                    let mut h = String::new();
+                    if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
+                        break;
+                    }
+                    auth |= h.to_ascii_lowercase().starts_with("authorization:");
+                }
+                s.lock().unwrap().push((path.clone(), auth));
+                let _ = reader
+                    .into_inner()
+                    .write_all(answer(&path, port).as_bytes());
+            }
+        });
+        (port, seen)
+    }
+
+    fn http() -> Http {
+        Http::new(
+            Budget::new(1 << 20, Duration::from_secs(30)),
+            Duration::from_secs(10),
+        )
+        .unwrap()
+    }
+
+    fn ok(body: &str) -> String {
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    }
+
+    #[test]
+    fn credentials_stay_on_their_host_across_a_redirect() {
+        let (other, other_seen) = server(|_, _| ok("archive"));
+        // The first server redirects to the second (same IP, another port: another host).
+        static OTHER: std::sync::OnceLock<u16> = std::sync::OnceLock::new();
+        OTHER.set(other).unwrap();
+        let (port, seen) = server(|path, _| match path {
+            "/index.yaml" => format!(
+                "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:{}/a.tgz\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                OTHER.get().unwrap()
+            ),
+            _ => ok(""),
+        });
+        let auth = Auth {
+            host: format!("127.0.0.1:{port}"),
+            header: "Basic dTpw".into(),
+        };
+        let url = Url::parse(&format!("http://127.0.0.1:{port}/index.yaml")).unwrap();
+        let resp = http().get(&url, &[], Some(&auth), 100).unwrap();
+        assert_eq!(resp.body, b"archive");
+        assert_eq!(resp.url.port(), Some(other));
+        assert_eq!(
+            seen.lock().unwrap().as_slice(),
+            [("/index.yaml".to_string(), true)]
+        );
+        assert_eq!(
+            other_seen.lock().unwrap().as_slice(),
+            [("/a.tgz".to_string(), false)]
+        );
+    }
+
+    #[test]
+    fn bodies_redirect_chains_and_the_run_are_capped() {
+        let (port, _) = server(|path, port| match path {
+            "/big" => ok(&"x".repeat(500)),
+            // Declares nothing, sends too much: the read stops at the cap.
+            "/unsized" => format!(
+                "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n{}",
+                "y".repeat(500)
+            ),
+            p => {
+                let n: u32 = p.trim_start_matches("/loop").parse().unwrap_or(0);
+                format!(
+                    "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:{port}/loop{}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    n + 1
+                )
+            }
+        });
+        let url = |p: &str| Url::parse(&format!("http://127.0.0.1:{port}{p}")).unwrap();
+        let h = http();
+        assert!(
+            h.get(&url("/big"), &[], None, 100)
+                .unwrap_err()
+                .contains("over the 100-byte limit")
+        );
+        assert!(
+            h.get(&url("/unsized"), &[], None, 100)
+                .unwrap_err()
+                .contains("over the 100-byte limit")
+        );
+        assert!(
+            h.get(&url("/loop0"), &[], None, 100)
+                .unwrap_err()
+                .contains("more than 5 redirects")
+        );
+        let small = Http::new(
+            Budget::new(600, Duration::from_secs(30)),
+            Duration::from_secs(10),
+        )
+        .unwrap();
+        assert!(small.get(&url("/big"), &[], None, 1000).is_ok());
+        assert!(
+            small
+                .get(&url("/big"), &[], None, 1000)
+                .unwrap_err()
+                .contains("total limit")
+        );
+        assert!(
+            h.get(&Url::parse("http://example.com/x").unwrap(), &[], None, 10)
+                .is_err()
+        );
+    }
 }

@@ -373,6 +373,7 @@ pub struct RunReport {
 /// `gitops-lint fetch`: rounds of model → fetch → lock until nothing new is named.
 pub fn run(mut opts: RunOptions) -> Result<RunReport, crate::lint::LintError> {
     let cache = Cache::new(&opts.cache);
+    let started = std::time::Instant::now();
     let mut out = RunReport {
         fetched: 0,
         cached: 0,
@@ -400,6 +401,9 @@ pub fn run(mut opts: RunOptions) -> Result<RunReport, crate::lint::LintError> {
         uses.sort_by(|a, b| a.0.cmp(&b.0));
         let new_work = uses.iter().any(|(r, _)| !opts.fetch.skip.contains(r));
         let report = fetch_all(&uses, &lock, &cache, &opts.fetch);
+        // The byte and time budgets are the run's, not each round's.
+        opts.fetch.max_total_bytes = opts.fetch.max_total_bytes.saturating_sub(report.bytes);
+        opts.fetch.total_timeout = opts.fetch.total_timeout.saturating_sub(started.elapsed());
         out.fetched += report.fetched;
         out.cached += report.cached;
         out.notes.extend(report.notes);
