@@ -225,12 +225,15 @@ mod tests {
     use std::io::{BufRead, BufReader, Write};
     use std::sync::{Arc, Mutex};
 
+    /// Each request's path and whether it carried credentials.
+    type Seen = Arc<Mutex<Vec<(String, bool)>>>;
+
     /// A loopback server answering each request with `answer(path)`; records whether each
     /// request carried an Authorization header.
-    fn server(answer: fn(&str, u16) -> String) -> (u16, Arc<Mutex<Vec<(String, bool)>>>) {
+    fn server(answer: fn(&str, u16) -> String) -> (u16, Seen) {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
-        let seen: Arc<Mutex<Vec<(String, bool)>>> = Arc::default();
+        let seen: Seen = Arc::default();
         let s = seen.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming().take(20).flatten() {
