@@ -316,7 +316,12 @@ fn fetch(
     let root = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
     let (credentials, auth_notes) = auth::Credentials::load(&auth::Sources::from_env());
     let opts = RunOptions {
-        cache: fetch::cache_dir(&root, cache.as_deref(), None),
+        // An empty GITOPS_LINT_CACHE means "the default", not the working directory.
+        cache: fetch::cache_dir(
+            &root,
+            cache.as_deref().filter(|p| !p.as_os_str().is_empty()),
+            None,
+        ),
         root: path,
         config,
         fetch: FetchOptions {
