@@ -583,13 +583,11 @@ fn git_remote(dir: &Path) -> Option<(Child, u16, String, String)> {
         ],
     );
     let port = free_port();
-    let daemon = Command::new("git")
-        .args([
-            "daemon",
-            "--reuseaddr",
-            "--export-all",
-            "--listen=127.0.0.1",
-        ])
+    // git-daemon itself, not `git daemon`: the wrapper forks it, and killing the wrapper
+    // would leave the daemon running after the test.
+    let exec_path = git(dir, &["--exec-path"]);
+    let daemon = Command::new(Path::new(&exec_path).join("git-daemon"))
+        .args(["--reuseaddr", "--export-all", "--listen=127.0.0.1"])
         .arg(format!("--port={port}"))
         .arg(format!("--base-path={}", served.display()))
         .arg(&served)
