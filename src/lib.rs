@@ -15,6 +15,7 @@ pub mod alloc;
 pub mod baseline;
 pub mod config;
 pub mod diff;
+pub mod fetch;
 pub mod finding;
 pub mod fix;
 #[doc(hidden)]

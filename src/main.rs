@@ -148,6 +148,27 @@ enum Command {
         #[command(flatten)]
         walk: WalkArgs,
     },
+    /// Download the remote charts and bases the repository's apps name (Helm repositories,
+    /// OCI registries, git), verify them, store them in the cache and record each resolution
+    /// in `.gitops-lint.lock` (commit it). The only command that uses the network; `lint`
+    /// then renders them from the cache. Exit 1 when any input failed (each located on the
+    /// line that names it).
+    Fetch {
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Cache directory (default: .gitops-lint/cache in the repository).
+        #[arg(long, value_name = "DIR", env = "GITOPS_LINT_CACHE")]
+        cache: Option<PathBuf>,
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// No progress lines or notes on stderr (the summary line and failures stay).
+        #[arg(long, short = 'q')]
+        quiet: bool,
+        /// Also clone `file://` git remotes (a local mirror). Off by default: a repository
+        /// could name any path on this machine.
+        #[arg(long)]
+        allow_file_remotes: bool,
+    },
     /// Print a shell completion script on stdout (e.g. `gitops-lint completions bash >
     /// /etc/bash_completion.d/gitops-lint`).
     Completions {
@@ -267,6 +288,13 @@ fn main() -> ExitCode {
             walk,
         }) => apps(path, config, format, walk),
         Some(Command::Render(args)) => render(args),
+        Some(Command::Fetch {
+            path,
+            cache,
+            config,
+            quiet,
+            allow_file_remotes,
+        }) => fetch(path, cache, config, quiet, allow_file_remotes),
         Some(Command::Helm { args }) => helm_cli::run(args),
         Some(Command::Completions { shell }) => {
             let mut out = Vec::new();
@@ -281,6 +309,65 @@ fn main() -> ExitCode {
             }
         }
         None => check(cli.check),
+    }
+}
+
+fn fetch(
+    path: PathBuf,
+    cache: Option<PathBuf>,
+    config: Option<PathBuf>,
+    quiet: bool,
+    allow_file_remotes: bool,
+) -> ExitCode {
+    use gitops_lint::fetch::{self, FetchOptions, RunOptions, auth};
+    let root = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+    let (credentials, auth_notes) = auth::Credentials::load(&auth::Sources::from_env());
+    let opts = RunOptions {
+        // An empty GITOPS_LINT_CACHE means "the default", not the working directory.
+        cache: fetch::cache_dir(
+            &root,
+            cache.as_deref().filter(|p| !p.as_os_str().is_empty()),
+            None,
+        ),
+        root: path,
+        config,
+        fetch: FetchOptions {
+            credentials,
+            progress: !quiet && fetch::stderr_is_tty(),
+            allow_local_git: allow_file_remotes,
+            ..FetchOptions::default()
+        },
+    };
+    let report = match fetch::run(opts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if !quiet {
+        for note in auth_notes.iter().chain(&report.notes) {
+            eprintln!("note: {note}");
+        }
+    }
+    for failure in &report.failures {
+        eprintln!("{failure}");
+    }
+    let failed = report.failures.len();
+    eprintln!(
+        "fetched {}, cached {}, failed {failed}{}",
+        report.fetched,
+        report.cached,
+        if report.lock_written {
+            format!(" ({} written)", gitops_lint::remote::LOCK_FILE)
+        } else {
+            String::new()
+        }
+    );
+    if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 

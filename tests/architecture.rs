@@ -20,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["report"],
     &["baseline", "fix", "redact", "same_cause", "manifest_files"],
     &["lint", "github"],
-    &["diff"],
+    &["diff", "fetch"],
     &["fuzzing"],
 ];
 

@@ -1,12 +1,38 @@
 #!/usr/bin/env bash
-# The Action's `fetch: true` step, reserved for a future `gitops-lint fetch` command (remote
-# charts and sources into a local cache before the lint). Until the installed binary has that
-# subcommand this is a no-op with a notice, so workflows can opt in ahead of the release.
+# The Action's fetch step: `gitops-lint fetch` downloads the remote charts and bases the
+# repository's apps name (as `.gitops-lint.lock` pins them) into GITOPS_LINT_CACHE, which
+# actions/cache restores and saves, and exports that variable so the lint step renders from
+# it. An input that fails is an error annotation on the line that names it; the step still
+# succeeds, so the lint runs and reports what stayed unrendered. Usage errors (exit 2) fail.
 set -euo pipefail
 bin="${GITOPS_LINT_BIN:-gitops-lint}"
 path="${GITOPS_LINT_PATH:-.}"
+cache="${GITOPS_LINT_CACHE:-}"
 # `help fetch` fails for an unknown subcommand (`fetch --help` would read `fetch` as a path).
-if "$bin" help fetch >/dev/null 2>&1; then
-  exec "$bin" fetch -- "$path"
+if ! "$bin" help fetch >/dev/null 2>&1; then
+  echo "::notice title=gitops-lint::this gitops-lint ($("$bin" --version)) has no fetch command; remote charts and bases stay unrendered"
+  exit 0
 fi
-echo "::notice title=gitops-lint::fetch: true has no effect yet: this gitops-lint ($("$bin" --version)) has no fetch command"
+if [ -n "$cache" ] && [ -n "${GITHUB_ENV:-}" ]; then
+  echo "GITOPS_LINT_CACHE=$cache" >> "$GITHUB_ENV"
+fi
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+status=0
+"$bin" fetch -- "$path" 2>"$log" || status=$?
+prefix=""
+if [ "$path" != "." ]; then
+  prefix="${path%/}/"
+fi
+# `file:line: message` lines are the failures; everything else (notes, the summary) is log.
+while IFS= read -r line; do
+  if [[ "$line" =~ ^([^:\ ]+):([0-9]+):\ (.*)$ ]]; then
+    message="${BASH_REMATCH[3]//%/%25}"
+    echo "::error file=${prefix}${BASH_REMATCH[1]},line=${BASH_REMATCH[2]},title=gitops-lint fetch::${message}"
+  else
+    echo "$line"
+  fi
+done < "$log"
+if [ "$status" -ge 2 ]; then
+  exit "$status"
+fi

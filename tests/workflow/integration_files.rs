@@ -251,26 +251,40 @@ fn run_script_maps_inputs_to_flags() {
 }
 
 #[test]
-fn fetch_step_is_a_notice_until_the_binary_has_fetch() {
+fn fetch_step_runs_fetch_and_turns_failures_into_annotations() {
     if on_path("bash").is_none() {
         println!("skipped: no bash");
         return;
     }
+    let dir = tempfile::tempdir().expect("tmp");
+    let github_env = dir.path().join("github_env");
+    // The real binary on a repository without remote inputs: the summary, nothing written.
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&repo).expect("mkdir");
     let out = Command::new("bash")
         .arg(root().join(".github/action/fetch.sh"))
         .env("GITOPS_LINT_BIN", env!("CARGO_BIN_EXE_gitops-lint"))
+        .env("GITOPS_LINT_PATH", &repo)
+        .env("GITOPS_LINT_CACHE", dir.path().join("cache"))
+        .env("GITHUB_ENV", &github_env)
         .output()
         .expect("run");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    assert!(
-        text.starts_with("::notice title=gitops-lint::fetch: true has no effect yet"),
-        "{text}"
+    assert!(text.contains("fetched 0, cached 0, failed 0"), "{text}");
+    // The lint step reads the cache the fetch step filled.
+    assert_eq!(
+        std::fs::read_to_string(&github_env).expect("GITHUB_ENV"),
+        format!("GITOPS_LINT_CACHE={}\n", dir.path().join("cache").display())
     );
-    // A binary that has the command gets it run (a fake that answers `help fetch`).
-    let dir = tempfile::tempdir().expect("tmp");
+    // A failed input becomes an error annotation on its line (prefixed with the linted
+    // directory); the step succeeds so the lint still runs. Usage errors fail it.
     let fake = dir.path().join("gitops-lint");
-    std::fs::write(&fake, "#!/bin/sh\necho \"ran $*\"\n").expect("write");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\n[ \"$1\" = help ] && exit 0\necho \"ran $*\"\necho 'apps/web.yaml:12: chart web ^1 from https://c.example: 100% gone' >&2\necho 'fetched 0, cached 0, failed 1' >&2\nexit 1\n",
+    )
+    .expect("write");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -280,12 +294,21 @@ fn fetch_step_is_a_notice_until_the_binary_has_fetch() {
         .arg(root().join(".github/action/fetch.sh"))
         .env("GITOPS_LINT_BIN", &fake)
         .env("GITOPS_LINT_PATH", "deploy")
+        .env_remove("GITHUB_ENV")
         .output()
         .expect("run");
+    assert!(out.status.success());
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),
-        "ran fetch -- deploy"
+        "ran fetch -- deploy\n::error file=deploy/apps/web.yaml,line=12,title=gitops-lint fetch::chart web ^1 from https://c.example: 100%25 gone\nfetched 0, cached 0, failed 1"
     );
+    std::fs::write(&fake, "#!/bin/sh\n[ \"$1\" = help ] && exit 0\nexit 2\n").expect("write");
+    let out = Command::new("bash")
+        .arg(root().join(".github/action/fetch.sh"))
+        .env("GITOPS_LINT_BIN", &fake)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
 }
 
 /// A static file server on 127.0.0.1 for the install test: serves `dir`, answers at most
