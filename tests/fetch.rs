@@ -883,7 +883,6 @@ fn run_fetch(repo: &Path, cache: &Path) -> (bool, String) {
 }
 
 #[test]
-#[ignore = "needs the lint side of remote inputs (App.remotes, rendering from the cache): passes once `remote` is merged"]
 fn after_fetch_lint_reports_each_remote_app_on_the_line_a_person_edits() {
     let dir = tempfile::tempdir().unwrap();
     let Some(s) = servers(dir.path()) else {
@@ -930,14 +929,20 @@ fn after_fetch_lint_reports_each_remote_app_on_the_line_a_person_edits() {
             .and_then(|f| f["line"].as_u64())
             .unwrap_or_else(|| panic!("no {rule} on {file} with {related} related: {findings:#?}"))
     };
-    // The Argo app: replicaCount under an enabled HPA, reported on the Application (the
-    // inline `valuesObject` has no line of its own yet: it is shown as `<inline values 1>`).
-    assert!(
-        find(
+    // The Argo app: replicaCount under an enabled HPA, reported on the `valuesObject` line
+    // that sets it (the line a person edits).
+    let web = std::fs::read_to_string(repo.join("apps/web.yaml")).unwrap();
+    let values_line = web
+        .lines()
+        .position(|l| l.trim_start().starts_with("replicaCount:"))
+        .map(|i| i as u64 + 1);
+    assert_eq!(
+        Some(find(
             "hpa-replicas-conflict",
             "apps/web.yaml",
             "templates/deployment.yaml"
-        ) >= 9
+        )),
+        values_line
     );
     // The Flux HelmRelease on the OCI chart: randAlphaNum in the chart's Secret.
     assert!(

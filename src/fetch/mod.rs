@@ -388,7 +388,9 @@ pub fn run(mut opts: RunOptions) -> Result<RunReport, crate::lint::LintError> {
     };
     for round in 1..=MAX_ROUNDS {
         out.rounds = round;
-        let linted = crate::lint::lint(&lint_opts)?;
+        // The model is built with this run's cache, so a chart or base fetched in the last
+        // round is rendered and what it names is seen.
+        let linted = crate::lint::lint_cached(&lint_opts, &[], true, Some(&opts.cache))?;
         let root = linted.root.clone();
         let lock_path = root.join(LOCK_FILE);
         let (lock, existing_text) = read_lock(&lock_path, &linted.map, &mut out.notes);
