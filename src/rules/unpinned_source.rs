@@ -153,6 +153,22 @@ fn git_repo_spec(entry: &str) -> bool {
         || host_path.contains("/_git/")
 }
 
+/// `host/org/repo` of a git URL, lower-cased, without scheme, user, `.git` or what follows.
+fn repo_key(url: &str) -> String {
+    let rest = url.split_once("://").map(|(_, r)| r).unwrap_or(url);
+    let rest = rest.split_once('@').map(|(_, r)| r).unwrap_or(rest).replacen(':', "/", 1);
+    let rest = rest.split(['?', '#']).next().unwrap_or("").replace("//", "/");
+    let parts: Vec<&str> = rest.split('/').filter(|p| !p.is_empty()).take(3).collect();
+    parts.join("/").trim_end_matches(".git").to_ascii_lowercase()
+}
+
+fn same_repo(app: &crate::gitops::App, entry: &str) -> bool {
+    app.repository
+        .as_ref()
+        .and_then(|j| j.url.as_deref())
+        .is_some_and(|u| repo_key(u) == repo_key(entry))
+}
+
 /// A git ref that names one commit for good: a full SHA or a version tag (also
 /// `path/v1.2.3`, as monorepo tags are written).
 fn pinned_ref(r: &str) -> bool {
@@ -172,6 +188,11 @@ fn remote_kustomize_bases(model: &Model, out: &mut Vec<Finding>) {
             let raw = model.map.text(issue.span);
             let entry = raw.trim().trim_matches(|c| c == '"' || c == '\'');
             if !git_repo_spec(entry) {
+                continue;
+            }
+            // A base in this same repository follows its branch like the app itself does
+            // (the GitOps norm, not an unpinned dependency).
+            if same_repo(app, entry) {
                 continue;
             }
             let query = entry.split_once('?').map(|(_, q)| q).unwrap_or("");
@@ -285,5 +306,10 @@ mod tests {
         assert!(pinned_ref("3c9a1b2f0e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b"));
         assert!(!pinned_ref("main"));
         assert!(!pinned_ref("release-1.2"));
+        assert_eq!(
+            repo_key("https://github.com/Org/Repo.git"),
+            repo_key("github.com/org/repo/base?ref=main")
+        );
+        assert_eq!(repo_key("git@github.com:org/repo.git//x"), "github.com/org/repo");
     }
 }
