@@ -353,6 +353,50 @@ fn app_of_apps_with_multi_source_values() {
     );
 }
 
+/// The second level of app-of-apps through charts: `prod-apps` renders a local chart with the
+/// environment's values file, which templates one Application per app, each pointing at
+/// another local chart with its own `valuesObject`, `parameters` or `values`. Each generated
+/// app renders with what it carries: prod turns the HPA on for web (valuesObject) and checkout
+/// (parameters), so their fixed `replicas` is a real conflict; worker's `values` set 4
+/// replicas and no HPA.
+#[test]
+fn app_of_apps_through_charts_renders_the_second_level_with_its_values() {
+    let r = run("testdata/apps/app-of-apps-charts");
+    assert_eq!(
+        apps(&r),
+        [
+            "prod-apps argo 3 [helm charts/apps]",
+            "prod-checkout argo 2 [helm charts/web] <- prod-apps",
+            "prod-web argo 2 [helm charts/web] <- prod-apps",
+            "prod-worker argo 1 [helm charts/worker] <- prod-apps",
+            "argocd standalone 1 [directory argocd]",
+        ]
+    );
+    assert_eq!(
+        located(&r),
+        [
+            "hpa-replicas-conflict charts/web/templates/deployment.yaml:6 prod-checkout <- charts/web/templates/hpa.yaml:10 charts/web/values.yaml:1",
+            "hpa-replicas-conflict charts/web/templates/deployment.yaml:6 prod-web <- charts/web/templates/hpa.yaml:10 charts/web/values.yaml:1",
+        ]
+    );
+    let replicas = |app: &str| {
+        r.model
+            .apps
+            .iter()
+            .find(|a| a.name == app)
+            .map(|a| {
+                r.model
+                    .objects_of(a)
+                    .filter(|mo| mo.object.kind == "Deployment")
+                    .filter_map(|mo| mo.object.root.get_path(&["spec", "replicas"]))
+                    .filter_map(|n| n.scalar_text())
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(replicas("prod-worker"), ["4"]);
+}
+
 /// a renders b, whose chart renders a again: reported once, on the line that closes the loop.
 #[test]
 fn app_of_apps_cycle_is_a_located_finding() {

@@ -297,6 +297,35 @@ fn json6902_replace_is_an_overwrite() {
     );
 }
 
+/// `~1` is `/` in a JSON pointer, so an annotation key with a `/` is matched; appending with
+/// `-` writes no field Git declares.
+#[test]
+fn json6902_escaped_pointer_and_append() {
+    let app = APP.replace("{ANNOTATIONS}", "");
+    let deployment = DEPLOYMENT.replace(
+        "  name: web\n",
+        "  name: web\n  annotations:\n    example.com/tier: gold\n",
+    );
+    let patch = "        patchesJson6902: |-
+          - op: replace
+            path: /metadata/annotations/example.com~1tier
+            value: silver
+          - op: add
+            path: /spec/template/spec/containers/-
+            value: {name: audit, image: audit:1}
+";
+    let repo = write_repo(&[
+        ("argocd/web.yaml", &app),
+        ("apps/web/deployment.yaml", &deployment),
+        ("platform/ns.yaml", NAMESPACE),
+        ("platform/policy.yaml", &policy(patch)),
+    ]);
+    assert_eq!(
+        findings_of(repo.path()),
+        ["mutation-policy-conflict error apps/web/deployment.yaml:6"]
+    );
+}
+
 /// Safe fixes must do what they say: applied to a copy of the bad fixture, every finding
 /// they fix disappears and the YAML still parses.
 #[test]

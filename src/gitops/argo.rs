@@ -166,6 +166,47 @@ pub struct ArgoSettings {
     pub ignores: Vec<IgnoreEntry>,
     /// Problems that make Argo's `GetResourceOverrides` fail (every app goes Unknown).
     pub override_errors: Vec<(Span, String)>,
+    /// `resource.exclusions`: kinds Argo CD neither discovers nor syncs.
+    pub exclusions: Vec<FilteredResource>,
+}
+
+/// One `resource.exclusions` entry: glob patterns; an empty list matches everything.
+#[derive(Clone, Debug, Default)]
+pub struct FilteredResource {
+    pub api_groups: Vec<String>,
+    pub kinds: Vec<String>,
+    pub clusters: Vec<String>,
+}
+
+impl FilteredResource {
+    fn matches(&self, group: &str, kind: &str, cluster: Option<&str>) -> bool {
+        let any = |list: &[String], value: &str| {
+            list.is_empty() || list.iter().any(|p| crate::glob::glob_match(p, value))
+        };
+        // An unknown destination matches only an entry for every cluster.
+        let cluster_ok = match cluster {
+            Some(c) => {
+                let server = if c == "in-cluster" {
+                    "https://kubernetes.default.svc"
+                } else {
+                    c
+                };
+                any(&self.clusters, server) || any(&self.clusters, c)
+            }
+            None => self.clusters.is_empty() || self.clusters.iter().any(|p| p == "*"),
+        };
+        any(&self.api_groups, group) && any(&self.kinds, kind) && cluster_ok
+    }
+}
+
+impl ArgoSettings {
+    /// Does `resource.exclusions` keep Argo CD from syncing objects of this group and kind
+    /// on the app's destination cluster (so they are never applied or compared)?
+    pub fn excludes(&self, group: &str, kind: &str, cluster: Option<&str>) -> bool {
+        self.exclusions
+            .iter()
+            .any(|r| r.matches(group, kind, cluster))
+    }
 }
 
 pub fn is_argocd_cm(obj: &Object) -> bool {
@@ -195,6 +236,11 @@ pub fn read_argocd_cm(obj: &Object, map: &SourceMap) -> ArgoSettings {
         match key.as_str() {
             "application.instanceLabelKey" => s.instance_label_key = value.scalar_text(),
             "application.resourceTrackingMethod" => s.tracking_method = value.scalar_text(),
+            "resource.exclusions" => {
+                if let Ok(parsed) = parse_embedded(value, map, &key) {
+                    s.exclusions = read_filtered(&parsed);
+                }
+            }
             "resource.customizations" => {
                 read_legacy_customizations(&mut s, entry.key.span, value, map)
             }
@@ -241,6 +287,27 @@ pub fn read_argocd_cm(obj: &Object, map: &SourceMap) -> ArgoSettings {
         }
     }
     s
+}
+
+/// `resource.exclusions` entries (`apiGroups`, `kinds`, `clusters`).
+fn read_filtered(list: &Node) -> Vec<FilteredResource> {
+    let strings = |n: &Node, k: &str| -> Vec<String> {
+        n.get(k)
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(Node::scalar_text)
+            .collect()
+    };
+    list.as_seq()
+        .unwrap_or_default()
+        .iter()
+        .map(|e| FilteredResource {
+            api_groups: strings(e, "apiGroups"),
+            kinds: strings(e, "kinds"),
+            clusters: strings(e, "clusters"),
+        })
+        .collect()
 }
 
 /// The legacy single key: a YAML map keyed `group/Kind` whose `ignoreDifferences` values

@@ -254,6 +254,62 @@ pub fn declares(node: &Node, path: &[String]) -> bool {
     }
 }
 
+/// The `select(.key == "value")` filters of a simple jq path, one per `[]` element in
+/// order (`None` where an element has none): `.spec.http[] | select(.name == "mirror")`
+/// ignores only the element named `mirror`, not every element.
+pub fn jq_select_filters(expr: &str) -> Vec<Option<(String, String)>> {
+    let mut out: Vec<Option<(String, String)>> = Vec::new();
+    for part in expr.split('|').map(str::trim) {
+        if let Some(cond) = part
+            .strip_prefix("select(")
+            .and_then(|p| p.strip_suffix(')'))
+        {
+            let parsed = cond.split_once("==").and_then(|(k, v)| {
+                let key = k.trim().strip_prefix('.')?;
+                let value = v.trim().strip_prefix('"')?.strip_suffix('"')?;
+                let simple = !key.is_empty()
+                    && key
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+                simple.then(|| (key.to_string(), value.to_string()))
+            });
+            if let (Some(f), Some(last @ None)) = (parsed, out.last_mut()) {
+                *last = Some(f);
+            }
+            continue;
+        }
+        out.extend(std::iter::repeat_n(None, part.matches("[]").count()));
+    }
+    out
+}
+
+/// [`declares`] where each `*` element must also pass its filter (see [`jq_select_filters`]).
+pub fn declares_where(node: &Node, path: &[String], filters: &[Option<(String, String)>]) -> bool {
+    let Some((head, rest)) = path.split_first() else {
+        return true;
+    };
+    if head == "*"
+        && let Some(items) = node.as_seq()
+    {
+        let (filter, later) = filters
+            .split_first()
+            .map_or((&None, filters), |(f, l)| (f, l));
+        return items.iter().any(|n| {
+            filter
+                .as_ref()
+                .is_none_or(|(k, v)| n.get(k).and_then(Node::scalar_text).as_deref() == Some(v))
+                && declares_where(n, rest, later)
+        });
+    }
+    if node.as_seq().is_some() {
+        return declares(node, path);
+    }
+    match node.get(head) {
+        Some(child) => declares_where(child, rest, filters),
+        None => false,
+    }
+}
+
 /// Span of the first node declared at `path` (`*` walks every element).
 pub fn declares_span(node: &Node, path: &[String]) -> Option<Span> {
     let Some((head, rest)) = path.split_first() else {
@@ -271,6 +327,26 @@ pub fn declares_span(node: &Node, path: &[String]) -> Option<Span> {
         return Some(entry.key.span.cover(entry.value.span));
     }
     declares_span(&entry.value, rest)
+}
+
+#[cfg(test)]
+mod select_tests {
+    use super::*;
+
+    #[test]
+    fn select_filters_follow_their_elements() {
+        let f = |s: &str| jq_select_filters(s);
+        assert_eq!(
+            f(".spec.http[] | select(.name == \"mirror\")"),
+            [Some(("name".to_string(), "mirror".to_string()))]
+        );
+        assert_eq!(
+            f(".spec.a[]? | select(.name==\"x\") | .b[]"),
+            [Some(("name".to_string(), "x".to_string())), None]
+        );
+        assert_eq!(f(".spec.a[] | select(.x | test(\"y\"))"), [None]);
+        assert!(f(".spec.replicas").is_empty());
+    }
 }
 
 #[cfg(test)]

@@ -132,6 +132,40 @@ pub fn keeps_empty_object(obj: &Object, path: &[String]) -> bool {
     t.types.contains_key(ty)
 }
 
+/// Does the built-in kind `kind` (in any group and version of the table) have the field at
+/// `path` (`*` or an index steps into a list or map)? None when the table has no such kind.
+pub fn kind_has_path(kind: &str, path: &[String]) -> Option<bool> {
+    let t = table();
+    let suffix = format!("/{kind}");
+    let mut known = false;
+    for (gvk, root) in &t.roots {
+        if !gvk.ends_with(&suffix) {
+            continue;
+        }
+        known = true;
+        let mut ty: &str = root;
+        let mut found = true;
+        for seg in path {
+            if let Some(item) = ty.strip_prefix('[') {
+                ty = item;
+            } else if let Some(value) = ty.strip_prefix('{') {
+                ty = value;
+            } else if ty == "*" {
+                break; // unchecked below here: it may hold anything
+            } else if let Some(child) = t.types.get(ty).and_then(|f| f.get(seg.as_str())) {
+                ty = child;
+            } else {
+                found = false;
+                break;
+            }
+        }
+        if found {
+            return Some(true);
+        }
+    }
+    known.then_some(false)
+}
+
 /// The schema's type of every quantity (`resource.Quantity`).
 const QUANTITY: &str = "io.k8s.apimachinery.pkg.api.resource.Quantity";
 

@@ -173,6 +173,14 @@ fn overlaps(ignored: &[String], sensitive: &[String]) -> bool {
     !ignored.is_empty() && (0..n).all(|i| seg_match(&ignored[i], &sensitive[i]))
 }
 
+/// A path below a sensitive field hides something only if the kind has it: `/spec/replicas`
+/// on every kind (`*`) reaches no NetworkPolicy field. Kinds the schema table does not know
+/// (custom resources) are assumed to have it.
+fn exists_below(kind: &str, ignored: &[String], sensitive: &[String]) -> bool {
+    ignored.len() <= sensitive.len()
+        || crate::ownership::k8s_schema::kind_has_path(kind, ignored) != Some(false)
+}
+
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
     for (app, argo) in model.argo_apps() {
         for e in &argo.ignores {
@@ -235,7 +243,7 @@ fn check_flux(model: &Model, app: &App, rule: &FluxIgnore, out: &mut Vec<Finding
         let hit = kinds.iter().find_map(|k| {
             sensitive_paths(k)
                 .into_iter()
-                .find(|(s, _)| overlaps(&path, s) || p.text.is_empty())
+                .find(|(s, _)| (overlaps(&path, s) && exists_below(k, &path, s)) || p.text.is_empty())
                 .map(|(_, why)| (*k, why))
         });
         let Some((kind, why)) = hit else { continue };
@@ -245,7 +253,7 @@ fn check_flux(model: &Model, app: &App, rule: &FluxIgnore, out: &mut Vec<Finding
                 Severity::Error,
                 format!(
                     "Flux ignore path `{}` on {kind} hides {why}: a change there is never corrected",
-                    p.text
+                    if p.text.is_empty() { "\"\"" } else { p.text.as_str() }
                 ),
                 p.span,
             )
@@ -279,7 +287,7 @@ fn check_entry(app: Option<&App>, e: &IgnoreEntry, out: &mut Vec<Finding>) {
         let hit = kinds.iter().find_map(|k| {
             sensitive_paths(k)
                 .into_iter()
-                .find(|(s, _)| overlaps(&path, s))
+                .find(|(s, _)| overlaps(&path, s) && exists_below(k, &path, s))
                 .map(|(_, why)| (*k, why))
         });
         let Some((kind, why)) = hit else { continue };
@@ -352,5 +360,15 @@ mod tests {
             &env
         ));
         assert!(overlaps(&p("spec/template/spec/containers"), &env));
+    }
+
+    #[test]
+    fn paths_a_kind_does_not_have_hide_nothing() {
+        let spec = p("spec");
+        assert!(!exists_below("NetworkPolicy", &p("spec/replicas"), &spec));
+        assert!(exists_below("NetworkPolicy", &p("spec/podSelector"), &spec));
+        assert!(exists_below("NetworkPolicy", &spec, &spec));
+        // Custom kinds: no schema here, so assume the field exists.
+        assert!(exists_below("Rollout", &p("spec/anything"), &spec));
     }
 }

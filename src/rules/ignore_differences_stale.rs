@@ -4,7 +4,7 @@
 use super::{FixAvailability, RuleMeta};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
-use crate::gitops::ignore::{IgnoreOrigin, declares, pointer_segments};
+use crate::gitops::ignore::{IgnoreOrigin, declares, declares_where, jq_select_filters, pointer_segments};
 
 pub const ID: &str = "ignore-differences-stale";
 
@@ -65,7 +65,21 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                 if path.is_empty() || written_by_others(&path) {
                     continue;
                 }
-                if !matched.iter().any(|mo| declares(&mo.object.root, &path)) {
+                let jq = e.jq_paths.iter().find(|p| p.span == span);
+                // Argo compares a custom resource's lists index by index (no merge keys),
+                // so an element a controller appends needs its ignore although Git never
+                // declares it: a list-element jq on a custom resource is never stale.
+                let custom = matched
+                    .iter()
+                    .any(|mo| !crate::ownership::kb::is_builtin_group(mo.object.group()));
+                if jq.is_some() && custom && path.iter().any(|s| s == "*") {
+                    continue;
+                }
+                let filters = jq.map(|p| jq_select_filters(&p.text)).unwrap_or_default();
+                if !matched
+                    .iter()
+                    .any(|mo| declares_where(&mo.object.root, &path, &filters))
+                {
                     out.push(Finding::new(ID, Severity::Info, format!("no matched object declares `/{}` and no known controller writes it", path.join("/")), span).label("nothing to ignore here").app(app.name.clone()).help("Remove the path if nothing writes it any more."));
                 }
             }

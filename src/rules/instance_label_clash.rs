@@ -60,7 +60,11 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
         .as_deref()
         .unwrap_or(DEFAULT_KEY);
     let label_tracking = method == "label" || method == "annotation+label";
-    for (app, _) in model.argo_apps() {
+    for (app, argo) in model.argo_apps() {
+        if method == "annotation+label" && app.name.len() > 63 {
+            let span = app.span.unwrap_or_default();
+            out.push(Finding::new(ID, Severity::Info, format!("app name `{}` is {} characters: with annotation+label tracking Argo CD truncates the informational `{key}` label to 63", app.name, app.name.len()), span).label("label value truncated").app(app.name.clone()).help("Selectors on the full app name will not match the label; tracking itself uses the annotation."));
+        }
         if method == "label" && app.name.len() > 63 {
             let span = app.span.unwrap_or_default();
             out.push(Finding::new(ID, Severity::Error, format!("app name `{}` is {} characters: label tracking writes it into the `{key}` label, which allows at most 63, so every sync fails", app.name, app.name.len()), span).label("too long for a label value").app(app.name.clone()).help("Shorten the Application name or switch to annotation tracking (application.resourceTrackingMethod: annotation)."));
@@ -86,13 +90,19 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                     ),
                     None => (Severity::Warning, String::new()),
                 };
-                out.push(about(
-                    Finding::new(ID, severity, format!("{} sets `{key}: {value}`, but Argo CD tracks it with that label and overwrites it with `{}`{extra}", object_id(mo), app.name), entry.key.span.cover(entry.value.span))
-                        .label("overwritten by Argo CD's tracking label")
-                        .help("Keep Helm releaseName equal to the app name, do not put the tracking key in kustomize commonLabels, or use annotation tracking / application.instanceLabelKey: argocd.argoproj.io/instance."),
-                    app,
-                    mo,
-                ));
+                let mut f = Finding::new(ID, severity, format!("{} sets `{key}: {value}`, but Argo CD tracks it with that label and overwrites it with `{}`{extra}", object_id(mo), app.name), entry.key.span.cover(entry.value.span))
+                    .label("overwritten by Argo CD's tracking label")
+                    .help("Keep Helm releaseName equal to the app name, do not put the tracking key in kustomize commonLabels, or use annotation tracking / application.instanceLabelKey: argocd.argoproj.io/instance.");
+                // A chart labelling with its release name: the line to edit is the
+                // Application's releaseName.
+                if let Some(release) = argo.sources.iter().find_map(|s| {
+                    s.node
+                        .get_path(&["helm", "releaseName"])
+                        .filter(|n| n.scalar_text().as_deref() == Some(value.as_str()))
+                }) {
+                    f = f.secondary(release.span, "Helm release name differs from the app name");
+                }
+                out.push(about(f, app, mo));
             } else if let Some(ann) = mo
                 .object
                 .metadata()

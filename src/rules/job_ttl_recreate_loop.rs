@@ -41,6 +41,14 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
         if app.argo.is_none() && !flux_reapplies {
             continue;
         }
+        // Kinds in argocd-cm `resource.exclusions` are neither synced nor compared.
+        if let Some(argo) = &app.argo
+            && model
+                .argo
+                .excludes(o.group(), &o.kind, argo.destination_cluster.as_deref())
+        {
+            continue;
+        }
         let Some(entry) = entry_at(&o.root, &["spec", "ttlSecondsAfterFinished"]) else {
             continue;
         };

@@ -81,6 +81,39 @@ fn job_text(mo: &ModelObject) -> String {
     parts.join(" ")
 }
 
+/// Does the Job's name carry its image's version (`db-migrate-3-4-0` for `api:3.4.0`)? Then
+/// each release is a new Job: nothing immutable is changed in place and it runs once per
+/// release, in its wave, which is what the ordering asks for.
+fn named_per_version(mo: &ModelObject) -> bool {
+    let name = mo.object.name.to_ascii_lowercase();
+    let pod = match mo.object.kind.as_str() {
+        "Pod" => mo.object.root.get("spec"),
+        _ => mo.object.root.get_path(&["spec", "template", "spec"]),
+    };
+    let images: Vec<String> = ["initContainers", "containers"]
+        .iter()
+        .flat_map(|k| pod.and_then(|p| p.get(k)).and_then(Node::as_seq).unwrap_or_default())
+        .filter_map(|c| c.get("image").and_then(Node::scalar_text))
+        .collect();
+    !images.is_empty()
+        && images.iter().all(|image| {
+            let image = image.split('@').next().unwrap_or("");
+            let last = image.rsplit('/').next().unwrap_or("");
+            let Some((_, tag)) = last.rsplit_once(':') else {
+                return false;
+            };
+            let tag = tag.trim_start_matches('v').to_ascii_lowercase();
+            let dns: String = tag
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                .collect();
+            tag.len() >= 3
+                && tag != "latest"
+                && tag.chars().any(|c| c.is_ascii_digit())
+                && (name.contains(&tag) || name.contains(&dns))
+        })
+}
+
 fn is_candidate(mo: &ModelObject) -> bool {
     let o = &mo.object;
     let kind_ok = (o.group() == "batch" && o.kind == "Job")
@@ -95,7 +128,7 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
             continue;
         }
         let app = model.app_of(mo);
-        if app.argo.is_none() {
+        if app.argo.is_none() || named_per_version(mo) {
             continue;
         }
         let text = job_text(mo);

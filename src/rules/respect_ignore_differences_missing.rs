@@ -4,7 +4,7 @@
 use super::{FixAvailability, RuleMeta};
 use crate::finding::{Finding, Fix, Severity};
 use crate::gitops::Model;
-use crate::gitops::ignore::declares;
+use crate::gitops::ignore::{declares_where, jq_select_filters};
 
 pub const ID: &str = "respect-ignore-differences-missing";
 
@@ -46,10 +46,17 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                 if path.is_empty() {
                     continue;
                 }
+                // A jq `select(.name == "x")` ignores that element only.
+                let filters = entry
+                    .jq_paths
+                    .iter()
+                    .find(|p| p.span == span)
+                    .map(|p| jq_select_filters(&p.text))
+                    .unwrap_or_default();
                 let declared: Vec<_> = model
                     .objects_of(app)
                     .filter(|mo| entry.matches(&mo.object, &mo.namespace))
-                    .filter(|mo| declares(&mo.object.root, &path))
+                    .filter(|mo| declares_where(&mo.object.root, &path, &filters))
                     .collect();
                 let Some(first) = declared.first() else {
                     continue;

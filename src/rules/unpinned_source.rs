@@ -39,6 +39,8 @@ fn is_sha(v: &str) -> bool {
 }
 
 pub fn check(model: &Model, out: &mut Vec<Finding>) {
+    remote_kustomize_bases(model, out);
+    flux_sources(model, out);
     for (app, argo) in model.argo_apps() {
         for src in &argo.sources {
             // A value the generator could not supply (a cluster Secret's annotation that is
@@ -108,9 +110,11 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
             .and_then(Node::scalar_text)
             .unwrap_or_default();
         if version.is_empty() || is_range(&version) {
+            // Without `version`, point at the chart it applies to.
             let span = chart_spec
                 .get("version")
                 .map(|n| n.span)
+                .or_else(|| chart_spec.entry("chart").map(|e| e.key.span.cover(e.value.span)))
                 .unwrap_or(chart_spec.span);
             let shown = if version.is_empty() {
                 "(empty: defaults to `*`)".to_string()
@@ -132,6 +136,152 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
     }
 }
 
+/// Does a kustomize entry name a git repository (kustomize clones those), rather than one
+/// file fetched over HTTP?
+fn git_repo_spec(entry: &str) -> bool {
+    let host_path = entry.split_once("://").map(|(_, r)| r).unwrap_or(entry);
+    entry.starts_with("git@")
+        || entry.starts_with("git::")
+        || entry.starts_with("ssh://")
+        || ["github.com/", "gitlab.com/", "bitbucket.org/"]
+            .iter()
+            .any(|h| host_path.starts_with(h))
+        || host_path.contains("//")
+        || host_path.contains(".git/")
+        || host_path.contains(".git?")
+        || host_path.ends_with(".git")
+        || host_path.contains("/_git/")
+}
+
+/// `host/org/repo` of a git URL, lower-cased, without scheme, user, `.git` or what follows.
+fn repo_key(url: &str) -> String {
+    let rest = url.split_once("://").map(|(_, r)| r).unwrap_or(url);
+    let rest = rest.split_once('@').map(|(_, r)| r).unwrap_or(rest).replacen(':', "/", 1);
+    let rest = rest.split(['?', '#']).next().unwrap_or("").replace("//", "/");
+    let parts: Vec<&str> = rest.split('/').filter(|p| !p.is_empty()).take(3).collect();
+    parts.join("/").trim_end_matches(".git").to_ascii_lowercase()
+}
+
+fn same_repo(app: &crate::gitops::App, entry: &str) -> bool {
+    app.repository
+        .as_ref()
+        .and_then(|j| j.url.as_deref())
+        .is_some_and(|u| repo_key(u) == repo_key(entry))
+}
+
+/// A git ref that names one commit for good: a full SHA or a version tag (also
+/// `path/v1.2.3`, as monorepo tags are written).
+fn pinned_ref(r: &str) -> bool {
+    is_sha(r) || is_exact_version(r.rsplit('/').next().unwrap_or(r))
+}
+
+/// Remote kustomize `resources`/`components` that are git repositories: without `ref` (or
+/// its alias `version`) kustomize clones the default branch at every build; a branch moves.
+/// The renderer reports these entries as not fetched; their spans are the entries.
+fn remote_kustomize_bases(model: &Model, out: &mut Vec<Finding>) {
+    use crate::render::IssueKind;
+    for app in &model.apps {
+        for issue in &app.issues {
+            if issue.kind != IssueKind::Unrenderable {
+                continue;
+            }
+            let raw = model.map.text(issue.span);
+            let entry = raw.trim().trim_matches(|c| c == '"' || c == '\'');
+            if !git_repo_spec(entry) {
+                continue;
+            }
+            // A base in this same repository follows its branch like the app itself does
+            // (the GitOps norm, not an unpinned dependency).
+            if same_repo(app, entry) {
+                continue;
+            }
+            let query = entry.split_once('?').map(|(_, q)| q).unwrap_or("");
+            let git_ref = query.split('&').find_map(|kv| {
+                let (k, v) = kv.split_once('=')?;
+                matches!(k, "ref" | "version").then_some(v)
+            });
+            let (msg, label) = match git_ref {
+                None => (
+                    format!("remote base `{entry}` has no `ref`: kustomize clones the repository's default branch at every build, so what is deployed changes without a commit here"),
+                    "no ref",
+                ),
+                Some(r) if !pinned_ref(r) => (
+                    format!("remote base `{entry}` follows `{r}`, which looks like a branch: its content changes without a commit here"),
+                    "not pinned",
+                ),
+                Some(_) => continue,
+            };
+            out.push(
+                Finding::new(ID, Severity::Warning, msg, issue.span)
+                    .label(label)
+                    .app(app.name.clone())
+                    .help("Add `?ref=<tag or commit>` to the URL (`?version=` is the same) and let a bot (e.g. Renovate) bump it through reviewed pull requests."),
+            );
+        }
+    }
+}
+
+/// Flux sources declared in the repo that follow a moving target: an `OCIRepository` with
+/// a `semver` range, the `latest` tag or no `ref` at all (source-controller then pulls
+/// `latest`), and `HelmChart` versions that are ranges on a Helm repository.
+fn flux_sources(model: &Model, out: &mut Vec<Finding>) {
+    for mo in &model.objects {
+        let o = &mo.object;
+        if o.group() != "source.toolkit.fluxcd.io" {
+            continue;
+        }
+        let app = model.app_of(mo);
+        let Some(spec) = o.root.get("spec") else {
+            continue;
+        };
+        let found = match o.kind.as_str() {
+            "OCIRepository" => {
+                let r = spec.get("ref");
+                let get = |k: &str| r.and_then(|r| r.get(k)).and_then(Node::scalar_text);
+                if get("digest").is_some() {
+                    None
+                } else if let Some(semver) = get("semver") {
+                    (!is_exact_version(&semver)).then(|| {
+                        let span = r.and_then(|r| r.get("semver")).map(|n| n.span);
+                        (format!("OCIRepository {} follows the semver range `{semver}`: source-controller pulls every newer matching tag", o.name), span)
+                    })
+                } else {
+                    match get("tag") {
+                        Some(tag) if tag != "latest" => None,
+                        Some(_) => Some((
+                            format!("OCIRepository {} follows the `latest` tag", o.name),
+                            r.and_then(|r| r.get("tag")).map(|n| n.span),
+                        )),
+                        None => Some((
+                            format!("OCIRepository {} sets no `ref`: source-controller pulls the `latest` tag", o.name),
+                            spec.get("url").map(|n| n.span),
+                        )),
+                    }
+                }
+            }
+            "HelmChart" => {
+                let helm_repo = spec.get_path(&["sourceRef", "kind"]).and_then(Node::as_str)
+                    == Some("HelmRepository");
+                let version = spec.get("version").and_then(Node::scalar_text).unwrap_or_default();
+                (helm_repo && (version.is_empty() || is_range(&version))).then(|| {
+                    (
+                        format!("HelmChart {} version `{}` follows every new release", o.name, if version.is_empty() { "*" } else { &version }),
+                        spec.get("version").map(|n| n.span),
+                    )
+                })
+            }
+            _ => None,
+        };
+        let Some((msg, span)) = found else { continue };
+        out.push(
+            Finding::new(ID, Severity::Warning, msg, span.unwrap_or(o.span()))
+                .label("not pinned")
+                .app(app.name.clone())
+                .help(HELP),
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,5 +293,23 @@ mod tests {
         assert!(is_range("^1.2.0"));
         assert!(is_range(">=1.0.0 <2.0.0"));
         assert!(!is_range("1.2.3"));
+    }
+    #[test]
+    fn kustomize_git_specs_and_refs() {
+        assert!(git_repo_spec("https://github.com/org/repo//base?ref=main"));
+        assert!(git_repo_spec("github.com/org/repo/base"));
+        assert!(git_repo_spec("git@github.com:org/repo.git/base"));
+        assert!(git_repo_spec("https://dev.azure.com/org/proj/_git/repo/base"));
+        assert!(!git_repo_spec("https://raw.example.com/org/repo/v1.2.0/deploy.yaml"));
+        assert!(pinned_ref("v5.4.1"));
+        assert!(pinned_ref("kustomize/v5.4.1"));
+        assert!(pinned_ref("3c9a1b2f0e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b"));
+        assert!(!pinned_ref("main"));
+        assert!(!pinned_ref("release-1.2"));
+        assert_eq!(
+            repo_key("https://github.com/Org/Repo.git"),
+            repo_key("github.com/org/repo/base?ref=main")
+        );
+        assert_eq!(repo_key("git@github.com:org/repo.git//x"), "github.com/org/repo");
     }
 }
