@@ -139,6 +139,11 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
 /// Does a kustomize entry name a git repository (kustomize clones those), rather than one
 /// file fetched over HTTP?
 fn git_repo_spec(entry: &str) -> bool {
+    // kustomize downloads an http(s) link to one YAML/JSON file before it tries a clone
+    // (a release asset such as `…/releases/download/v0.12.0/serving.yaml` is no git base).
+    if crate::render::kustomize::git_url::is_remote_file(entry) {
+        return false;
+    }
     let host_path = entry.split_once("://").map(|(_, r)| r).unwrap_or(entry);
     entry.starts_with("git@")
         || entry.starts_with("git::")
@@ -301,6 +306,9 @@ mod tests {
         assert!(git_repo_spec("git@github.com:org/repo.git/base"));
         assert!(git_repo_spec("https://dev.azure.com/org/proj/_git/repo/base"));
         assert!(!git_repo_spec("https://raw.example.com/org/repo/v1.2.0/deploy.yaml"));
+        assert!(!git_repo_spec(
+            "https://github.com/knative/serving/releases/download/v0.12.0/serving.yaml"
+        ));
         assert!(pinned_ref("v5.4.1"));
         assert!(pinned_ref("kustomize/v5.4.1"));
         assert!(pinned_ref("3c9a1b2f0e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b"));
