@@ -132,8 +132,11 @@ impl Cache {
             message: e.to_string(),
         };
         std::fs::create_dir_all(&dir).map_err(io)?;
+        // Unique per call: two threads of one process may store the same blob at once.
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tmp = dir.join(format!(
-            ".tmp-{}-{}",
+            ".tmp-{}-{n}-{}",
             std::process::id(),
             &digest["sha256:".len().."sha256:".len() + 16]
         ));
