@@ -87,15 +87,23 @@ fn spec_sources(
 }
 
 /// Do the generators carry templates of their own (merged into the main one per
-/// generator)? Then the main template alone is not what Argo CD validates.
+/// generator)? Then the main template alone is not what Argo CD validates. A walk with a
+/// stack: generators nest (matrix, merge) as deep as the input.
 fn generator_templates(node: &Node) -> bool {
-    match (node.as_map(), node.as_seq()) {
-        (Some(entries), _) => entries
-            .iter()
-            .any(|e| e.key.key_str() == "template" || generator_templates(&e.value)),
-        (_, Some(items)) => items.iter().any(generator_templates),
-        _ => false,
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if let Some(entries) = n.as_map() {
+            for e in entries {
+                if e.key.key_str() == "template" {
+                    return true;
+                }
+                stack.push(&e.value);
+            }
+        } else if let Some(items) = n.as_seq() {
+            stack.extend(items);
+        }
     }
+    false
 }
 
 pub(super) fn check(obj: &Object, found: &[Problem], out: &mut Vec<Problem>) {
@@ -202,5 +210,12 @@ mod tests {
             ))
             .is_empty()
         );
+        // A generator's own template (here inside a matrix) may supply the source.
+        let nested = appset("").replace(
+            "  - list:\n      elements: []\n",
+            "  - matrix:\n      generators:\n      - list:\n          elements: []\n        template:\n          metadata: {}\n          spec:\n            project: default\n            destination: {}\n            source:\n              repoURL: https://example.com/r.git\n              path: apps\n",
+        );
+        assert!(nested.contains("matrix"));
+        assert!(controller(&nested).is_empty());
     }
 }
