@@ -276,3 +276,119 @@ fn control_characters_in_file_names_never_reach_the_log_raw() {
         );
     }
 }
+
+/// A repo of `(path, text)` files and nothing else.
+fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (rel, text) in files {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(dir.path())).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+    dir
+}
+
+#[test]
+fn a_kustomization_listing_itself_is_a_located_cycle() {
+    let repo = repo(&[("a/kustomization.yaml", "resources: [., cm.yaml]\n")]);
+    let (out, findings) = lint_json(repo.path(), &[]);
+    let (file, line, message) = located(&out, &findings, "render-failed");
+    assert_eq!(
+        (file.as_str(), line),
+        ("a/kustomization.yaml", 1),
+        "{message}"
+    );
+    assert!(
+        message.contains("cycle detected") && message.contains("a -> a"),
+        "{message}"
+    );
+}
+
+#[test]
+fn two_kustomizations_listing_each_other_are_a_cycle_on_the_closing_entry() {
+    let repo = repo(&[
+        ("x/kustomization.yaml", "resources:\n- ../y\n"),
+        ("y/kustomization.yaml", "resources:\n- ../x\n"),
+    ]);
+    let (out, findings) = lint_json(repo.path(), &[]);
+    let cycles: Vec<_> = findings
+        .iter()
+        .filter(|f| f["rule"] == "render-failed")
+        .collect();
+    assert_eq!(cycles.len(), 1, "one finding per cycle: {cycles:#?}");
+    let (file, line, message) = located(&out, &findings, "render-failed");
+    assert_eq!(
+        (file.as_str(), line),
+        ("y/kustomization.yaml", 2),
+        "{message}"
+    );
+    assert!(message.contains("x -> y -> x"), "{message}");
+}
+
+const APP_HEAD: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: payments\n  namespace: argocd\nspec:\n  project: default\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: payments\n";
+
+#[test]
+fn a_path_dedented_from_source_is_reported_on_its_line() {
+    let repo = repo(&[(
+        "argocd/payments.yaml",
+        &format!(
+            "{APP_HEAD}  source:\n    repoURL: https://github.com/example/deploy.git\n    targetRevision: v1.4.0\n  path: apps/payments\n"
+        ),
+    )]);
+    let (out, findings) = lint_json(repo.path(), &[]);
+    let (file, line, message) = located(&out, &findings, "gitops-object-invalid");
+    assert_eq!(
+        (file.as_str(), line),
+        ("argocd/payments.yaml", 14),
+        "{message}"
+    );
+    assert_eq!(
+        message,
+        "unknown field spec.path: Application's `path` belongs under spec.source"
+    );
+    // One finding for one mistake: not also "the source has no path".
+    let n = findings
+        .iter()
+        .filter(|f| f["rule"] == "gitops-object-invalid")
+        .count();
+    assert_eq!(n, 1, "{findings:#?}");
+}
+
+#[test]
+fn applications_a_chart_renders_are_checked_on_the_template_line_and_values_are_not_noise() {
+    let template = "{{- range .Values.apps }}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {{ .name }}\n  namespace: argocd\nspec:\n  project: default\n  revisionHistoryLimit: {{ $.Values.history }}\n  source:\n    repoURL: https://github.com/example/deploy.git\n    targetRevision: v1.4.0\n    path: apps/{{ .name }}\n    helm:\n      valueFiles: {{ .valueFiles | toJson }}\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: {{ .name }}\n  syncPolicy:\n    automated:\n      prune: {{ .prune }}\n{{- end }}\n";
+    let values = "history: 3\napps:\n  - name: web\n    prune: true\n    valueFiles: [values.yaml]\n  - name: api\n    prune: enabled\n    valueFiles: [values.yaml]\n";
+    let repo = repo(&[
+        (
+            "apps-chart/Chart.yaml",
+            "apiVersion: v2\nname: apps\nversion: 0.1.0\n",
+        ),
+        ("apps-chart/values.yaml", values),
+        ("apps-chart/templates/apps.yaml", template),
+    ]);
+    let (out, findings) = lint_json(repo.path(), &[]);
+    let ours: Vec<(String, u64, String)> = findings
+        .iter()
+        .filter(|f| f["rule"] == "gitops-object-invalid")
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap_or_default().to_string(),
+                f["line"].as_u64().unwrap_or(0),
+                f["message"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    // Only `enabled` (a string where a boolean is required) of the second app.
+    assert_eq!(ours.len(), 1, "{ours:#?}");
+    let (file, line, message) = &ours[0];
+    assert_eq!(
+        (file.as_str(), *line),
+        ("apps-chart/templates/apps.yaml", 22),
+        "{message}"
+    );
+    assert!(
+        message.starts_with("spec.syncPolicy.automated.prune must be a boolean, not a string"),
+        "{message}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}

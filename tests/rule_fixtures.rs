@@ -144,6 +144,8 @@ macro_rules! fixtures {
 fixtures! {
     argocd_option_invalid_bad => "argocd-option-invalid/bad",
     argocd_option_invalid_clean => "argocd-option-invalid/clean",
+    gitops_object_invalid_bad => "gitops-object-invalid/bad",
+    gitops_object_invalid_clean => "gitops-object-invalid/clean",
     autoscaler_conflict_bad => "autoscaler-conflict/bad",
     autoscaler_conflict_clean => "autoscaler-conflict/clean",
     autoscaler_conflict_clean_vpa_memory_hpa_cpu => "autoscaler-conflict/clean-vpa-memory-hpa-cpu",

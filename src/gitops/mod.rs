@@ -6,6 +6,7 @@ pub mod appset;
 pub mod argo;
 pub mod artifact;
 mod context;
+pub mod crd_schemas;
 mod discover;
 pub mod envsubst;
 pub mod flux;

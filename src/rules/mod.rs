@@ -82,6 +82,7 @@ rules! {
         ignore_differences_security_sensitive,
         ignore_differences_unjustified,
         argocd_option_invalid,
+        gitops_object_invalid,
         server_assigned_field_declared,
         committed_live_state,
         mutation_policy_conflict,

@@ -21,7 +21,7 @@ pub const META: RuleMeta = RuleMeta {
 };
 
 /// Keys inside ignore entries are `ignore-differences-invalid`'s (reported once there).
-fn owned_by_other_rule(group: &str, kind: &str, path: &[String]) -> bool {
+pub(crate) fn owned_by_other_rule(group: &str, kind: &str, path: &[String]) -> bool {
     let under = |prefix: &[&str]| {
         path.len() > prefix.len() + 1 && path.iter().zip(prefix).all(|(a, b)| a == b)
     };
