@@ -749,7 +749,7 @@ fn automated_enabled_is_read_only_from_argo_3_1() {
             ),
             (
                 "argocd/web.yaml",
-                "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  source: {repoURL: https://git.example.com/x.git, path: web}\n  destination: {server: https://kubernetes.default.svc, namespace: web}\n  syncPolicy:\n    automated: {enabled: false, selfHeal: true}\n".into(),
+                "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  project: default\n  source: {repoURL: https://git.example.com/x.git, path: web}\n  destination: {server: https://kubernetes.default.svc, namespace: web}\n  syncPolicy:\n    automated: {enabled: false, selfHeal: true}\n".into(),
             ),
             (
                 "web/deployment.yaml",
@@ -779,7 +779,7 @@ fn argo_kustomize_ignore_missing_components() {
             (
                 "argocd/web.yaml",
                 format!(
-                    "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  source:\n    repoURL: https://git.example.com/x.git\n    path: web\n    kustomize:\n      components: [../probes, ../canary]\n{flag}  destination: {{server: https://kubernetes.default.svc, namespace: web}}\n"
+                    "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://git.example.com/x.git\n    path: web\n    kustomize:\n      components: [../probes, ../canary]\n{flag}  destination: {{server: https://kubernetes.default.svc, namespace: web}}\n"
                 ),
             ),
             (
