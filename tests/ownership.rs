@@ -168,6 +168,7 @@ metadata:
   name: web
   namespace: argocd
 {ANNOTATIONS}spec:
+  project: default
   source: {repoURL: https://git.example.com/x.git, path: apps/web}
   destination: {server: https://kubernetes.default.svc, namespace: shop}
   syncPolicy:
@@ -568,6 +569,7 @@ metadata:
   name: platform
   namespace: argocd
 spec:
+  project: default
   source: {{repoURL: https://git.example.com/x.git, path: platform}}
   destination: {{server: {server}}}
   syncPolicy:
