@@ -914,6 +914,30 @@ fn after_fetch_lint_reports_each_remote_app_on_the_line_a_person_edits() {
         .unwrap();
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let findings = json["findings"].as_array().unwrap();
+    // Lint reads the cache, never the network: with no network at all (a user and network
+    // namespace whose only interface is a downed loopback) the report is the same, byte for byte.
+    if Command::new("unshare")
+        .args(["-rn", "true"])
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        let offline = Command::new("unshare")
+            .arg("-rn")
+            .arg(env!("CARGO_BIN_EXE_gitops-lint"))
+            .args(["--format", "json", "--comment", "off"])
+            .arg(&repo)
+            .env("GITOPS_LINT_CACHE", &cache)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), offline.status.code());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&offline.stdout),
+            "lint without a network differs from lint with one"
+        );
+    } else {
+        println!("skipped (the offline half): unshare -rn is not permitted here");
+    }
     // Each finding is on a repo line and names the fetched file as related.
     let find = |rule: &str, file: &str, related: &str| {
         findings
