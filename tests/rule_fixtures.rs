@@ -115,7 +115,7 @@ fn check_fixture(case: &str) {
         }
     }
 
-    let report = gitops_lint::report::human::render(&result.findings, &result.map, false);
+    let report = gitops_lint::report::human::render_all(&result.findings, &result.map, false);
     let plan = gitops_lint::fix::plan(&result.findings, &result.map, false);
     let fixes = gitops_lint::fix::unified_diff(&plan);
     let snapshot = format!(

@@ -105,8 +105,27 @@ pub fn coverage_line(model: &Model) -> String {
                 .join(", ")
         )
     };
-    format!(
+    let line = format!(
         "coverage: {} apps, {rendered} rendered, {partial} partly rendered, {not} not rendered{by_reason}",
         model.apps.len()
-    )
+    );
+    match unfetched_apps(model) {
+        0 => line,
+        n => format!(
+            "{line}\n{n} app(s) use remote charts or bases that are not fetched: `gitops-lint fetch` downloads them (the only command that uses the network), then lint renders them"
+        ),
+    }
+}
+
+/// Apps that would render more once `gitops-lint fetch` has filled the cache.
+fn unfetched_apps(model: &Model) -> usize {
+    model
+        .apps
+        .iter()
+        .filter(|a| {
+            a.skipped
+                .iter()
+                .any(|s| matches!(s.reason, "remote-chart" | "remote-base"))
+        })
+        .count()
 }

@@ -6,6 +6,7 @@ use crate::source::{SourceMap, Span};
 use miette::{
     Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan,
 };
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 struct Note {
@@ -152,7 +153,17 @@ fn to_note(f: &Finding, map: &SourceMap) -> Note {
     }
 }
 
+/// The report as people read it: large groups of one kind compacted after their first.
 pub fn render(findings: &[Finding], map: &SourceMap, color: bool) -> String {
+    render_with(findings, map, color, COMPACT_GROUP)
+}
+
+/// Every finding in full, snippet and help each (the fixture snapshots pin every label).
+pub fn render_all(findings: &[Finding], map: &SourceMap, color: bool) -> String {
+    render_with(findings, map, color, usize::MAX)
+}
+
+fn render_with(findings: &[Finding], map: &SourceMap, color: bool, compact_group: usize) -> String {
     let theme = if color {
         GraphicalTheme::unicode()
     } else {
@@ -160,7 +171,20 @@ pub fn render(findings: &[Finding], map: &SourceMap, color: bool) -> String {
     };
     let handler = GraphicalReportHandler::new_themed(theme).with_context_lines(2);
     let mut out = String::new();
+    // Many findings of one kind (one rule, one severity, one fix: 69 charts not fetched, 40
+    // Applications sharing a namespace) read as a wall of identical snippets. The first is
+    // shown in full; the others of a large group get two lines each: the message and where.
+    let mut group_size: HashMap<GroupKey, usize> = HashMap::new();
     for f in findings {
+        *group_size.entry(group_key(f)).or_default() += 1;
+    }
+    let mut shown_in_full: HashSet<GroupKey> = HashSet::new();
+    for f in findings {
+        let key = group_key(f);
+        if group_size[&key] >= compact_group && !shown_in_full.insert(key) {
+            out.push_str(&compact(f, map));
+            continue;
+        }
         let note = to_note(f, map);
         if handler.render_report(&mut out, &note).is_err() {
             let lc = map.line_col(f.primary.span);
@@ -186,8 +210,94 @@ pub fn render(findings: &[Finding], map: &SourceMap, color: bool) -> String {
     out
 }
 
+/// A group of at least this many findings of one kind shows only its first one in full.
+const COMPACT_GROUP: usize = 4;
+
+type GroupKey<'a> = (&'a str, Severity, Option<&'a str>);
+
+fn group_key(f: &Finding) -> GroupKey<'_> {
+    (f.rule, f.severity, f.help.as_deref())
+}
+
+/// A finding of a group already shown in full: its message (with app and object) and where,
+/// in two lines; the snippet and the help are the group's first finding's.
+fn compact(f: &Finding, map: &SourceMap) -> String {
+    let lc = map.line_col(f.primary.span);
+    let mut context = Vec::new();
+    if let Some(app) = &f.app {
+        context.push(format!("app {app}"));
+    }
+    if let Some(obj) = &f.object {
+        context.push(obj.clone());
+    }
+    let context = if context.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", context.join(", "))
+    };
+    let mark = match f.severity {
+        Severity::Error => "×",
+        Severity::Warning => "⚠",
+        Severity::Info => "☞",
+    };
+    format!(
+        "  {mark} {}{}\n    at {}:{}:{} · {} (help as above)\n\n",
+        esc(&f.message),
+        esc(&context),
+        esc(&map.path(f.primary.span.file)),
+        lc.line,
+        lc.column,
+        f.rule
+    )
+}
+
 /// The line the human report ends with: how much of the repo was looked at, so a clean run
 /// never hides apps that were not rendered.
 pub fn coverage(line: &str) -> String {
     format!("{line}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn not_fetched(map: &SourceMap, app: &str) -> Finding {
+        let file = map.add_text(format!("apps/{app}.yaml"), "spec:\n  chart: web\n");
+        Finding::new(
+            "offline-unrenderable-input",
+            Severity::Warning,
+            format!("app `{app}` is only partly linted"),
+            Span::new(file, 8, 18),
+        )
+        .help("run `gitops-lint fetch`")
+        .app(app)
+    }
+
+    #[test]
+    fn a_large_group_of_one_kind_shows_its_first_in_full_and_the_rest_in_two_lines() {
+        let map = SourceMap::new();
+        let names = ["a", "b", "c", "d"];
+        let findings: Vec<Finding> = names.iter().map(|n| not_fetched(&map, n)).collect();
+        let text = render(&findings, &map, false);
+        assert_eq!(text.matches("╭─[").count(), 1, "{text}");
+        assert_eq!(text.matches("help:").count(), 1, "{text}");
+        for n in &names[1..] {
+            assert!(
+                text.contains(&format!(
+                    "  ⚠ app `{n}` is only partly linted [app {n}]\n    at apps/{n}.yaml:2:3 · offline-unrenderable-input (help as above)\n"
+                )),
+                "{text}"
+            );
+        }
+        assert!(
+            text.ends_with("0 error(s), 4 warning(s), 0 info\n"),
+            "{text}"
+        );
+        // Every one in full for the snapshots; a small group is never compacted.
+        assert_eq!(render_all(&findings, &map, false).matches("╭─[").count(), 4);
+        assert_eq!(
+            render(&findings[..3], &map, false).matches("╭─[").count(),
+            3
+        );
+    }
 }
