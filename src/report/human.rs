@@ -98,6 +98,21 @@ fn inert_source(text: &str) -> String {
         .collect()
 }
 
+/// The message with the app and object it concerns: `… [app web, Deployment/shop/web]`.
+fn with_context(f: &Finding) -> String {
+    let context: Vec<String> = f
+        .app
+        .iter()
+        .map(|app| format!("app {app}"))
+        .chain(f.object.iter().cloned())
+        .collect();
+    if context.is_empty() {
+        f.message.clone()
+    } else {
+        format!("{} [{}]", f.message, context.join(", "))
+    }
+}
+
 fn to_note(f: &Finding, map: &SourceMap) -> Note {
     let file = f.primary.span.file;
     let mut labels = vec![LabeledSpan::new_primary_with_span(
@@ -126,18 +141,7 @@ fn to_note(f: &Finding, map: &SourceMap) -> Note {
             });
         }
     }
-    let mut context = Vec::new();
-    if let Some(app) = &f.app {
-        context.push(format!("app {app}"));
-    }
-    if let Some(obj) = &f.object {
-        context.push(obj.clone());
-    }
-    let message = if context.is_empty() {
-        f.message.clone()
-    } else {
-        format!("{} [{}]", f.message, context.join(", "))
-    };
+    let message = with_context(f);
     let help = match &f.help {
         Some(h) => format!("{h}\nSee `gitops-lint explain {}`.", f.rule),
         None => format!("See `gitops-lint explain {}`.", f.rule),
@@ -223,27 +227,14 @@ fn group_key(f: &Finding) -> GroupKey<'_> {
 /// in two lines; the snippet and the help are the group's first finding's.
 fn compact(f: &Finding, map: &SourceMap) -> String {
     let lc = map.line_col(f.primary.span);
-    let mut context = Vec::new();
-    if let Some(app) = &f.app {
-        context.push(format!("app {app}"));
-    }
-    if let Some(obj) = &f.object {
-        context.push(obj.clone());
-    }
-    let context = if context.is_empty() {
-        String::new()
-    } else {
-        format!(" [{}]", context.join(", "))
-    };
     let mark = match f.severity {
         Severity::Error => "×",
         Severity::Warning => "⚠",
         Severity::Info => "☞",
     };
     format!(
-        "  {mark} {}{}\n    at {}:{}:{} · {} (help as above)\n\n",
-        esc(&f.message),
-        esc(&context),
+        "  {mark} {}\n    at {}:{}:{} · {} (help as above)\n\n",
+        esc(&with_context(f)),
         esc(&map.path(f.primary.span.file)),
         lc.line,
         lc.column,
