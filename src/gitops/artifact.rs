@@ -84,6 +84,21 @@ impl ArtifactTree {
         out
     }
 
+    /// Artifact directories that hold a kustomization file.
+    pub fn kustomization_dirs(&self) -> std::collections::BTreeSet<String> {
+        self.files
+            .keys()
+            .filter_map(|f| {
+                let (dir, name) = f.rsplit_once('/').unwrap_or(("", f));
+                matches!(
+                    name,
+                    "kustomization.yaml" | "kustomization.yml" | "Kustomization"
+                )
+                .then(|| dir.to_string())
+            })
+            .collect()
+    }
+
     /// Repo files the artifact takes below `dir` (artifact path).
     pub fn repo_files_under(&self, dir: &str) -> Vec<&str> {
         self.files

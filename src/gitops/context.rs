@@ -3,17 +3,18 @@
 //! the objects references can name, Flux artifacts), and small path helpers. It imports no
 //! reader: `argo.rs`, `flux.rs` and `discover.rs` build on it.
 
-use super::artifact::{ArtifactFs, ArtifactTree};
+use super::artifact::ArtifactTree;
 use super::remotes::RepoIdentity;
+use super::render_jobs::{JobEnv, JobOutput, RenderJob, RenderMemo};
 use super::sourceignore::IgnoreRules;
-use super::units::{self, KustomizeUnit, Rendered, Unit};
+use super::units::{KustomizeUnit, Rendered, Unit};
 use super::{App, AppKind};
 use crate::config::Profile;
 use crate::object::Object;
 use crate::render::RenderBudget;
 use crate::source::{FileId, RepoFs, Span, normalize_relative};
 use crate::yaml::{Document, Node};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 
 /// A parsed repo file.
@@ -175,6 +176,14 @@ pub(super) struct Ctx<'a> {
     pub(super) git_trees: BTreeMap<(String, String), Option<Arc<ArtifactTree>>>,
     /// The lock and cache: remote charts and bases render from here (`fs` mounts them).
     pub(super) remotes: crate::render::RemoteInputs,
+    /// Renders done so far, by job (several apps asking for one job share its output).
+    pub(super) memo: RenderMemo,
+    /// While planning: a job not in the memo is noted in `wanted` and answered with nothing,
+    /// to be rendered with the others on all cores before the next pass. Otherwise it is
+    /// rendered on the spot.
+    pub(super) defer_renders: bool,
+    pub(super) wanted: Vec<(String, RenderJob)>,
+    pub(super) wanted_keys: HashSet<String>,
 }
 
 impl Ctx<'_> {
@@ -393,15 +402,14 @@ impl Ctx<'_> {
     }
 
     pub(super) fn render_unit(&mut self, unit: Unit, at: Span, out: &mut Rendered) {
-        let fs = self.fs;
-        self.render_unit_in(unit, fs, at, out)
+        self.render_unit_in(unit, None, at, out)
     }
 
-    /// Render a unit reading from `fs` (the repo, or an artifact built from it).
+    /// Render a unit reading from the repo, or from an artifact `tree` built from it.
     pub(super) fn render_unit_in(
         &mut self,
         mut unit: Unit,
-        fs: &dyn RepoFs,
+        tree: Option<&Arc<ArtifactTree>>,
         at: Span,
         out: &mut Rendered,
     ) {
@@ -459,34 +467,63 @@ impl Ctx<'_> {
                         flux: true,
                         argo_options: None,
                     });
-                    let r = units::render(&u, fs, at, &self.budget, &self.remotes);
-                    out.objects.extend(r.objects);
-                    out.issues.extend(r.issues);
-                    out.remotes.extend(r.remotes);
+                    self.render_job(
+                        RenderJob::Unit {
+                            unit: u,
+                            tree: tree.cloned(),
+                        },
+                        at,
+                        out,
+                    );
                 }
             }
-            Unit::Kustomize(_) => {
-                let r = units::render(&unit, fs, at, &self.budget, &self.remotes);
-                out.objects.extend(r.objects);
-                out.issues.extend(r.issues);
-                out.remotes.extend(r.remotes);
-            }
-            Unit::Helm(h) => {
-                let r = units::render(&unit, fs, at, &self.budget, &self.remotes);
-                if r.issues.is_empty() && self.budget.render_twice {
-                    // The same commit, another seed, clock and zone: what changes is not Git.
-                    let again =
-                        units::render_helm_with_other_clock(h, fs, at, &self.budget, &self.remotes);
-                    if again.issues.is_empty() {
-                        out.differences
-                            .extend(super::twice::compare(&r.objects, &again.objects));
-                    }
-                }
-                out.objects.extend(r.objects);
-                out.issues.extend(r.issues);
-                out.remotes.extend(r.remotes);
-            }
+            Unit::Kustomize(_) | Unit::Helm(_) => self.render_job(
+                RenderJob::Unit {
+                    unit,
+                    tree: tree.cloned(),
+                },
+                at,
+                out,
+            ),
         }
+    }
+
+    /// What every render of this run renders with.
+    pub(super) fn job_env(&self) -> JobEnv<'_> {
+        JobEnv {
+            fs: self.fs,
+            budget: &self.budget,
+            remotes: &self.remotes,
+            kustomizations: &self.layout.kustomizations,
+        }
+    }
+
+    /// The output of `job`: from the memo, rendered now, or (while planning) nothing yet.
+    fn job_output(&mut self, job: &RenderJob) -> Option<Arc<JobOutput>> {
+        let key = job.key(self.fs);
+        if let Some(out) = self.memo.get(&key) {
+            return Some(out);
+        }
+        if self.defer_renders {
+            if self.wanted_keys.insert(key.clone()) {
+                self.wanted.push((key, job.clone()));
+            }
+            return None;
+        }
+        let out = self.job_env().run(job);
+        Some(self.memo.insert(key, out))
+    }
+
+    /// Add what `job` renders to `out`; `at` is the line of the app that asks for it.
+    fn render_job(&mut self, job: RenderJob, at: Span, out: &mut Rendered) {
+        let Some(r) = self.job_output(&job) else {
+            return;
+        };
+        out.objects.extend(r.objects.iter().cloned());
+        out.issues.extend(r.issues.iter().cloned());
+        out.issues.extend(r.panic_issue(&job, at));
+        out.remotes.extend(r.remotes.iter().cloned());
+        out.differences.extend(r.differences.iter().cloned());
     }
 
     /// Note the remote inputs a render named that are not fetched: the app is partly rendered
@@ -515,123 +552,49 @@ impl Ctx<'_> {
     /// the controller generates from the tree's files), with the Kustomization's options.
     pub(super) fn render_flux_tree(
         &mut self,
-        tree: &ArtifactTree,
+        tree: &Arc<ArtifactTree>,
         dir: &str,
         spec: &Node,
         out: &mut Rendered,
     ) {
-        use super::flux_overlay::{GeneratedFs, generated_kustomization, overlay};
-        use crate::render::kustomize::{self, BuildOptions, LoadRestrictions};
-        let opts = BuildOptions {
-            load_restrictions: LoadRestrictions::None,
-            max_resources: self.budget.max_kustomize_resources,
-            max_depth: self.budget.max_kustomize_depth,
-            deadline: Some(self.budget.deadline()),
-            remotes: self.remotes.clone(),
-        };
         mark_tree(self, tree, dir);
-        let afs = ArtifactFs {
-            inner: self.fs,
-            tree,
-        };
-        let kustomizations: BTreeSet<String> = tree
-            .files
-            .keys()
-            .filter(|f| is_kustomization_file(f))
-            .map(|f| dir_of(f).to_string())
-            .collect();
         let shown = if dir.is_empty() { "." } else { dir };
-        let component_exists = |path: &str| {
-            path.contains("://")
-                || normalize_relative(&if dir.is_empty() {
-                    path.to_string()
-                } else {
-                    format!("{dir}/{path}")
-                })
-                .is_some_and(|p| afs.is_dir(&p))
-        };
-        let r = if kustomizations.contains(dir) {
+        if tree.kustomization_dirs().contains(dir) {
             out.sources
                 .push(format!("kustomize {shown} (flux artifact)"));
-            let base = read_kustomization(&afs, dir);
-            kustomize::build_with_kustomization(
-                &afs,
-                dir,
-                overlay(base, spec, &component_exists),
-                &opts,
-            )
         } else {
             out.sources.push(format!(
                 "directory {shown} (flux artifact, generated kustomization)"
             ));
-            let text = generated_kustomization(&afs, dir, &kustomizations);
-            let gfs = GeneratedFs::new(&afs, dir, text);
-            kustomize::build_with_kustomization(
-                &gfs,
-                dir,
-                overlay(gfs.root(), spec, &component_exists),
-                &opts,
-            )
+        }
+        let job = RenderJob::FluxOverlay {
+            dir: dir.to_string(),
+            spec: spec.clone(),
+            tree: Some(tree.clone()),
         };
-        out.objects.extend(r.objects);
-        out.issues.extend(r.issues);
-        out.remotes.extend(r.remotes);
+        self.render_job(job, spec.span, out);
     }
 
     /// A Flux Kustomization with overlay options: the kustomization at the path (or the one
     /// the controller generates) with the options written into it (catalog A4.1).
     pub(super) fn render_flux_overlay(&mut self, dir: &str, spec: &Node, out: &mut Rendered) {
-        use super::flux_overlay::{GeneratedFs, generated_kustomization, overlay};
-        use crate::render::kustomize::{self, BuildOptions, LoadRestrictions};
-        // The repo's `limits:` apply here as to every other kustomize build.
-        let opts = BuildOptions {
-            load_restrictions: LoadRestrictions::None,
-            max_resources: self.budget.max_kustomize_resources,
-            max_depth: self.budget.max_kustomize_depth,
-            deadline: Some(self.budget.deadline()),
-            remotes: self.remotes.clone(),
-        };
         self.rendered_dirs.insert(dir.to_string());
         let shown = if dir.is_empty() { "." } else { dir };
-        // A component is a directory relative to the kustomization (remote ones are kept:
-        // the build reports them).
-        let fs = self.fs;
-        let component_exists = |path: &str| {
-            path.contains("://")
-                || normalize_relative(&if dir.is_empty() {
-                    path.to_string()
-                } else {
-                    format!("{dir}/{path}")
-                })
-                .is_some_and(|p| fs.is_dir(&p))
-        };
-        let r = if self.layout.kustomizations.contains(dir) {
+        if self.layout.kustomizations.contains(dir) {
             out.sources
                 .push(format!("kustomize {shown} (flux overlay)"));
-            let base = read_kustomization(self.fs, dir);
-            kustomize::build_with_kustomization(
-                self.fs,
-                dir,
-                overlay(base, spec, &component_exists),
-                &opts,
-            )
         } else {
             // The generated kustomization lists the plain files: they are this app's.
             self.plain_in(dir, true, None, None);
             out.sources
                 .push(format!("directory {shown} (flux, generated kustomization)"));
-            let text = generated_kustomization(self.fs, dir, &self.layout.kustomizations);
-            let gfs = GeneratedFs::new(self.fs, dir, text);
-            kustomize::build_with_kustomization(
-                &gfs,
-                dir,
-                overlay(gfs.root(), spec, &component_exists),
-                &opts,
-            )
+        }
+        let job = RenderJob::FluxOverlay {
+            dir: dir.to_string(),
+            spec: spec.clone(),
+            tree: None,
         };
-        out.objects.extend(r.objects);
-        out.issues.extend(r.issues);
-        out.remotes.extend(r.remotes);
+        self.render_job(job, spec.span, out);
     }
 }
 
@@ -659,34 +622,6 @@ pub(super) fn new_app(name: String, kind: AppKind, span: Option<Span>) -> App {
 
 /// Renders Go templates for ApplicationSets with `goTemplate: true`.
 pub type GoTemplateFn<'a> = Option<&'a dyn Fn(&str, &serde_json::Value) -> Result<String, String>>;
-
-/// The parsed kustomization file of `dir` (null when it cannot be read; the build reports it).
-pub(super) fn read_kustomization(fs: &dyn RepoFs, dir: &str) -> Node {
-    let null = || Node::new(crate::yaml::Value::Null, Span::default());
-    let Some(path) = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
-        .iter()
-        .map(|n| {
-            if dir.is_empty() {
-                n.to_string()
-            } else {
-                format!("{dir}/{n}")
-            }
-        })
-        .find(|p| fs.is_file(p))
-    else {
-        return null();
-    };
-    let Ok(id) = fs.read(&path) else {
-        return null();
-    };
-    let text = fs.source_map().get(id).text.clone();
-    crate::yaml::parse_str(&text, id, &crate::yaml::Limits::default())
-        .docs
-        .into_iter()
-        .next()
-        .map(|d| d.root)
-        .unwrap_or_else(null)
-}
 
 /// How many leading directories two repo paths share.
 pub(super) fn common_dirs(a: &str, b: &str) -> usize {

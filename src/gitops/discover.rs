@@ -9,6 +9,7 @@ use super::argo::{self};
 use super::context::*;
 use super::flux::{self, FluxApp};
 use super::remotes::{IdentityRule, RepoIdentity, git_remotes};
+use super::render_jobs::{RenderMemo, render_parallel};
 use super::units::{HelmUnit, KustomizeUnit, Rendered, Unit};
 use super::{App, AppKind, Model, ModelObject};
 use crate::config::Profile;
@@ -48,6 +49,18 @@ pub fn build_model(
     )
 }
 
+/// Passes that only plan (renders found are rendered together, on all cores, before the
+/// next pass) before one that renders what is left where it is asked for. Each pass goes as
+/// deep as the renders it has allow (a Flux Kustomization's children are known once it is
+/// rendered), so this bounds the nesting planned in parallel, not what is rendered.
+const MAX_PLANNING_PASSES: usize = 24;
+
+/// Build the model. The builder runs in passes over the same files: a pass asks for the
+/// renders its apps need (`RenderJob`s); those not yet done are noted and the pass stops at
+/// the next phase boundary, the noted jobs are rendered in parallel into the memo, and the
+/// next pass starts over with them. The pass that finds every render done is the model:
+/// the same sequential reading as a single pass rendering in place, so the result does not
+/// depend on the order the jobs finished in.
 pub fn build_model_with(
     files: &[LoadedFile],
     fs: &dyn RepoFs,
@@ -56,13 +69,45 @@ pub fn build_model_with(
     settings: &ModelSettings,
     go_template: GoTemplateFn,
 ) -> Model {
-    let (repo_urls, budget, profile) = (settings.repo_urls, settings.budget, settings.profile);
     // Fetched inputs appear to every renderer as directories under `.gitops-lint/remote/`.
     let mounted = crate::render::MountFs {
         inner: fs,
         remotes: settings.remotes.clone(),
     };
     let fs: &dyn RepoFs = &mounted;
+    let remotes_of_repo = git_remotes(root);
+    let mut memo = RenderMemo::default();
+    let mut pass = 0;
+    loop {
+        pass += 1;
+        let mut ctx = new_ctx(
+            files,
+            fs,
+            &remotes_of_repo,
+            settings,
+            memo,
+            pass <= MAX_PLANNING_PASSES,
+        );
+        if let Some(model) = build_pass(&mut ctx, files, &map, settings, go_template) {
+            return model;
+        }
+        let jobs = std::mem::take(&mut ctx.wanted);
+        let done = render_parallel(&ctx.job_env(), jobs);
+        ctx.memo.extend(done);
+        memo = ctx.memo;
+    }
+}
+
+/// The builder's state at the start of a pass: the repo's layout, its plain manifests,
+/// who this repo is, what Flux references can name, the artifacts it builds.
+fn new_ctx<'a>(
+    files: &[LoadedFile],
+    fs: &'a dyn RepoFs,
+    remotes_of_repo: &[String],
+    settings: &ModelSettings<'a>,
+    memo: RenderMemo,
+    defer_renders: bool,
+) -> Ctx<'a> {
     let layout = Layout::of(files);
     let mut plain: Vec<(Object, String)> = Vec::new();
     for f in files {
@@ -78,13 +123,13 @@ pub fn build_model_with(
     let owned = vec![false; plain.len()];
     let mut ctx = Ctx {
         layout,
-        identity: RepoIdentity::new(&git_remotes(root), repo_urls),
+        identity: RepoIdentity::new(remotes_of_repo, settings.repo_urls),
         fs,
         plain,
         owned,
         rendered_dirs: BTreeSet::new(),
-        budget: budget.clone(),
-        profile,
+        budget: settings.budget.clone(),
+        profile: settings.profile,
         catalog: Vec::new(),
         artifacts: BTreeMap::new(),
         artifact_problems: BTreeMap::new(),
@@ -92,14 +137,10 @@ pub fn build_model_with(
         near: String::new(),
         git_trees: BTreeMap::new(),
         remotes: settings.remotes.clone(),
-    };
-    let mut model = Model {
-        map: map.clone(),
-        apps: Vec::new(),
-        objects: Vec::new(),
-        argo: Default::default(),
-        platform: Default::default(),
-        profile: profile.clone(),
+        memo,
+        defer_renders,
+        wanted: Vec::new(),
+        wanted_keys: Default::default(),
     };
     if !ctx.identity.knows_urls() {
         // No remote and nothing configured: the repo's own declarations name it.
@@ -110,6 +151,44 @@ pub fn build_model_with(
             ctx.identity.add(&url, IdentityRule::ArgoMajority);
         }
     }
+    // What Flux references can name: declared objects first, then every object written in
+    // a render input as it is (the ConfigMap a `substituteFrom` names often sits in a
+    // kustomization another Kustomization builds).
+    ctx.catalog = ctx.plain.iter().map(|(o, _)| o.clone()).collect();
+    for f in files.iter().filter(|f| ctx.layout.is_render_input(&f.path)) {
+        ctx.catalog.extend(
+            f.docs
+                .iter()
+                .filter_map(|d| Object::from_node(d.root.clone())),
+        );
+    }
+    ctx.build_artifacts();
+    ctx
+}
+
+/// A pass stops at a phase boundary when it asked for renders not done yet: what comes
+/// after depends on them.
+fn renders_missing(ctx: &Ctx) -> bool {
+    !ctx.wanted.is_empty()
+}
+
+/// One pass of the model builder (see [`build_model_with`]): the model, or `None` when it
+/// asked for renders that are not done yet (`ctx.wanted`).
+fn build_pass(
+    ctx: &mut Ctx,
+    files: &[LoadedFile],
+    map: &Arc<SourceMap>,
+    settings: &ModelSettings,
+    go_template: GoTemplateFn,
+) -> Option<Model> {
+    let mut model = Model {
+        map: map.clone(),
+        apps: Vec::new(),
+        objects: Vec::new(),
+        argo: Default::default(),
+        platform: Default::default(),
+        profile: settings.profile.clone(),
+    };
     for (obj, _) in &ctx.plain {
         if argo::is_argocd_cm(obj) {
             model.argo = argo::read_argocd_cm(obj, &model.map);
@@ -124,18 +203,7 @@ pub fn build_model_with(
         .cloned()
         .collect();
     let declared: Vec<Object> = ctx.plain.iter().map(|(o, _)| o.clone()).collect();
-    // What Flux references can name: declared objects first, then every object written in
-    // a render input as it is (the ConfigMap a `substituteFrom` names often sits in a
-    // kustomization another Kustomization builds).
-    ctx.catalog = declared.clone();
-    for f in files.iter().filter(|f| ctx.layout.is_render_input(&f.path)) {
-        ctx.catalog.extend(
-            f.docs
-                .iter()
-                .filter_map(|d| Object::from_node(d.root.clone())),
-        );
-    }
-    ctx.build_artifacts();
+    let map = map.clone();
 
     // (app, rendered objects, default namespace override)
     let mut pending: Vec<(App, Rendered, Option<String>)> = Vec::new();
@@ -146,7 +214,7 @@ pub fn build_model_with(
         if argo::is_argo_app(obj) {
             if let Some(spec) = obj.root.get("spec") {
                 pending.push(argo::argo_app(
-                    &mut ctx,
+                    ctx,
                     obj,
                     obj.name.clone(),
                     spec,
@@ -159,26 +227,29 @@ pub fn build_model_with(
                 map: &map,
                 clusters: &cluster_secrets,
             };
-            pending.extend(argo::appset_apps(&mut ctx, obj, &tree, go_template));
+            pending.extend(argo::appset_apps(ctx, obj, &tree, go_template));
         } else if flux::is_flux_kustomization(obj) {
-            pending.push(flux::flux_kustomization(&mut ctx, obj));
+            pending.push(flux::flux_kustomization(ctx, obj));
         } else if flux::is_helm_release(obj) {
-            pending.push(flux::helm_release(&mut ctx, obj));
+            pending.push(flux::helm_release(ctx, obj));
         }
         let origin = (argo::is_argo_app(obj) || argo::is_argo_appset(obj)).then(|| Origin::of(obj));
         origins.resize(before, None);
         origins.resize(pending.len(), origin);
     }
 
-    flux::expand_flux(&mut ctx, &mut pending, false);
+    flux::expand_flux(ctx, &mut pending, false);
     let tree = RepoTree {
         files: &tree_files,
         map: &map,
         clusters: &cluster_secrets,
     };
     super::app_of_apps::expand(&mut pending, &mut origins, false, |obj| {
-        rendered_argo_apps(&mut ctx, obj, &tree, go_template)
+        rendered_argo_apps(ctx, obj, &tree, go_template)
     });
+    if renders_missing(ctx) {
+        return None;
+    }
 
     // Standalone: unreferenced kustomizations and charts, then loose manifests per directory.
     let standalone_kustomize = standalone_kustomizations(&ctx.layout, &ctx.rendered_dirs);
@@ -282,12 +353,18 @@ pub fn build_model_with(
         ));
     }
 
+    if renders_missing(ctx) {
+        return None;
+    }
     // Directories rendered from here on are rendered by apps found in standalone builds.
     let _before = std::mem::take(&mut ctx.rendered_dirs);
-    flux::expand_flux(&mut ctx, &mut pending, true);
+    flux::expand_flux(ctx, &mut pending, true);
     super::app_of_apps::expand(&mut pending, &mut origins, true, |obj| {
-        rendered_argo_apps(&mut ctx, obj, &tree, go_template)
+        rendered_argo_apps(ctx, obj, &tree, go_template)
     });
+    if renders_missing(ctx) {
+        return None;
+    }
     // Every Flux object the repo declares is an app: one in a build that did not render
     // (a remote base, a broken fragment) is listed as written, not rendered.
     let known: Vec<flux::FluxKey> = pending
@@ -347,7 +424,7 @@ pub fn build_model_with(
         .filter(|(i, _)| !superseded.contains(i))
         .map(|(_, p)| p)
         .collect();
-    let source_trees = local_source_trees(&mut ctx);
+    let source_trees = local_source_trees(ctx);
     for (mut app, mut rendered, ns_override) in pending {
         let index = model.apps.len();
         if let Some(flux) = app.flux.as_ref().filter(|_| app.parent.is_none())
@@ -391,7 +468,7 @@ pub fn build_model_with(
         }
         model.apps.push(app);
     }
-    model
+    Some(model)
 }
 
 /// The kustomizations built as standalone apps: those no other kustomization lists and no

@@ -760,7 +760,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
                 return (app, rendered, None);
             }
             mark_tree(ctx, &tree, "");
-            ctx.render_unit_in(Unit::Helm(unit), &afs, ref_span, &mut rendered);
+            ctx.render_unit_in(Unit::Helm(unit), Some(&tree), ref_span, &mut rendered);
             return (app, rendered, None);
         }
         (None, None)
@@ -988,7 +988,11 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
     if let FluxView::Tree(tree) = &view {
         mark_tree(ctx, tree, &chart_path);
     }
-    ctx.render_unit_in(Unit::Helm(unit), fs, at, &mut rendered);
+    let tree = match &view {
+        FluxView::Repo => None,
+        FluxView::Tree(tree) => Some(tree),
+    };
+    ctx.render_unit_in(Unit::Helm(unit), tree, at, &mut rendered);
     // Helm's --namespace is a default: objects that name their namespace keep it.
     (app, rendered, None)
 }

@@ -18,6 +18,7 @@ pub mod listing;
 pub mod remote_charts;
 pub mod remote_render;
 pub mod remotes;
+mod render_jobs;
 pub mod sourceignore;
 pub mod twice;
 pub mod units;

@@ -1,6 +1,7 @@
 //! Render units: what one app source turns into objects (a plain directory, Flux's
 //! generated kustomization, a kustomize build, a Helm chart), and the dispatch to the
-//! renderers. Units are rendered per app; objects keep spans into the files to edit.
+//! renderers. Units are rendered as jobs (`render_jobs.rs`); objects keep spans into the
+//! files to edit.
 
 use crate::object::Object;
 use crate::render::{IssueKind, RemoteInputs, RenderBudget, RenderIssue, RenderOutput};
@@ -83,34 +84,22 @@ fn display_dir(d: &str) -> &str {
 }
 
 /// Render a kustomize or Helm unit (directories are resolved from already-parsed files by
-/// the caller, which knows them).
-pub fn render(
+/// the caller, which knows them). A panic is caught by the caller, per render
+/// (`render_jobs::JobEnv::run`).
+pub(super) fn render_unguarded(
     unit: &Unit,
     fs: &dyn RepoFs,
-    at: Span,
     budget: &RenderBudget,
     remotes: &RemoteInputs,
 ) -> RenderOutput {
-    // Defence in depth: a bug that panics in one app's render fails that app, not the run.
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        render_unit(unit, fs, at, budget, remotes)
-    }))
-    .unwrap_or_else(|panic| RenderOutput {
-        remotes: Vec::new(),
-        objects: Vec::new(),
-        issues: vec![RenderIssue {
-            kind: IssueKind::Failed,
-            span: at,
-            message: format!(
-                "gitops-lint failed internally while rendering {} ({}); please report it",
-                unit.describe(),
-                panic_text(panic.as_ref())
-            ),
-        }],
-    })
+    match unit {
+        Unit::Kustomize(k) => render_kustomize(k, fs, budget, remotes),
+        Unit::Helm(h) => render_helm(h, fs, budget, remotes, false).0,
+        Unit::Directory { .. } | Unit::FluxDirectory { .. } => RenderOutput::default(),
+    }
 }
 
-fn panic_text(panic: &(dyn std::any::Any + Send)) -> &str {
+pub(super) fn panic_text(panic: &(dyn std::any::Any + Send)) -> &str {
     panic
         .downcast_ref::<&str>()
         .copied()
@@ -118,24 +107,9 @@ fn panic_text(panic: &(dyn std::any::Any + Send)) -> &str {
         .unwrap_or("panic")
 }
 
-fn render_unit(
-    unit: &Unit,
-    fs: &dyn RepoFs,
-    at: Span,
-    budget: &RenderBudget,
-    remotes: &RemoteInputs,
-) -> RenderOutput {
-    match unit {
-        Unit::Kustomize(k) => render_kustomize(k, fs, at, budget, remotes),
-        Unit::Helm(h) => render_helm(h, fs, at, budget, remotes),
-        Unit::Directory { .. } | Unit::FluxDirectory { .. } => RenderOutput::default(),
-    }
-}
-
 fn render_kustomize(
     k: &KustomizeUnit,
     fs: &dyn RepoFs,
-    _at: Span,
     budget: &RenderBudget,
     remotes: &RemoteInputs,
 ) -> RenderOutput {
@@ -151,7 +125,18 @@ fn render_kustomize(
         deadline: Some(budget.deadline()),
         remotes: remotes.clone(),
     };
-    match k.argo_options.as_ref().map(|node| {
+    match kustomize_overrides(k, fs) {
+        Some(o) => kustomize::build_with_overrides(fs, &k.dir, &o, &opts),
+        None => kustomize::build(fs, &k.dir, &opts),
+    }
+}
+
+/// The overrides an Argo CD `source.kustomize` block makes, as the build applies them.
+pub(super) fn kustomize_overrides(
+    k: &KustomizeUnit,
+    fs: &dyn RepoFs,
+) -> Option<crate::render::kustomize::KustomizeOverrides> {
+    k.argo_options.as_ref().map(|node| {
         let mut o = argo_overrides(node);
         // `ignoreMissingComponents`: components missing from the repo are not added
         // (catalog A1.9) instead of failing `kustomize edit add component`.
@@ -163,10 +148,7 @@ fn render_kustomize(
             });
         }
         o
-    }) {
-        Some(o) => kustomize::build_with_overrides(fs, &k.dir, &o, &opts),
-        None => kustomize::build(fs, &k.dir, &opts),
-    }
+    })
 }
 
 /// Argo CD's `source.kustomize` block as the renderer's overrides (catalog A1.9).
@@ -258,42 +240,68 @@ pub fn downloader_scheme(file: &str) -> Option<&str> {
     valid.then_some(scheme)
 }
 
-/// Render a chart again with another seed, a clock 1 day and 1.1 s later and another zone.
-pub fn render_helm_with_other_clock(
-    h: &HelmUnit,
-    fs: &dyn RepoFs,
-    at: Span,
-    budget: &RenderBudget,
-    remotes: &RemoteInputs,
-) -> RenderOutput {
+/// The second render's clock: another seed, a clock 1 day and 1.1 s later, another zone.
+fn other_clock() -> crate::render::helm::render::RenderClock {
     let first = first_clock();
-    let clock = crate::render::helm::render::RenderClock {
+    crate::render::helm::render::RenderClock {
         seed: 0x005e_ed2b,
         now_unix_nanos: first.now_unix_nanos + 86_401_100_000_000,
         utc_offset_secs: 5 * 3600 + 1800,
-    };
-    render_helm_clocked(h, fs, at, clock, budget, remotes)
+    }
 }
 
-fn render_helm(
+/// Render a chart (seed 1, the real clock, UTC), and, with `twice`, again with
+/// [`other_clock`]: the fields whose values differ (catalog §5). The second render is
+/// compared as text first: the same text is the same objects, so only a chart that prints
+/// something else is rendered into objects a second time.
+pub(super) fn render_helm(
     h: &HelmUnit,
     fs: &dyn RepoFs,
-    at: Span,
     budget: &RenderBudget,
     remotes: &RemoteInputs,
-) -> RenderOutput {
-    render_helm_clocked(h, fs, at, first_clock(), budget, remotes)
+    twice: bool,
+) -> (RenderOutput, Vec<super::twice::RenderDifference>) {
+    use crate::render::helm;
+    let (opts, offline) = match helm_options(h, fs, first_clock(), budget, remotes) {
+        Ok(o) => o,
+        Err(out) => return (out, Vec::new()),
+    };
+    let (mut out, text) = helm::template_with_text(fs, &h.chart_dir, &opts);
+    out.issues.extend(offline);
+    if !twice || !out.issues.is_empty() {
+        return (out, Vec::new());
+    }
+    // The same commit, another seed, clock and zone: what changes is not Git.
+    let opts = helm::TemplateOptions {
+        clock: Some(other_clock()),
+        ..opts
+    };
+    let differences = match helm::template_to_string(fs, &h.chart_dir, &opts) {
+        Ok(again) if again == text => Vec::new(),
+        Ok(_) => {
+            let again = helm::template(fs, &h.chart_dir, &opts);
+            if again.issues.is_empty() {
+                super::twice::compare(&out.objects, &again.objects)
+            } else {
+                Vec::new()
+            }
+        }
+        Err(_) => Vec::new(),
+    };
+    (out, differences)
 }
 
-fn render_helm_clocked(
+/// The `helm template` invocation of a unit, with the issues of value files a downloader
+/// plugin reads (the chart is rendered without them), or the render's output when a value
+/// file is missing (nothing is rendered then).
+fn helm_options(
     h: &HelmUnit,
     fs: &dyn RepoFs,
-    _at: Span,
     clock: crate::render::helm::render::RenderClock,
     budget: &RenderBudget,
     remotes: &RemoteInputs,
-) -> RenderOutput {
-    use crate::render::helm::{self, TemplateOptions};
+) -> Result<(crate::render::helm::TemplateOptions, Vec<RenderIssue>), RenderOutput> {
+    use crate::render::helm::TemplateOptions;
     let mut issues = Vec::new();
     let mut value_files = Vec::new();
     let mut offline = Vec::new();
@@ -321,11 +329,11 @@ fn render_helm_clocked(
     }
     if !issues.is_empty() {
         issues.extend(offline);
-        return RenderOutput {
+        return Err(RenderOutput {
             objects: Vec::new(),
             issues,
             remotes: Vec::new(),
-        };
+        });
     }
     let inline = h
         .inline_values
@@ -366,9 +374,7 @@ fn render_helm_clocked(
             opts.set.push(kv);
         }
     }
-    let mut out = helm::template(fs, &h.chart_dir, &opts);
-    out.issues.extend(offline);
-    out
+    Ok((opts, offline))
 }
 
 #[cfg(test)]

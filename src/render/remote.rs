@@ -310,7 +310,9 @@ impl Mounted {
     }
 
     fn read(&self, rel: &str, map: &SourceMap, remotes: &RemoteInputs) -> Result<FileId, FsError> {
-        if let Some(hit) = lock(&self.read).get(rel) {
+        // Held while the file is registered: two renders reading it at once get one FileId.
+        let mut read = lock(&self.read);
+        if let Some(hit) = read.get(rel) {
             return hit.clone();
         }
         let shown = format!("{}/{rel}", self.label);
@@ -326,7 +328,7 @@ impl Mounted {
         if let (Ok(id), Some(shared)) = (&result, &remotes.shared) {
             lock(&shared.files).insert(*id, self.reference.clone());
         }
-        lock(&self.read).insert(rel.to_string(), result.clone());
+        read.insert(rel.to_string(), result.clone());
         result
     }
 }

@@ -231,9 +231,10 @@ impl DiskFs {
 impl RepoFs for DiskFs {
     fn read(&self, path: &str) -> Result<FileId, FsError> {
         let rel = normalize_relative(path).ok_or_else(|| FsError::OutsideRepo(path.into()))?;
-        if let Ok(cache) = self.cache.lock()
-            && let Some(hit) = cache.get(&rel)
-        {
+        // The lock is held while the file is read: renders on several threads asking for one
+        // file get one FileId, so their spans agree.
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(hit) = cache.get(&rel) {
             return hit.clone();
         }
         // Files the walk already read are reused, so spans agree across stages.
@@ -259,9 +260,7 @@ impl RepoFs for DiskFs {
                     .map_err(|why| FsError::Unreadable(rel, why))
             }),
         };
-        if let Ok(mut cache) = self.cache.lock() {
-            cache.insert(rel, result.clone());
-        }
+        cache.insert(rel, result.clone());
         result
     }
 

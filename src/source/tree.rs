@@ -133,9 +133,10 @@ impl MemFs {
 impl RepoFs for MemFs {
     fn read(&self, path: &str) -> Result<FileId, FsError> {
         let rel = normalize_relative(path).ok_or_else(|| FsError::OutsideRepo(path.into()))?;
-        if let Ok(cache) = self.cache.lock()
-            && let Some(hit) = cache.get(&rel)
-        {
+        // The lock is held while the file is read: renders on several threads asking for one
+        // file get one FileId, so their spans agree.
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(hit) = cache.get(&rel) {
             return hit.clone();
         }
         let result = match self.map.find(&rel) {
@@ -150,9 +151,7 @@ impl RepoFs for MemFs {
                     .map_err(|why| FsError::Unreadable(rel.clone(), why)),
             },
         };
-        if let Ok(mut cache) = self.cache.lock() {
-            cache.insert(rel, result.clone());
-        }
+        cache.insert(rel, result.clone());
         result
     }
 

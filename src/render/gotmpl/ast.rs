@@ -3,7 +3,7 @@
 //! in error contexts such as `executing "x" at <.Values.foo>`).
 
 use std::fmt::{self, Write};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::literal::Number;
 
@@ -11,7 +11,7 @@ use super::literal::Number;
 /// (0-based byte offset within the line, as Go's `ErrorContext` prints it).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Pos {
-    pub file: Rc<str>,
+    pub file: Arc<str>,
     pub offset: usize,
     pub line: usize,
     pub col: usize,
@@ -27,7 +27,7 @@ impl fmt::Display for Pos {
 pub enum Node {
     Text {
         pos: Pos,
-        text: Rc<str>,
+        text: Arc<str>,
     },
     Action {
         pos: Pos,
@@ -104,7 +104,7 @@ pub enum Arg {
     String {
         pos: Pos,
         quoted: String,
-        text: Rc<str>,
+        text: Arc<str>,
     },
     Pipe(Box<Pipe>),
 }

@@ -535,7 +535,7 @@ impl<'s, 'e> State<'s, 'e> {
             Arg::Dot(_) => dot.clone(),
             Arg::Nil(pos) => return Err(self.err(pos, arg, "nil is not a command")),
             Arg::Number { pos, num } => Val::new(self.ideal_constant(pos, arg, num)?),
-            Arg::String { text, .. } => Val::new(Value::String(text.clone())),
+            Arg::String { text, .. } => Val::new(Value::str(&**text)),
             _ => {
                 return Err(self.err(
                     arg.pos(),

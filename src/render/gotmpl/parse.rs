@@ -1,7 +1,7 @@
 //! Parser of Go's text/template (`text/template/parse/parse.go`): builds one tree for the
 //! parsed text and one per `define`/`block`, with Go's error messages.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::ast::{Arg, Branch, Command, Node, Pipe, Pos};
 use super::lex::{Item, ItemKind, lex_with_lines};
@@ -12,7 +12,7 @@ use super::literal::{parse_number, unquote};
 pub struct Tree {
     pub name: String,
     /// Name of the parsed text (the file) the tree came from; positions refer to it.
-    pub parse_name: Rc<str>,
+    pub parse_name: Arc<str>,
     pub root: Vec<Node>,
 }
 
@@ -62,7 +62,7 @@ pub fn parse<'a>(
         items,
         idx: 0,
         last: 0,
-        file: Rc::from(name),
+        file: Arc::from(name),
         line_starts,
         vars: vec!["$".to_string()],
         range_depth: 0,
@@ -88,7 +88,7 @@ struct Parser<'a, 'f> {
     items: Vec<Item<'a>>,
     idx: usize,
     last: usize,
-    file: Rc<str>,
+    file: Arc<str>,
     line_starts: Vec<usize>,
     vars: Vec<String>,
     range_depth: usize,
@@ -300,7 +300,7 @@ impl<'a> Parser<'a, '_> {
         match token.kind {
             ItemKind::Text => Ok(Parsed::Node(Node::Text {
                 pos: self.pos_of(&token),
-                text: Rc::from(&*token.val),
+                text: Arc::from(&*token.val),
             })),
             ItemKind::LeftDelim => {
                 self.action_line = token.line;

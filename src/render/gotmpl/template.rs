@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use super::ast::Pos;
 use super::exec;
@@ -128,7 +129,7 @@ impl std::error::Error for ExecError {}
 /// A set of named templates sharing functions and delimiters.
 #[derive(Clone)]
 pub struct Templates {
-    pub(crate) trees: HashMap<String, Rc<Tree>>,
+    pub(crate) trees: HashMap<String, Arc<Tree>>,
     pub(crate) funcs: FuncResolver,
     left: String,
     right: String,
@@ -172,26 +173,42 @@ impl Templates {
     /// Like `parse`, and returns the tree of `text` itself. That tree is what Go's
     /// `t.New(name).Parse(text)` then `t.Execute` runs, even when it is empty and so did not
     /// replace an existing template of the same name (Helm's `tpl ""` relies on it).
-    pub(crate) fn parse_main(&mut self, name: &str, text: &str) -> Result<Rc<Tree>, ParseError> {
+    pub(crate) fn parse_main(&mut self, name: &str, text: &str) -> Result<Arc<Tree>, ParseError> {
+        let trees = self.parse_trees(name, text)?;
+        self.add_trees(&trees);
+        Ok(trees
+            .iter()
+            .rev()
+            .find(|t| t.name == name)
+            .cloned()
+            .unwrap_or_else(|| {
+                Arc::new(Tree {
+                    name: name.to_string(),
+                    parse_name: name.into(),
+                    root: Vec::new(),
+                })
+            }))
+    }
+
+    /// Parses `text` as the template `name` into its tree and those it defines, without
+    /// adding them: what [`Templates::add_trees`] adds. The result depends only on the
+    /// name, the text, the delimiters and which names are functions, so a caller with a
+    /// fixed function set may keep it for the next set (Helm parses each chart template
+    /// once per process).
+    pub fn parse_trees(&self, name: &str, text: &str) -> Result<Vec<Arc<Tree>>, ParseError> {
         let trees = parse(name, text, &self.left, &self.right, &|n| self.is_func(n))?;
-        let mut main = None;
+        Ok(trees.into_iter().map(Arc::new).collect())
+    }
+
+    /// Adds parsed trees as [`Templates::parse`] does: a later non-empty definition
+    /// replaces an earlier one (Go's `AddParseTree`).
+    pub fn add_trees(&mut self, trees: &[Arc<Tree>]) {
         for t in trees {
-            let t = Rc::new(t);
-            if t.name == name {
-                main = Some(t.clone());
-            }
             let keep_old = self.trees.contains_key(&t.name) && super::ast::is_empty_tree(&t.root);
             if !keep_old {
-                self.trees.insert(t.name.clone(), t);
+                self.trees.insert(t.name.clone(), t.clone());
             }
         }
-        Ok(main.unwrap_or_else(|| {
-            Rc::new(Tree {
-                name: name.to_string(),
-                parse_name: name.into(),
-                root: Vec::new(),
-            })
-        }))
     }
 
     pub fn contains(&self, name: &str) -> bool {

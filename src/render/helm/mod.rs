@@ -39,6 +39,7 @@ pub mod glob;
 pub mod ignore;
 pub mod layers;
 pub mod manifest;
+mod parse_cache;
 pub mod provenance;
 pub mod render;
 pub mod schema;
@@ -192,7 +193,22 @@ impl Run {
 
 /// Render a chart for the linter: objects (spans in templates and values files) and issues.
 pub fn template(fs: &dyn RepoFs, chart_dir: &str, opts: &TemplateOptions) -> RenderOutput {
-    let run = run(fs, chart_dir, opts, true);
+    template_with_text(fs, chart_dir, opts).0
+}
+
+/// [`template`], with the text `helm template` prints for it (empty on failure): a second
+/// render printing the same text renders the same objects.
+pub fn template_with_text(
+    fs: &dyn RepoFs,
+    chart_dir: &str,
+    opts: &TemplateOptions,
+) -> (RenderOutput, String) {
+    let mut run = run(fs, chart_dir, opts, true);
+    let text = if run.failure.is_none() {
+        std::mem::take(&mut run.stdout)
+    } else {
+        String::new()
+    };
     let mut out = RenderOutput {
         objects: run.objects,
         issues: Vec::new(),
@@ -206,7 +222,7 @@ pub fn template(fs: &dyn RepoFs, chart_dir: &str, opts: &TemplateOptions) -> Ren
             message: f.message,
         });
     }
-    out
+    (out, text)
 }
 
 /// Exactly what `helm template` prints on stdout, or its stderr text on failure.

@@ -168,7 +168,7 @@ pub fn render_templates(
 ) -> Result<Vec<(usize, Output)>, EngineFailure> {
     let mut set = Templates::new(Rc::new(lookup_func));
     for e in entries {
-        if let Err(err) = set.parse(&e.name, &e.text) {
+        if let Err(err) = super::parse_cache::parse_into(&mut set, &e.name, &e.text) {
             return Err(EngineFailure {
                 message: cleanup_parse_error(&e.name, &err.message),
                 at: Some((err.file.clone(), line_offset(entries, &err.file, err.line))),
