@@ -47,8 +47,8 @@ pub struct ConfigWarning {
 
 /// `profile:` — what the repo does not say about the destination cluster: its Kubernetes
 /// and Argo CD versions, its API list, labels of namespaces created outside the repo, and
-/// autoscalers created outside the repo (catalog A2.2: `--kube-version` / `--api-versions`
-/// come from the cluster unless the app pins them).
+/// autoscalers created outside the repo (Argo CD passes `--kube-version` / `--api-versions`
+/// from the cluster unless the app pins them).
 #[derive(Clone, Debug, Default)]
 pub struct Profile {
     /// `kube-version`: `.Capabilities.KubeVersion` and the chart `kubeVersion` check.

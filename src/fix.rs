@@ -65,8 +65,8 @@ pub(crate) fn whole_lines(text: &str, start: usize, end: usize) -> (usize, usize
     }
 }
 
-/// Plan the safe fixes of `findings` (with `unsafe_too`, also the opt-in ones the catalog
-/// leaves to a person, such as removing `replicas` before the scoped ignore is live). Only
+/// Plan the safe fixes of `findings` (with `unsafe_too`, also the opt-in ones left
+/// to a person, such as removing `replicas` before the scoped ignore is live). Only
 /// files of the repository are edited (not rendered or virtual text).
 pub fn plan(findings: &[Finding], map: &SourceMap, unsafe_too: bool) -> FixPlan {
     let mut by_file: BTreeMap<u32, Vec<&Edit>> = BTreeMap::new();

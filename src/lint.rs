@@ -311,7 +311,7 @@ fn lint_walked(
     };
     let mut model = build_model(&loaded, fs, map.clone(), &root, &settings);
     model.platform = config.platform.clone();
-    rules::sops::strip_decrypted(&mut model);
+    crate::gitops::sops::strip_decrypted(&mut model);
     let deployed = Deployed::of(&model);
     for (path, err) in yaml_errors {
         findings.push(yaml_error_finding(&path, err, deployed.contains(&path)));

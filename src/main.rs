@@ -45,7 +45,7 @@ struct CheckArgs {
     /// With --fix: print the patch instead of writing files.
     #[arg(long, requires = "fix")]
     dry_run: bool,
-    /// With --fix: also apply the fixes the catalog leaves to a person (e.g. removing
+    /// With --fix: also apply the fixes left to a person (e.g. removing
     /// `replicas` under an autoscaler, which scales down once unless the scoped ignore is live).
     #[arg(long, requires = "fix")]
     unsafe_fixes: bool,
@@ -264,11 +264,12 @@ fn main() -> ExitCode {
             let mut text = String::new();
             for r in rules::registry() {
                 text.push_str(&format!(
-                    "{:<40} {:<8} {:<6} {}\n",
+                    "{:<40} {:<8} {:<6} {} (kinds: {})\n",
                     r.meta.id,
                     r.meta.severity.as_str(),
                     r.meta.fix.as_str(),
-                    r.meta.summary
+                    r.meta.summary,
+                    r.meta.kinds.describe()
                 ));
             }
             print(&text)

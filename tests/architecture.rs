@@ -158,12 +158,9 @@ fn the_layer_check_catches_a_forbidden_import() {
     );
 }
 
-/// Rules are pure functions over the model: no file reads, no parsing. The files listed
-/// here still do (debt to remove; the test fails when one of them stops, so the list shrinks).
-const RULES_THAT_STILL_PARSE: &[&str] = &["rules/kustomize_generator_hygiene.rs"];
-
-#[test]
-fn no_rule_reads_or_parses_files() {
+/// Rules are pure functions over the model: no file reads, no parsing (what a rule needs
+/// from a file, the model gives: e.g. `Model::kustomization_files`).
+fn rules_reading_files(files: &[(String, String)]) -> Vec<String> {
     let needles = [
         "std::fs",
         "RepoFs",
@@ -171,19 +168,94 @@ fn no_rule_reads_or_parses_files() {
         "parse_str(",
         "parse_file(",
     ];
-    let mut offenders = BTreeSet::new();
-    for (rel, text) in sources() {
-        if rel.starts_with("rules/") && needles.iter().any(|n| text.contains(n)) {
-            offenders.insert(rel);
-        }
-    }
-    let known: BTreeSet<String> = RULES_THAT_STILL_PARSE
+    files
         .iter()
-        .map(|s| s.to_string())
-        .collect();
+        .filter(|(rel, text)| rel.starts_with("rules/") && needles.iter().any(|n| text.contains(n)))
+        .map(|(rel, _)| rel.clone())
+        .collect()
+}
+
+#[test]
+fn no_rule_reads_or_parses_files() {
     assert_eq!(
-        offenders, known,
-        "rules that read or parse files (left) vs the known debt list (right)"
+        rules_reading_files(&sources()),
+        Vec::<String>::new(),
+        "rules that read or parse files"
+    );
+}
+
+#[test]
+fn the_file_check_catches_a_rule_that_parses() {
+    let scratch = vec![
+        (
+            "rules/scratch.rs".to_string(),
+            "let parsed = parse_str(&file.text, id, &Limits::default());".to_string(),
+        ),
+        (
+            "gitops/scratch.rs".to_string(),
+            "let parsed = parse_str(&file.text, id, &Limits::default());".to_string(),
+        ),
+    ];
+    assert_eq!(
+        rules_reading_files(&scratch),
+        vec!["rules/scratch.rs".to_string()]
+    );
+}
+
+/// Rules that declare their kinds (`kinds: Kinds::Of(...)`) but walk `model.objects`
+/// themselves instead of `model.in_scope()` (lookups through an app, `objects_of`, are free).
+fn rules_filtering_kinds_by_hand(files: &[(String, String)]) -> Vec<String> {
+    files
+        .iter()
+        .filter(|(rel, text)| {
+            let code: String = text
+                .lines()
+                .map(|l| l.split("//").next().unwrap_or_default())
+                .collect::<String>()
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            rel.starts_with("rules/")
+                && code.contains("kinds:Kinds::Of(")
+                && code.match_indices("model.objects").any(|(i, m)| {
+                    !code[i + m.len()..]
+                        .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                })
+        })
+        .map(|(rel, _)| rel.clone())
+        .collect()
+}
+
+#[test]
+fn rules_with_kinds_read_their_objects_from_the_runner() {
+    assert_eq!(
+        rules_filtering_kinds_by_hand(&sources()),
+        Vec::<String>::new(),
+        "rules declaring Kinds::Of that iterate model.objects themselves"
+    );
+}
+
+#[test]
+fn the_kinds_check_catches_a_hand_filter() {
+    let rule = |body: &str| {
+        (
+            "rules/scratch.rs".to_string(),
+            format!(
+                "pub const META: RuleMeta = RuleMeta {{ kinds: Kinds::Of(&[\"batch/Job\"]) }};\n{body}"
+            ),
+        )
+    };
+    let scratch = vec![
+        rule("for mo in &model\n        .objects {\n if mo.object.kind != \"Job\" { continue; } }"),
+        rule("for mo in model.in_scope() {}\nlet w = model.objects_of(app);"),
+    ];
+    assert_eq!(
+        rules_filtering_kinds_by_hand(&scratch),
+        vec!["rules/scratch.rs".to_string()]
+    );
+    assert_eq!(
+        rules_filtering_kinds_by_hand(&scratch[1..]),
+        Vec::<String>::new()
     );
 }
 
@@ -217,14 +289,6 @@ const KNOWN_CYCLES: &[&[&str]] = &[
     ],
     &["render/helm/builtins.rs", "render/helm/yamlout.rs"],
     &["render/helm/chart.rs", "render/helm/values.rs"],
-    &[
-        "render/kustomize/build.rs",
-        "render/kustomize/generators.rs",
-        "render/kustomize/helm_charts.rs",
-        "render/kustomize/transform.rs",
-        "render/kustomize/value_add.rs",
-        "render/kustomize/vars.rs",
-    ],
     &["source/fs.rs", "source/lazy.rs"],
     &["yaml/node.rs", "yaml/resolve.rs"],
 ];
@@ -365,4 +429,83 @@ fn the_cycle_check_catches_a_cycle() {
     let cycles = folder_cycles(&scratch);
     assert_eq!(cycles.len(), 1);
     assert!(cycles[0].contains("gitops/a.rs") && cycles[0].contains("gitops/b.rs"));
+}
+
+/// Citations of the rules catalog, a document outside this repository: `catalog §5`,
+/// `Catalog §15`, `catalog A4.1`, `catalog Part A`, `rules-catalog A5`, or a bare `§4`.
+/// A comment states the fact itself or links upstream. Returns `file:line: text`.
+fn catalog_citations(files: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (rel, text) in files {
+        for (n, line) in text.lines().enumerate() {
+            let lower = line.to_lowercase();
+            let cites_catalog = lower.match_indices("catalog").any(|(i, _)| {
+                let after = lower[i + "catalog".len()..].trim_start_matches([' ', '\'', 's']);
+                after.starts_with('§')
+                    || after.starts_with("part ")
+                    || (after.starts_with('a')
+                        && after[1..].starts_with(|c: char| c.is_ascii_digit()))
+            });
+            let bare_section = line.match_indices('§').any(|(i, s)| {
+                line[i + s.len()..]
+                    .trim_start()
+                    .starts_with(|c: char| c.is_ascii_digit())
+            });
+            if cites_catalog || bare_section {
+                out.push(format!("src/{rel}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    out
+}
+
+/// Every `.rs` file under src/, unit tests included (a citation is as lost there).
+fn all_sources() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![src_dir()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let rel = path
+                    .strip_prefix(src_dir())
+                    .map(|p| p.to_string_lossy().replace('\\', "/"))
+                    .unwrap_or_default();
+                out.push((rel, std::fs::read_to_string(&path).unwrap_or_default()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn no_source_cites_the_rules_catalog() {
+    let found = catalog_citations(&all_sources());
+    assert!(
+        found.is_empty(),
+        "src/ cites the rules catalog, which is not in this repository; state the fact or link \
+         upstream instead:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_catalog_check_catches_a_citation() {
+    let scratch = vec![(
+        "rules/scratch.rs".to_string(),
+        "//! Catalog §15: a Job.\n// before 3.0 (catalog A1.4).\n/// rule §4 reports it\n\
+         // the ctx.catalog field and the catalog's false positives are fine\n"
+            .to_string(),
+    )];
+    assert_eq!(
+        catalog_citations(&scratch),
+        vec![
+            "src/rules/scratch.rs:1: //! Catalog §15: a Job.".to_string(),
+            "src/rules/scratch.rs:2: // before 3.0 (catalog A1.4).".to_string(),
+            "src/rules/scratch.rs:3: /// rule §4 reports it".to_string(),
+        ]
+    );
 }

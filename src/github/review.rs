@@ -8,7 +8,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Body of `POST /repos/{owner}/{repo}/pulls/{n}/reviews` (octocrab's typed call cannot
-/// carry inline comments; dependencies.md §5).
+/// carry inline comments).
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct ReviewRequest {
     pub commit_id: String,

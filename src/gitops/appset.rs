@@ -1,8 +1,8 @@
-//! ApplicationSet expansion offline (catalog A1.11): list, git directories and git files
+//! ApplicationSet expansion offline: list, git directories and git files
 //! (against this repo's tree), matrix and merge of those. Other generators (clusters, SCM,
 //! pull requests, plugins, cluster decision resources) cannot be expanded offline: the
 //! template is linted once with placeholder values and the app set gets an
-//! `offline-unrenderable-input` warning (catalog §25 lists these generators there).
+//! `offline-unrenderable-input` warning naming the generator.
 
 use crate::object::Object;
 use crate::render::{IssueKind, RenderIssue};

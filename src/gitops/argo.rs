@@ -1,5 +1,5 @@
 //! Argo CD objects read from the repo: Application, ApplicationSet (its template, first
-//! cut: not expanded), and argocd-cm settings (catalog A1).
+//! cut: not expanded), and argocd-cm settings.
 
 use super::appset::{self, RepoTree};
 use super::context::*;
@@ -50,7 +50,7 @@ pub struct ArgoSource {
     pub include: Option<String>,
     pub exclude: Option<String>,
     pub node: Node,
-    /// Set by discovery: the source is this repository (catalog A1.9).
+    /// Set by discovery: the source is this repository (`remotes.rs` decides).
     pub local: bool,
 }
 
@@ -89,7 +89,7 @@ fn source_from(node: &Node) -> ArgoSource {
 }
 
 /// Read the app part of an Application spec (for an ApplicationSet: its template's spec).
-/// `automated.enabled` exists since Argo CD 3.1 (catalog A1.5); `reads_enabled` false is an
+/// `automated.enabled` exists since Argo CD 3.1; `reads_enabled` false is an
 /// older release, whose CRD prunes the field, so `automated` is on whatever it says.
 pub fn read_app_spec(
     decl: &Object,
@@ -155,7 +155,8 @@ fn destination_cluster(spec: &Node) -> Option<String> {
     Some(value)
 }
 
-/// Argo CD settings from an `argocd-cm` ConfigMap in the repo (catalog A1.4).
+/// Argo CD settings from an `argocd-cm` ConfigMap in the repo
+/// (https://argo-cd.readthedocs.io/en/stable/operator-manual/argocd-cm-yaml/).
 #[derive(Clone, Debug, Default)]
 pub struct ArgoSettings {
     /// The ConfigMap, when the repo has one.
@@ -420,7 +421,8 @@ pub fn majority_repo_url(
 }
 
 impl Ctx<'_> {
-    /// The unit an Argo source path renders as (catalog A2.1: explicit block, else discovery).
+    /// The unit an Argo source path renders as (an explicit `helm`/`kustomize`/`directory` block,
+    /// else Argo CD's tool detection).
     pub(super) fn argo_unit(
         &self,
         app_name: &str,
@@ -467,7 +469,8 @@ impl Ctx<'_> {
     }
 }
 
-/// Argo CD's helm invocation for a source (catalog A2.2).
+/// Argo CD's helm invocation for a source
+/// (https://argo-cd.readthedocs.io/en/stable/user-guide/helm/).
 pub(super) fn argo_helm_unit(
     app_name: &str,
     dest_ns: Option<&str>,
@@ -744,7 +747,7 @@ pub(super) fn argo_app(
 }
 
 /// The `$ref/path` value files of a multi-source app: (ref name, repo-relative directory of
-/// the file), for deciding whether a `ref` source is this repository (catalog A1.9).
+/// the file), for deciding whether a `ref` source is this repository.
 pub(super) fn ref_value_files(sources: &[ArgoSource]) -> Vec<(String, String)> {
     sources
         .iter()

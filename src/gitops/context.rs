@@ -133,7 +133,8 @@ impl Layout {
             || self.kustomizations.iter().any(|d| under(path, d))
     }
 
-    /// Argo CD's source type discovery (catalog A2.1).
+    /// Argo CD's source type discovery
+    /// (https://argo-cd.readthedocs.io/en/stable/user-guide/tool_detection/).
     pub(super) fn unit_kind(&self, dir: &str) -> &'static str {
         if self.charts.contains(dir) {
             "helm"
@@ -416,7 +417,7 @@ impl Ctx<'_> {
         out.sources.push(unit.describe());
         if let Unit::Helm(h) = &mut unit {
             // Argo passes the destination cluster's version and APIs unless the app sets
-            // helm.kubeVersion / helm.apiVersions; Flux always the cluster's (catalog A2.2).
+            // helm.kubeVersion / helm.apiVersions; Flux always the cluster's.
             if h.kube_version.is_none() {
                 h.kube_version = self.profile.kube_version.clone();
             }
@@ -575,8 +576,9 @@ impl Ctx<'_> {
         self.render_job(job, spec.span, out);
     }
 
-    /// A Flux Kustomization with overlay options: the kustomization at the path (or the one
-    /// the controller generates) with the options written into it (catalog A4.1).
+    /// A Flux Kustomization with overlay options: the kustomization at the path (or the one the
+    /// controller generates) with the options written into it
+    /// (https://fluxcd.io/flux/components/kustomize/kustomizations/).
     pub(super) fn render_flux_overlay(&mut self, dir: &str, spec: &Node, out: &mut Rendered) {
         self.rendered_dirs.insert(dir.to_string());
         let shown = if dir.is_empty() { "." } else { dir };

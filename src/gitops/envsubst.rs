@@ -1,6 +1,7 @@
-//! Flux post-build variable substitution (`spec.postBuild`, catalog A4.1) on rendered
-//! object trees: `${var}`, the four default forms, `$${escape}`, and the string operators
-//! of fluxcd/pkg envsubst. Problems are returned, located, for rule §28.
+//! Flux post-build variable substitution (`spec.postBuild`,
+//! https://fluxcd.io/flux/components/kustomize/kustomizations/) on rendered object trees: `${var}`,
+//! the four default forms, `$${escape}`, and the string operators of fluxcd/pkg envsubst. Problems
+//! are returned, located, for `flux-substitution-undefined`.
 
 use crate::source::Span;
 use crate::yaml::resolve::resolve_plain;

@@ -1,4 +1,4 @@
-//! Flux objects read from the repo (catalog A4): Kustomizations, HelmReleases and their
+//! Flux objects read from the repo: Kustomizations, HelmReleases and their
 //! sources, ignore rules and drift-detection settings.
 
 use super::Skip;
@@ -105,7 +105,7 @@ pub struct FluxApp {
     /// HelmRelease `spec.driftDetection.mode` (`enabled` corrects drift).
     pub drift_mode: Option<String>,
     pub prune: bool,
-    /// Problems found by post-build substitution (rule §28).
+    /// Problems found by post-build substitution (`flux-substitution-undefined`).
     pub subst_problems: Vec<super::envsubst::SubstProblem>,
     /// `substituteStrategy: WithVariables` with no variable defined: nothing substituted.
     pub substitution_skipped: bool,
@@ -453,7 +453,7 @@ pub(super) fn artifact_failures(ctx: &Ctx, r: Option<&Node>, ns: &str) -> Vec<Re
         .unwrap_or_default()
 }
 
-/// The source a Flux `sourceRef` names (catalog A1.9, A4): this repo (by URL, else by the
+/// The source a Flux `sourceRef` names: this repo (by URL, else by the
 /// path existing), an artifact built from it, or something the linter does not fetch.
 pub(super) fn flux_source(
     ctx: &mut Ctx,
@@ -695,7 +695,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
     let release_ns = target_ns.clone().unwrap_or_else(|| ns.clone());
     app.destination_namespace = Some(release_ns.clone());
     // `chart.spec` (a HelmChart template), or `chartRef` to a HelmChart (same fields), an
-    // OCIRepository or an ExternalArtifact (catalog A4.3).
+    // OCIRepository or an ExternalArtifact (https://fluxcd.io/flux/components/helm/helmreleases/).
     let chart_ref = spec.get("chartRef");
     let ref_kind = chart_ref
         .and_then(|r| r.get("kind"))
@@ -997,8 +997,9 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
     (app, rendered, None)
 }
 
-/// helm-controller's install of a HelmRelease: release name (`<targetNamespace>-<name>`
-/// unless set), namespace, `valuesFrom` and `values` as layers (catalog A4.3).
+/// helm-controller's install of a HelmRelease: release name (`<targetNamespace>-<name>` unless
+/// set), namespace, `valuesFrom` and `values` as layers
+/// (https://fluxcd.io/flux/components/helm/helmreleases/).
 pub(super) fn flux_helm_unit(
     obj: &Object,
     spec: &Node,

@@ -1,9 +1,9 @@
-//! kustomize-controller's overlay (catalog A4.1): the kustomization it builds is the one at
-//! `spec.path` (or one it generates listing every YAML file below the path), with
-//! `targetNamespace`, `namePrefix`, `nameSuffix`, `patches`, `images` and `components`
-//! written into it; `commonMetadata` is set on every object after the build. The values are
-//! cloned from the Flux Kustomization with their spans, so a value a Flux patch sets points
-//! at the patch in the Kustomization file.
+//! kustomize-controller's overlay (https://fluxcd.io/flux/components/kustomize/kustomizations/):
+//! the kustomization it builds is the one at `spec.path` (or one it generates listing every YAML
+//! file below the path), with `targetNamespace`, `namePrefix`, `nameSuffix`, `patches`, `images`
+//! and `components` written into it; `commonMetadata` is set on every object after the build. The
+//! values are cloned from the Flux Kustomization with their spans, so a value a Flux patch sets
+//! points at the patch in the Kustomization file.
 
 use crate::object::Object;
 use crate::source::{FileId, FsError, Origin, RepoFs, SourceFile, SourceMap};

@@ -1,6 +1,7 @@
-//! The ignore-rule model shared by the ignore rules (catalog §2, §3, §11–13, §30): Argo CD
-//! `ignoreDifferences` items (app level and `argocd-cm` system level), parsed with spans,
-//! and the matching semantics of Argo's diff normalizer (catalog A1.1).
+//! The ignore-rule model shared by the ignore rules (`ignore-differences-*`,
+//! `respect-ignore-differences-missing`): Argo CD `ignoreDifferences` items (app level and
+//! `argocd-cm` system level), parsed with spans, and the matching semantics of Argo's diff
+//! normalizer (https://argo-cd.readthedocs.io/en/stable/user-guide/diffing/).
 
 pub use crate::glob::glob_match;
 use crate::object::Object;

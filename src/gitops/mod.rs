@@ -1,5 +1,5 @@
 //! The app model: which GitOps app deploys which objects, with which sync policy and ignore
-//! rules (catalog Part A). Rules read only this model.
+//! rules, as Argo CD and Flux see them. Rules read only this model.
 
 mod app_of_apps;
 pub mod appset;
@@ -14,11 +14,13 @@ pub mod flux_overlay;
 pub mod gotemplate;
 pub mod ignore;
 pub mod inputs;
+pub mod kustomization_files;
 pub mod listing;
 pub mod remote_charts;
 pub mod remote_render;
 pub mod remotes;
 mod render_jobs;
+pub mod sops;
 pub mod sourceignore;
 pub mod twice;
 pub mod units;
@@ -75,7 +77,8 @@ pub struct App {
     pub objects: Vec<usize>,
     /// Render problems of this app (become `render-failed` / `offline-unrenderable-input`).
     pub issues: Vec<RenderIssue>,
-    /// Fields that differ when the app's charts are rendered a second time (catalog §5).
+    /// Fields that differ when the app's charts are rendered a second time
+    /// (`render-nondeterministic`).
     pub render_differences: Vec<twice::RenderDifference>,
     /// Where the app is declared (the Application's name, or the directory's first object).
     pub span: Option<Span>,
@@ -86,7 +89,7 @@ pub struct App {
     pub generated_by: Option<String>,
     /// Flux `spec.dependsOn` (names, `namespace/name` when another namespace is named).
     pub depends_on: Vec<String>,
-    /// Whether the app's source is this repository, and which rule decided (catalog A1.9).
+    /// Whether the app's source is this repository, and which rule decided (`remotes.rs`).
     pub repository: Option<remotes::Judgement>,
     /// Sources the linter did not render, with the reason (an external repository, a remote
     /// chart): they make the app `partial` or `not-rendered` without being a finding.
@@ -205,7 +208,7 @@ impl App {
         }
     }
 
-    /// Does a GitOps controller keep re-applying Git's state for this app (catalog A3.6)?
+    /// Does a GitOps controller keep re-applying Git's state for this app (self-heal, or Flux)?
     pub fn enforces(&self) -> bool {
         if let Some(a) = &self.argo {
             return a.sync.automated;

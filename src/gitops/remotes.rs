@@ -1,5 +1,5 @@
 //! Is a `repoURL` (or a Flux GitRepository URL) this repository? Compared after
-//! normalisation (catalog A1.9): scheme, user, trailing `.git` and `/` dropped, host
+//! normalisation: scheme, user, trailing `.git` and `/` dropped, host
 //! case-insensitive; `git@host:org/repo` ≡ `https://host/org/repo`. The repo's own URLs come
 //! from its git remotes, `.gitops-lint.yaml` `repo-urls`, or, with neither, from what the repo
 //! says of itself: its Flux bootstrap GitRepository, or the URL most of its Applications use

@@ -1,6 +1,6 @@
-//! The render-twice check (catalog §5): render a chart again with another random seed,
-//! clock and time zone, and find every field whose value changed. It cannot be fooled by a
-//! gap in taint tracking: any difference is real non-determinism.
+//! The render-twice check behind `render-nondeterministic`: render a chart again with another
+//! random seed, clock and time zone, and find every field whose value changed. It cannot be fooled
+//! by a gap in taint tracking: any difference is real non-determinism.
 
 use crate::object::Object;
 use crate::render::helm::provenance::TAINT_LABEL;
@@ -16,7 +16,7 @@ pub struct RenderDifference {
     pub field: String,
     /// The node in the first render (its span is the template line that wrote it).
     pub span: Span,
-    /// Taint already explains it (rule §4 reports it at the call).
+    /// Taint already explains it (`helm-nondeterministic-function` reports it at the call).
     pub explained: bool,
 }
 

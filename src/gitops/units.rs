@@ -31,7 +31,7 @@ pub enum Unit {
         exclude: Option<String>,
     },
     /// A Flux Kustomization path without kustomization.yaml: every YAML file below it,
-    /// sub-directories with their own kustomization built as such (catalog A4.1).
+    /// sub-directories with their own kustomization built as such, as kustomize-controller does.
     FluxDirectory {
         dir: String,
     },
@@ -139,7 +139,7 @@ pub(super) fn kustomize_overrides(
     k.argo_options.as_ref().map(|node| {
         let mut o = argo_overrides(node);
         // `ignoreMissingComponents`: components missing from the repo are not added
-        // (catalog A1.9) instead of failing `kustomize edit add component`.
+        // (Argo CD's `ignoreMissingComponents`) instead of failing `kustomize edit add component`.
         if node.get("ignoreMissingComponents").and_then(Node::as_bool) == Some(true) {
             o.components.retain(|c| {
                 c.contains("://")
@@ -151,7 +151,7 @@ pub(super) fn kustomize_overrides(
     })
 }
 
-/// Argo CD's `source.kustomize` block as the renderer's overrides (catalog A1.9).
+/// Argo CD's `source.kustomize` block as the renderer's overrides.
 fn argo_overrides(node: &Node) -> crate::render::kustomize::KustomizeOverrides {
     use crate::render::kustomize::{
         ImageOverride, KustomizeOverrides, PatchOverride, ReplicaOverride,
@@ -319,7 +319,7 @@ fn helm_options(
         } else if fs.is_file(file) {
             value_files.push(file.clone());
         } else if !h.ignore_missing_value_files {
-            // Argo CD fails manifest generation on a missing value file (catalog A2.2).
+            // Argo CD fails manifest generation on a missing value file.
             issues.push(RenderIssue {
                 kind: IssueKind::Failed,
                 span: *span,
@@ -354,7 +354,7 @@ fn helm_options(
         skip_crds: h.skip_crds,
         kube_version: h.kube_version.clone(),
         api_versions: h.api_versions.clone(),
-        // Argo CD passes the release name as `--name-template` (catalog A2.2), so `{{ }}` in
+        // Argo CD passes the release name as `--name-template`, so `{{ }}` in
         // it is executed. (Flux takes it literally; a Flux name with `{{` fails helm's name
         // check in both cases, only the message differs.)
         name_template: h

@@ -1,8 +1,9 @@
-//! A HelmRelease's values as helm-controller layers them over the chart (catalog A4.3):
-//! `valuesFrom[]` ConfigMaps and Secrets in order (`valuesKey` default `values.yaml`,
-//! `targetPath` sets one value at a dotted path, `optional` tolerates a missing object or
-//! key), then `spec.values`. Values keep the spans of the repo lines that wrote them, so a
-//! finding about a rendered value points at the ConfigMap line, not at a copy.
+//! A HelmRelease's values as helm-controller layers them over the chart
+//! (https://fluxcd.io/flux/components/helm/helmreleases/): `valuesFrom[]` ConfigMaps and Secrets in
+//! order (`valuesKey` default `values.yaml`, `targetPath` sets one value at a dotted path,
+//! `optional` tolerates a missing object or key), then `spec.values`. Values keep the spans of the
+//! repo lines that wrote them, so a finding about a rendered value points at the ConfigMap line,
+//! not at a copy.
 
 use crate::object::Object;
 use crate::render::helm::layers::ValuesLayer;

@@ -1,7 +1,8 @@
 //! Kubernetes `MutatingAdmissionPolicy` + `MutatingAdmissionPolicyBinding` as writers
-//! (catalog A8.4). Paths come from simple literal CEL: `ApplyConfiguration` expressions
-//! built from `Object{…}` literals, and `JSONPatch` expressions listing
-//! `JSONPatch{op, path, value}` literals. Anything else is not a known write.
+//! (https://kubernetes.io/docs/reference/access-authn-authz/mutating-admission-policy/). Paths come
+//! from simple literal CEL: `ApplyConfiguration` expressions built from `Object{…}` literals, and
+//! `JSONPatch` expressions listing `JSONPatch{op, path, value}` literals. Anything else is not a
+//! known write.
 
 use super::path::{Pattern, Seg};
 use super::{Effect, Firing, Mode, Mutator, Scope, Write};

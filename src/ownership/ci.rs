@@ -1,4 +1,4 @@
-//! Second writers (catalog §8): cluster-mutating commands in CI workflows, scripts and
+//! Second writers (`second-writer`): cluster-mutating commands in CI workflows, scripts and
 //! Makefiles, read as text. Each command says what it writes — files or directories it
 //! applies, objects it names, a Helm release, an Argo app it overrides — for the rule to
 //! match against what the GitOps apps deploy.

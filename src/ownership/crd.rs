@@ -1,4 +1,4 @@
-//! Structural schemas of CustomResourceDefinitions found in the repo (catalog §18): which
+//! Structural schemas of CustomResourceDefinitions found in the repo: which
 //! fields a custom resource may declare before the API server prunes them.
 
 use crate::gitops::Model;

@@ -1,8 +1,9 @@
-//! Gatekeeper mutators as writers (catalog A8.3): `Assign` (`parameters.assign`),
-//! `ModifySet` (merge/prune list values) and `AssignImage` (domain/path/tag), with
-//! `applyTo` kinds, `match`, `location`, and `pathTests` (`MustNotExist` on the field or a
-//! parent means add-if-absent). `AssignMetadata` only adds labels and annotations that are
-//! absent, so it never fights Git.
+//! Gatekeeper mutators as writers
+//! (https://open-policy-agent.github.io/gatekeeper/website/docs/mutation/): `Assign`
+//! (`parameters.assign`), `ModifySet` (merge/prune list values) and `AssignImage`
+//! (domain/path/tag), with `applyTo` kinds, `match`, `location`, and `pathTests` (`MustNotExist` on
+//! the field or a parent means add-if-absent). `AssignMetadata` only adds labels and annotations
+//! that are absent, so it never fights Git.
 
 use super::path::Pattern;
 use super::{Effect, Firing, Mode, Mutator, Scope, Write};

@@ -1,6 +1,6 @@
 //! Field names of built-in Kubernetes types (v1.33.0, generated from the shared JSON
 //! Schemas into `k8s-fields-v1.33.txt`): which fields of a built-in object the API server
-//! would drop (catalog §18).
+//! would drop (`schema-pruned-field`).
 
 use super::crd::Unknown;
 use crate::object::Object;

@@ -1,4 +1,4 @@
-//! Knowledge base of fields controllers rewrite after apply (catalog A3.5): what is known
+//! Knowledge base of fields controllers rewrite after apply: what is known
 //! from the object itself (injection annotations, `aggregationRule`) or from other objects
 //! in the same repo (a cert-manager `Certificate` naming a Secret, a webhook patch Job).
 
@@ -34,7 +34,7 @@ pub fn is_builtin_group(group: &str) -> bool {
     BUILTIN_GROUPS.contains(&group)
 }
 
-/// Is the kind in Argo CD's scheme (typed normalization applies, catalog A3.1)?
+/// Is the kind in Argo CD's scheme (typed normalization applies)?
 pub fn in_argo_scheme(group: &str) -> bool {
     is_builtin_group(group) && !matches!(group, "apiextensions.k8s.io" | "apiregistration.k8s.io")
 }
@@ -180,8 +180,8 @@ pub fn declared<'a>(root: &'a Node, pattern: &Pattern) -> Vec<Hit<'a>> {
     resolve(root, pattern)
 }
 
-/// Operators that write the CA bundle of their own webhooks or CRDs at runtime (catalog
-/// §7 knowledge base). Only a placeholder bundle in Git is then theirs to fill.
+/// Operators that write the CA bundle of their own webhooks or CRDs at runtime. Only a placeholder
+/// bundle in Git is then theirs to fill.
 pub fn self_signing_operator(mo: &ModelObject) -> Option<&'static str> {
     let o = &mo.object;
     match o.kind.as_str() {

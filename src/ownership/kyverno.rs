@@ -1,6 +1,7 @@
-//! Kyverno `ClusterPolicy` / `Policy` mutate rules as writers (catalog A8.2):
-//! `patchStrategicMerge` with anchors, `patchesJson6902`, `foreach`, background `targets`,
-//! and auto-generation of Pod rules for pod controllers.
+//! Kyverno `ClusterPolicy` / `Policy` mutate rules as writers
+//! (https://kyverno.io/docs/writing-policies/mutate/): `patchStrategicMerge` with anchors,
+//! `patchesJson6902`, `foreach`, background `targets`, and auto-generation of Pod rules for pod
+//! controllers.
 
 use super::path::{Pattern, Seg};
 use super::{Effect, Firing, Mode, Mutator, Scope, Write};

@@ -1,4 +1,4 @@
-//! The ownership engine (catalog A3.5, A7, A8): for a rendered object and the paths it
+//! The ownership engine: for a rendered object and the paths it
 //! declares, who else writes them. Writers come from the repo (Kyverno and Gatekeeper
 //! policies with their selectors, namespace labels from the repo's Namespace objects), from
 //! platform facts in `.gitops-lint.yaml` (`platform.owned-fields`, for webhooks outside the
@@ -416,7 +416,7 @@ impl Claim<'_> {
     }
 }
 
-/// An autoscaler's claim on `spec.replicas` of its target (catalog A7).
+/// An autoscaler's claim on `spec.replicas` of its target.
 pub struct ReplicaWriter {
     pub namespace: String,
     /// Target group (`""` when the reference does not say), kind and name.
@@ -528,8 +528,8 @@ impl Ownership {
     }
 }
 
-/// An effective ignore (app or system, catalog A1.1/A1.4) that covers `path` of `mo`:
-/// `Some((span, respected))`, where `respected` means the app also has
+/// An effective ignore (app or system: `ignoreDifferences` or `argocd-cm`) that covers `path` of
+/// `mo`: `Some((span, respected))`, where `respected` means the app also has
 /// `RespectIgnoreDifferences=true` (only then does a sync keep the live value).
 pub fn covering_ignore(model: &Model, mo: &ModelObject, path: &[String]) -> Option<(Span, bool)> {
     let app = model.app_of(mo);

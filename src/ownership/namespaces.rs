@@ -1,4 +1,4 @@
-//! Namespace labels known from the repo (catalog A8): `Namespace` objects and Argo
+//! Namespace labels known from the repo: `Namespace` objects and Argo
 //! `managedNamespaceMetadata` of apps that create their namespace, over the cluster's labels
 //! from `.gitops-lint.yaml` `profile.namespaces`. Unknown namespaces stay unknown, so
 //! selectors on them are "may match".

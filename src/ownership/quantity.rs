@@ -1,4 +1,4 @@
-//! Kubernetes quantity and Go duration canonical forms (catalog A9): what the API server
+//! Kubernetes quantity and Go duration canonical forms: what the API server
 //! stores for `1000m` (`1`), `0.1` (`100m`), `3072Mi` (`3Gi`), and `8760h` (`8760h0m0s`).
 //! A port of `resource.Quantity`'s `CanonicalizeBytes` for the values people write.
 

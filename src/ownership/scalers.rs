@@ -1,4 +1,4 @@
-//! Autoscalers in the repo and what they own (catalog A7): HPA, KEDA ScaledObject, VPA,
+//! Autoscalers in the repo and what they own: HPA, KEDA ScaledObject, VPA,
 //! Argo Rollouts `workloadRef`.
 
 use crate::gitops::{Model, ModelObject};

@@ -1,6 +1,6 @@
 //! One question for every rule: for a rendered object, who else writes which of its
-//! fields? Policies and platform facts (through [`Ownership`]), autoscalers (catalog A7)
-//! and the controller knowledge base (A3.5), whether or not Git declares the field.
+//! fields? Policies and platform facts (through [`Ownership`]), autoscalers
+//! and the controller knowledge base (`kb.rs`), whether or not Git declares the field.
 
 use super::kb;
 use super::path::{Pattern, Seg};

@@ -37,7 +37,7 @@ pub struct RenderBudget {
     /// `max-render-memory-bytes`: bytes of values one chart render may create (strings,
     /// lists, maps, encoder output; `gotmpl::funcs::memory`).
     pub max_render_memory_bytes: usize,
-    /// Render each chart a second time with another seed, clock and zone (catalog §5). Off
+    /// Render each chart a second time with another seed, clock and zone. Off
     /// when `render-nondeterministic` is: nobody reads the comparison then.
     pub render_twice: bool,
 }
@@ -68,14 +68,14 @@ impl RenderBudget {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IssueKind {
-    /// The build or template failed (catalog §31 `render-failed`).
+    /// The build or template failed (`render-failed`).
     Failed,
     /// An input the tool will not fetch or run offline: remote base, exec/KRM plugin,
-    /// a chart that is not vendored (catalog §25 `offline-unrenderable-input`).
+    /// a chart that is not vendored (`offline-unrenderable-input`).
     Unrenderable,
-    /// An unrenderable input that also floats: with no version pinned it is fetched at
-    /// whatever is latest on every render, so the same commit renders differently (§25 and
-    /// §5 `render-nondeterministic`). The text says what floats and why.
+    /// An unrenderable input that also floats: with no version pinned it is fetched at whatever is
+    /// latest on every render, so the same commit renders differently (`offline-unrenderable-input`
+    /// and `render-nondeterministic`). The text says what floats and why.
     Floating(String),
     /// An input that lives in the cluster, not in Git (the cluster Secrets an ApplicationSet
     /// `clusters` generator lists): nothing in the repo can supply it, so it is only noted.
@@ -83,7 +83,7 @@ pub enum IssueKind {
 }
 
 impl IssueKind {
-    /// The input is not fetched offline (§25), floating or not.
+    /// The input is not fetched offline (`offline-unrenderable-input`), floating or not.
     pub fn is_unrenderable(&self) -> bool {
         matches!(
             self,

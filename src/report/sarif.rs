@@ -73,6 +73,8 @@ struct RuleProperties {
     /// Code scanning orders alerts by this (0.0–10.0).
     #[serde(rename = "security-severity", skip_serializing_if = "Option::is_none")]
     security_severity: Option<&'static str>,
+    /// The objects the rule checks (`batch/Job,Pod`, `all`, `apps`, `files`).
+    kinds: String,
 }
 
 #[derive(Serialize)]
@@ -227,6 +229,7 @@ fn rule_entry(meta: &'static rules::RuleMeta) -> Rule {
             tags: vec!["gitops", "drift"],
             security_severity: (meta.id == "ignore-differences-security-sensitive")
                 .then_some("7.0"),
+            kinds: meta.kinds.describe(),
         },
     }
 }

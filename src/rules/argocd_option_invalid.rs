@@ -1,10 +1,9 @@
-//! Catalog §16: misspelled or misplaced sync/compare options, invented
+//! Misspelled or misplaced sync/compare options, invented
 //! `argocd.argoproj.io/*` annotations, and hook values that make an object never apply.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
-use crate::gitops::Model;
 use crate::yaml::Node;
 
 pub const ID: &str = "argocd-option-invalid";
@@ -17,9 +16,11 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::All,
 };
 
-/// App-level `syncOptions` that do something (catalog A1.6).
+/// App-level `syncOptions` that do something
+/// (https://argo-cd.readthedocs.io/en/stable/user-guide/sync-options/).
 const APP_OPTIONS: &[&str] = &[
     "Prune=false",
     "Prune=confirm",
@@ -133,7 +134,7 @@ fn closest<'a>(value: &str, vocabulary: &[&'a str]) -> Option<&'a str> {
         })
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     for (app, argo) in model.argo_apps() {
         for opt in &argo.sync.options {
             let Some(text) = opt.as_str() else {

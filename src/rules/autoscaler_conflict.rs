@@ -1,11 +1,11 @@
-//! Catalog §23: several scalers on one workload — two HPAs, HPA + KEDA, an active VPA with
+//! Several scalers on one workload — two HPAs, HPA + KEDA, an active VPA with
 //! an HPA on cpu/memory, an HPA on the Deployment a Rollout has taken over.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::util::about;
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
-use crate::ownership::scalers::{Scaler, ScalerKind, scalers};
+use crate::ownership::scalers::{Scaler, ScalerKind, scaler_of};
 
 pub const ID: &str = "autoscaler-conflict";
 
@@ -17,6 +17,12 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Of(&[
+        "autoscaling/HorizontalPodAutoscaler",
+        "keda.sh/ScaledObject",
+        "autoscaling.k8s.io/VerticalPodAutoscaler",
+        "argoproj.io/Rollout",
+    ]),
 };
 
 /// KEDA adopting an existing HPA on purpose (`scaledobject.keda.sh/transfer-hpa-ownership`
@@ -38,8 +44,8 @@ fn same_target(a: &Scaler, b: &Scaler) -> bool {
         && (a.target.0 == b.target.0 || a.target.0.is_empty() || b.target.0.is_empty())
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
-    let all = scalers(model);
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
+    let all: Vec<Scaler> = model.in_scope().filter_map(scaler_of).collect();
     for (i, s) in all.iter().enumerate() {
         for other in &all[..i] {
             if let Some(f) = conflict(model, other, s) {

@@ -1,6 +1,6 @@
-//! Catalog §21: `kubectl get -o yaml` leftovers committed to Git.
+//! `kubectl get -o yaml` leftovers committed to Git.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use super::util::{Controller, about, entry_span, object_id};
 use crate::gitops::{Model, ModelObject};
@@ -16,6 +16,7 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::Safe,
     removal: true,
     since: "0.1.0",
+    kinds: Kinds::All,
 };
 
 const HELP: &str = "These are live-object fields from `kubectl get -o yaml`; remove them from Git.";
@@ -121,7 +122,7 @@ fn status_field_configured(model: &Model) -> bool {
         .is_some_and(|text| text.contains("ignoreResourceStatusField"))
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     for mo in &model.objects {
         let Some(meta) = mo.object.metadata() else {
             continue;
@@ -165,8 +166,9 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
         if let Some(e) = mo.object.root.entry("status")
             && !e.value.is_empty_value()
         {
-            // Argo CD ≥ 3.0 ignores status by default (ignoreResourceStatusField: all); before
-            // 3.0 the default `crd` compares it on everything but CRDs (catalog A1.4).
+            // Argo CD ≥ 3.0 ignores status by default (ignoreResourceStatusField: all); before 3.0
+            // the default `crd` compares it on everything but CRDs
+            // (https://argo-cd.readthedocs.io/en/stable/operator-manual/argocd-cm-yaml/).
             let compared_by = model
                 .profile
                 .argo_version

@@ -1,7 +1,7 @@
-//! Catalog §19: `null` and empty values that the API server drops or controllers fill, so
+//! `null` and empty values that the API server drops or controllers fill, so
 //! the live object never matches Git.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::fixes::delete_entry;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Fix, Severity};
@@ -21,9 +21,10 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::Safe,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::All,
 };
 
-/// Keys whose empty value is reported (catalog §19).
+/// Keys whose empty value is reported.
 const EMPTY_KEYS: &[&str] = &[
     "labels",
     "annotations",
@@ -54,8 +55,8 @@ const MEANINGFUL_EMPTY: &[&str] = &[
     "storageClassName",
 ];
 
-/// Reported by other rules: `clusterIP` (§20), `caBundle` (§7); `creationTimestamp: null`
-/// is stripped by Argo before diffing.
+/// Reported by other rules: `clusterIP` (`server-assigned-field-declared`), `caBundle`
+/// (`injected-field-declared`); `creationTimestamp: null` is stripped by Argo before diffing.
 const OTHER_RULES: &[&str] = &["clusterIP", "caBundle", "creationTimestamp"];
 
 fn is_empty(node: &Node) -> bool {
@@ -86,11 +87,12 @@ pub fn opaque(path: &[String]) -> bool {
     })
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     let ownership = Ownership::build(model);
     for mo in &model.objects {
-        // Argo normalizes built-in kinds, unless an unknown field makes it fall back to the
-        // raw object (catalog A3.1).
+        // Argo normalizes built-in kinds, unless an unknown field makes it fall back to the raw
+        // object (gitops-engine's diff:
+        // https://github.com/argoproj/gitops-engine/blob/master/pkg/diff/diff.go).
         let builtin = in_argo_scheme(mo.object.group())
             && crate::ownership::k8s_schema::unknown_fields(&mo.object).is_empty();
         // Fields someone else writes: an empty or null there is filled in after apply.

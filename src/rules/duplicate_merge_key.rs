@@ -1,8 +1,8 @@
-//! Catalog §27: duplicate strategic-merge keys in built-in lists (two `env` entries with
+//! Duplicate strategic-merge keys in built-in lists (two `env` entries with
 //! one name, two ports with one number) and duplicate keys in YAML maps. Argo CD's diff
 //! fails with "$setElementOrder" ComparisonErrors; strict decoding rejects duplicates.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::fixes::delete_seq_item;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Fix, Severity};
@@ -20,6 +20,7 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::Safe,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::All,
 };
 
 /// The merge key of a list, by the key that holds it and where (`ports` differ between a
@@ -55,7 +56,7 @@ fn key_of(item: &Node, fields: &[&str]) -> Option<String> {
     Some(parts.join("/"))
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     for mo in &model.objects {
         let o = &mo.object;
         let typed_lists =

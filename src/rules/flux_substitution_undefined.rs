@@ -1,7 +1,7 @@
-//! Catalog §28: Flux post-build variables that are undefined, invalid or unsupported, and
+//! Flux post-build variables that are undefined, invalid or unsupported, and
 //! substitution that silently does nothing.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::gitops::envsubst::SubstProblemKind;
@@ -17,6 +17,7 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Apps,
 };
 
 const HELP: &str = "Define the variable in postBuild.substitute / substituteFrom, give it a default (`${var:=value}`), escape it as `$${var}`, disable substitution on the object (label kustomize.toolkit.fluxcd.io/substitute: disabled), or set substituteStrategy: Always.";
@@ -46,7 +47,7 @@ fn unknown_sources(model: &Model, decl: &crate::object::Object) -> Vec<String> {
                         .and_then(Node::as_map)
                         .unwrap_or_default()
                         .iter()
-                        .any(|e| super::sops::is_ciphertext(&e.value))
+                        .any(|e| crate::gitops::sops::is_ciphertext(&e.value))
                 })
         });
         if !known {
@@ -56,7 +57,7 @@ fn unknown_sources(model: &Model, decl: &crate::object::Object) -> Vec<String> {
     out
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     for app in &model.apps {
         let Some(flux) = &app.flux else { continue };
         let unknown = unknown_sources(model, &flux.decl);

@@ -3,9 +3,8 @@
 //! required fields left out, and Applications Argo CD itself refuses (no usable source).
 
 use super::util::{about, object_id};
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
-use crate::gitops::Model;
 use crate::gitops::crd_schemas::{Hint, Problem, ProblemKind, Seg, display_path, validate};
 use super::schema_pruned_field::owned_by_other_rule;
 use crate::ownership::crd::crd_schemas;
@@ -21,6 +20,7 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.2.0",
+    kinds: Kinds::All,
 };
 
 fn key_of(p: &Problem) -> String {
@@ -91,7 +91,7 @@ fn words(p: &Problem, kind: &str, api: &str, what: &str) -> (String, String, Str
     }
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     // Where the repo carries the CRD itself, schema-pruned-field reports unknown keys
     // against that (the schema the cluster serves); the bundled one adds the rest. Keys
     // inside ignore rules are ignore-differences-invalid's.

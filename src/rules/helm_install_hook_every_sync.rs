@@ -1,8 +1,8 @@
-//! Catalog §26: install-only Helm hooks, which Argo CD runs on every sync, and templates
+//! Install-only Helm hooks, which Argo CD runs on every sync, and templates
 //! whose output depends on `.Release.IsInstall`/`.IsUpgrade`/`.Revision`, which `helm
 //! template` fixes to a first install: the install-only side is applied on every sync.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::release_state;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
@@ -21,9 +21,10 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::All,
 };
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     install_only_hooks(model, out);
     install_state_logic(model, out);
 }

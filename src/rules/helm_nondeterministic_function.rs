@@ -1,10 +1,10 @@
-//! Catalog §4: template calls whose random, time-based or cluster-dependent result reaches
+//! Template calls whose random, time-based or cluster-dependent result reaches
 //! the rendered manifest. Found by taint (the template engine marks every output byte that
 //! depends on such a call, through variables, include, tpl and every function), so a call
 //! in a branch the app's values never take is not reported, and `sha256sum` of
 //! deterministic input (checksum/config) stays clean.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::release_state;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
@@ -24,6 +24,7 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::All,
 };
 
 const HELP: &str = "Make the render a pure function of Git: set the value explicitly (a chart value or existingSecret), source secrets from External Secrets / Sealed Secrets / SOPS, issue certificates with cert-manager instead of gen*, replace `rollme` with a checksum/config of the inputs, sort keys with sortAlpha. Under Argo CD `lookup` always returns an empty map, so lookup-based \"keep the existing secret\" logic regenerates on every render.";
@@ -44,15 +45,15 @@ fn in_lookup_else(text: &str, call: usize) -> bool {
     }
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     nondeterministic_calls(model, out);
     release_state_under_flux(model, out);
 }
 
-/// helm-controller really installs and upgrades: `.Release.IsInstall`/`.IsUpgrade` flip
-/// after the install and `.Release.Revision` grows with every upgrade, so a field computed
-/// from them (or inside a branch on them) changes between releases of the same commit.
-/// Under Argo CD they are constants (rule §26 reports the install-only logic there).
+/// helm-controller really installs and upgrades: `.Release.IsInstall`/`.IsUpgrade` flip after the
+/// install and `.Release.Revision` grows with every upgrade, so a field computed from them (or
+/// inside a branch on them) changes between releases of the same commit. Under Argo CD they are
+/// constants (`helm-install-hook-every-sync` reports the install-only logic there).
 fn release_state_under_flux(model: &Model, out: &mut Vec<Finding>) {
     for mo in &model.objects {
         let app = model.app_of(mo);

@@ -1,6 +1,6 @@
-//! Catalog §1: Git declares `spec.replicas` on a workload an autoscaler owns.
+//! Git declares `spec.replicas` on a workload an autoscaler owns.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::util::{about, entry_at, object_id};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::ignore::IgnoreEntry;
@@ -17,6 +17,7 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::Safe,
     removal: true,
     since: "0.1.0",
+    kinds: Kinds::All,
 };
 
 #[derive(Clone, Copy, PartialEq)]
@@ -162,7 +163,7 @@ fn covering_ignore<'a>(
     })
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     let scalers: Vec<Scaler> = model
         .objects
         .iter()
@@ -209,7 +210,7 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                 note = Some(ignore.span);
             }
         }
-        // Catalog false positives: a pinned size, or a deliberate pause at zero.
+        // Known false positives: a pinned size, or a deliberate pause at zero.
         if scaler.kind == ScalerKind::Hpa
             && replicas.is_some()
             && scaler.min_replicas == replicas
@@ -307,7 +308,7 @@ fn finding(
     about(f, app, mo)
 }
 
-/// Catalog §1 autofix, the safe step 1: an ignore scoped to this object's `/spec/replicas`
+/// The autofix, the safe step 1: an ignore scoped to this object's `/spec/replicas`
 /// (with a reason comment) and `RespectIgnoreDifferences=true`, so Argo CD keeps the
 /// autoscaler's count. Removing `replicas` from Git (step 2) stays a person's decision.
 fn step_one_fix(

@@ -1,6 +1,6 @@
-//! Catalog §11: ignore entries that cover a whole object, all of `/spec`, or every kind.
+//! Ignore entries that cover a whole object, all of `/spec`, or every kind.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::flux::FluxIgnore;
 use crate::gitops::ignore::{IgnoreEntry, IgnoreOrigin};
@@ -17,6 +17,7 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Apps,
 };
 
 const BROAD_POINTERS: &[&str] = &[
@@ -45,7 +46,7 @@ const BROAD_JQ: &[&str] = &[
 
 const HELP: &str = "Scope the entry to group/kind/name/namespace and the exact leaf; for list items use a name-keyed jq, e.g. `.spec.template.spec.containers[] | select(.name == \"app\") | .image`.";
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     for (app, argo) in model.argo_apps() {
         for e in &argo.ignores {
             check_entry(model, Some(app), e, out);
@@ -63,7 +64,7 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
     }
 }
 
-/// Flux rules (catalog §11): no `target` (the Flux docs warn it matches every object), a
+/// Flux ignore rules: no `target` (the Flux docs warn it matches every object), a
 /// `.*` target field, the whole document (`""`) or a whole subtree.
 fn check_flux(app: &App, rule: &FluxIgnore, out: &mut Vec<Finding>) {
     for p in &rule.paths {

@@ -1,9 +1,9 @@
-//! Catalog §2: ignore entries that are schema-invalid, silent no-ops, or break comparison.
+//! Ignore entries that are schema-invalid, silent no-ops, or break comparison.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::ignore::{ARGO_ITEM_KEYS, IgnoreEntry, IgnoreOrigin};
-use crate::gitops::{App, Model};
+use crate::gitops::App;
 use crate::source::Span;
 
 pub const ID: &str = "ignore-differences-invalid";
@@ -16,6 +16,7 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Apps,
 };
 
 /// Well-known kinds and the API group an ignore entry must name for them.
@@ -81,7 +82,7 @@ fn suggestion(key: &str) -> Option<&'static str> {
     })
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     for (app, argo) in model.argo_apps() {
         for entry in &argo.ignores {
             check_item(Some(app), entry, out);

@@ -1,7 +1,7 @@
-//! Catalog §12: ignore entries that hide privilege, identity, code, RBAC, webhook or secret
+//! Ignore entries that hide privilege, identity, code, RBAC, webhook or secret
 //! fields, or human edits (managedFieldsManagers naming people's tools).
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::flux::FluxIgnore;
 use crate::gitops::ignore::{IgnoreEntry, glob_match, jq_simple_path, pointer_segments};
@@ -17,6 +17,7 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Apps,
 };
 
 const HUMAN_MANAGERS: &[&str] = &[
@@ -181,7 +182,7 @@ fn exists_below(kind: &str, ignored: &[String], sensitive: &[String]) -> bool {
         || crate::ownership::k8s_schema::kind_has_path(kind, ignored) != Some(false)
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     for (app, argo) in model.argo_apps() {
         for e in &argo.ignores {
             check_entry(Some(app), e, out);
@@ -291,7 +292,7 @@ fn check_entry(app: Option<&App>, e: &IgnoreEntry, out: &mut Vec<Finding>) {
                 .map(|(_, why)| (*k, why))
         });
         let Some((kind, why)) = hit else { continue };
-        // A container selected by name (an injected sidecar) is the catalog's false positive.
+        // A container selected by name (an injected sidecar) is a known false positive.
         let severity = if name_selected {
             Severity::Info
         } else {

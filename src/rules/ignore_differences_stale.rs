@@ -1,7 +1,7 @@
-//! Catalog §30: ignore entries that match no rendered object, or whose path no matched
+//! Ignore entries that match no rendered object, or whose path no matched
 //! object declares (and no known writer touches).
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::gitops::ignore::{IgnoreOrigin, declares, declares_where, jq_select_filters, pointer_segments};
@@ -16,9 +16,11 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Apps,
 };
 
-/// Paths other writers fill in even when Git does not declare them (catalog A3.5).
+/// Paths other writers fill in even when Git does not declare them (the controller knowledge
+/// base of `ownership::kb`).
 fn written_by_others(path: &[String]) -> bool {
     matches!(
         path.last().map(String::as_str),
@@ -29,7 +31,7 @@ fn written_by_others(path: &[String]) -> bool {
             .any(|p| p == "annotations" || p == "labels" || p == "finalizers")
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     check_flux(model, out);
     for (app, argo) in model.argo_apps() {
         // An app whose render is incomplete may render what the entry matches.

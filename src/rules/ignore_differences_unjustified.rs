@@ -1,8 +1,7 @@
-//! Catalog §13: ignore entries (and IgnoreExtraneous) with no prose comment saying why.
+//! Ignore entries (and IgnoreExtraneous) with no prose comment saying why.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Edit, Finding, Fix, Severity};
-use crate::gitops::Model;
 use crate::gitops::ignore::{ARGO_ITEM_KEYS, IgnoreOrigin};
 use crate::source::{SourceFile, Span, comment_in};
 
@@ -16,6 +15,7 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::Safe,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::All,
 };
 
 const HELP: &str = "Add a comment above the entry: `# reason: <controller> owns <field> (<link>)`. A key inside the item is not a reason: Argo CD prunes it and kubectl rejects it.";
@@ -115,7 +115,7 @@ fn reason_fix(file: &SourceFile, span: Span) -> Fix {
     }
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     let map = &model.map;
     for (app, argo) in model.argo_apps() {
         for e in &argo.ignores {

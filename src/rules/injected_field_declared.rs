@@ -1,7 +1,7 @@
-//! Catalog §7: Git declares a field that cert-manager's cainjector or a self-patching
+//! Git declares a field that cert-manager's cainjector or a self-patching
 //! webhook writes at runtime (`caBundle`, istiod's `failurePolicy`).
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::fixes::delete_entry;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Fix, Severity};
@@ -24,6 +24,12 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::Safe,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Of(&[
+        "admissionregistration.k8s.io/MutatingWebhookConfiguration",
+        "admissionregistration.k8s.io/ValidatingWebhookConfiguration",
+        "apiregistration.k8s.io/APIService",
+        "apiextensions.k8s.io/CustomResourceDefinition",
+    ]),
 };
 
 /// Who writes the field, with the evidence in the repo.
@@ -33,8 +39,8 @@ struct Writer {
     evidence_label: String,
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
-    for mo in &model.objects {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
+    for mo in model.in_scope() {
         let o = &mo.object;
         let Some(pattern) = ca_bundle_path(o.group(), &o.kind) else {
             continue;

@@ -1,6 +1,6 @@
-//! Catalog §17: Argo CD's tracking label overwritten, copied, too long or ambiguous.
+//! Argo CD's tracking label overwritten, copied, too long or ambiguous.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
@@ -15,6 +15,7 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Apps,
 };
 
 const DEFAULT_KEY: &str = "app.kubernetes.io/instance";
@@ -42,9 +43,10 @@ fn selected_by(model: &Model, key: &str, value: &str) -> Option<String> {
     })
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
-    // Argo CD ≥ 3.0 tracks by annotation unless argocd-cm says otherwise, older releases by
-    // label (catalog A1.4, A1.10); without `profile.argo-version` assume a current release.
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
+    // Argo CD ≥ 3.0 tracks by annotation unless argocd-cm says otherwise, older releases by label
+    // (https://argo-cd.readthedocs.io/en/stable/user-guide/resource_tracking/); without
+    // `profile.argo-version` assume a current release.
     let default_method = match &model.profile.argo_version {
         Some(v) if v.before(3, 0) => "label",
         _ => "annotation",

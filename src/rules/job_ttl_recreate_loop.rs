@@ -1,11 +1,10 @@
-//! Catalog §15: a non-hook Job with `ttlSecondsAfterFinished` in an Argo app: the TTL
+//! A non-hook Job with `ttlSecondsAfterFinished` in an Argo app: the TTL
 //! controller deletes it, Argo sees it Missing and re-creates it, and it runs again.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::fixes::delete_entry;
 use super::util::{about, entry_at, object_id};
 use crate::finding::{Finding, Fix, Severity};
-use crate::gitops::Model;
 
 pub const ID: &str = "job-ttl-recreate-loop";
 
@@ -17,19 +16,20 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::Safe,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Of(&["batch/Job"]),
 };
 
 /// Hooks are not part of sync status, so their deletion never triggers a re-sync. Any
-/// `argocd.argoproj.io/hook` value counts (invalid ones are rule §16's), and Helm hooks
-/// are mapped to Argo hooks.
+/// `argocd.argoproj.io/hook` value counts (invalid ones are `argocd-option-invalid`'s), and Helm
+/// hooks are mapped to Argo hooks.
 pub fn is_hook(obj: &crate::object::Object) -> bool {
     obj.annotation("argocd.argoproj.io/hook").is_some() || obj.annotation("helm.sh/hook").is_some()
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
-    for mo in &model.objects {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
+    for mo in model.in_scope() {
         let o = &mo.object;
-        if o.group() != "batch" || o.kind != "Job" || is_hook(o) {
+        if is_hook(o) {
             continue;
         }
         let app = model.app_of(mo);

@@ -1,12 +1,13 @@
-//! Catalog §29: kustomize generators that hide config drift (`disableNameSuffixHash`) or,
+//! Kustomize generators that hide config drift (`disableNameSuffixHash`) or,
 //! hashed, leave old objects behind in apps that do not prune (permanent OutOfSync).
-//! Kustomization files are render inputs, not objects: they are read from the source map.
+//! Kustomization files are render inputs, not objects: the model gives them as written
+//! (`Model::kustomization_files`).
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::{App, Model};
 use crate::source::{Origin, Span, normalize_relative};
-use crate::yaml::{Limits, Node, parse_str};
+use crate::yaml::Node;
 
 pub const ID: &str = "kustomize-generator-hygiene";
 
@@ -18,20 +19,10 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Apps,
 };
 
 const GENERATORS: &[&str] = &["configMapGenerator", "secretGenerator"];
-
-fn is_kustomization(path: &str) -> bool {
-    matches!(
-        path.rsplit('/').next(),
-        Some("kustomization.yaml" | "kustomization.yml" | "Kustomization")
-    )
-}
-
-fn dir_of(path: &str) -> &str {
-    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
-}
 
 /// Apps that build this kustomization directory, with whether they prune and the span
 /// that says so.
@@ -81,17 +72,9 @@ fn reloads(model: &Model, dir: &str) -> bool {
     })
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
-    for id in model.map.ids() {
-        let file = model.map.get(id);
-        if file.origin != Origin::Repo || !is_kustomization(&file.path) {
-            continue;
-        }
-        let parsed = parse_str(&file.text, id, &Limits::default());
-        let Some(root) = parsed.docs.into_iter().next().map(|d| d.root) else {
-            continue;
-        };
-        check_file(model, dir_of(&file.path), &root, out);
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
+    for file in model.kustomization_files() {
+        check_file(model, &file.dir, &file.root, out);
     }
 }
 

@@ -1,10 +1,10 @@
-//! Catalog §14: an ordering-critical Job (a schema migration, or one ordered before the
+//! An ordering-critical Job (a schema migration, or one ordered before the
 //! workloads by sync wave) is a plain resource instead of a PreSync hook.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
-use crate::gitops::{Model, ModelObject};
+use crate::gitops::ModelObject;
 use crate::yaml::Node;
 use regex::Regex;
 use std::sync::OnceLock;
@@ -19,6 +19,7 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Of(&["batch/Job", "argoproj.io/Workflow", "Pod"]),
 };
 
 fn migration_re() -> Option<&'static Regex> {
@@ -114,16 +115,14 @@ fn named_per_version(mo: &ModelObject) -> bool {
         })
 }
 
+/// A Job, Workflow or Pod (the rule's kinds) that runs in the sync itself.
 fn is_candidate(mo: &ModelObject) -> bool {
     let o = &mo.object;
-    let kind_ok = (o.group() == "batch" && o.kind == "Job")
-        || (o.group() == "argoproj.io" && o.kind == "Workflow")
-        || (o.group().is_empty() && o.kind == "Pod");
-    kind_ok && o.annotation("argocd.argoproj.io/hook").is_none() && !helm_hook_runs_first(o)
+    o.annotation("argocd.argoproj.io/hook").is_none() && !helm_hook_runs_first(o)
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
-    for mo in &model.objects {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
+    for mo in model.in_scope() {
         if !is_candidate(mo) {
             continue;
         }

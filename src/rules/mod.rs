@@ -2,12 +2,12 @@
 //! its metadata and a document under `rules/<id>.md` embedded in the binary.
 
 use crate::finding::{Finding, Severity};
-use crate::gitops::Model;
+use crate::gitops::{Model, ModelObject};
+use std::collections::HashMap;
 
 pub mod app_edits;
 pub mod fixes;
 mod release_state;
-pub mod sops;
 pub mod util;
 
 /// What a rule's fixes are, as ruff distinguishes them: `Safe` fixes apply with `--fix`
@@ -32,6 +32,97 @@ impl FixAvailability {
     }
 }
 
+/// The objects a rule checks, declared next to its code. The runner hands a rule exactly
+/// these ([`Scope::in_scope`]); lookups through an app (`Model::objects_of`) stay free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kinds {
+    /// Objects of these kinds: `Kind` for the core group (`Pod`), `group/Kind` otherwise
+    /// (`batch/Job`).
+    Of(&'static [&'static str]),
+    /// Every object: what the rule looks for can be written in any kind.
+    All,
+    /// The apps (their declarations, settings and render issues), no object by kind.
+    Apps,
+    /// Reported by the pipeline over the files it reads (parsing, suppressions).
+    Files,
+}
+
+impl Kinds {
+    /// For `gitops-lint rules` and SARIF: `batch/Job,Pod`, `all`, `apps`, `files`.
+    pub fn describe(self) -> String {
+        match self {
+            Kinds::Of(kinds) => kinds.join(","),
+            Kinds::All => "all".to_string(),
+            Kinds::Apps => "apps".to_string(),
+            Kinds::Files => "files".to_string(),
+        }
+    }
+}
+
+/// `group/Kind` → (group, Kind); a bare `Kind` is the core group.
+fn split_kind(kind: &str) -> (&str, &str) {
+    kind.rsplit_once('/').unwrap_or(("", kind))
+}
+
+/// The model's objects by (group, kind), in model order: built once per run.
+struct KindIndex<'m> {
+    by_kind: HashMap<(&'m str, &'m str), Vec<usize>>,
+}
+
+impl<'m> KindIndex<'m> {
+    fn new(model: &'m Model) -> Self {
+        let mut by_kind: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+        for (i, mo) in model.objects.iter().enumerate() {
+            by_kind
+                .entry((mo.object.group(), mo.object.kind.as_str()))
+                .or_default()
+                .push(i);
+        }
+        KindIndex { by_kind }
+    }
+
+    /// Indexes of the objects a rule of `kinds` checks, in model order.
+    fn select(&self, model: &Model, kinds: Kinds) -> Vec<usize> {
+        match kinds {
+            Kinds::All => (0..model.objects.len()).collect(),
+            Kinds::Apps | Kinds::Files => Vec::new(),
+            Kinds::Of(kinds) => {
+                let mut out: Vec<usize> = kinds
+                    .iter()
+                    .filter_map(|k| self.by_kind.get(&split_kind(k)))
+                    .flatten()
+                    .copied()
+                    .collect();
+                out.sort_unstable();
+                out.dedup();
+                out
+            }
+        }
+    }
+}
+
+/// The model as one rule sees it: everything read-only (through `Deref`), and the objects
+/// of the kinds its `META` declares.
+pub struct Scope<'m> {
+    model: &'m Model,
+    selected: Vec<usize>,
+}
+
+impl<'m> Scope<'m> {
+    /// The objects of the rule's kinds, in model order.
+    pub fn in_scope(&self) -> impl Iterator<Item = &'m ModelObject> + '_ {
+        let objects = &self.model.objects;
+        self.selected.iter().filter_map(move |&i| objects.get(i))
+    }
+}
+
+impl std::ops::Deref for Scope<'_> {
+    type Target = Model;
+    fn deref(&self) -> &Model {
+        self.model
+    }
+}
+
 /// Everything the CLI, config validation, SARIF, the review and the docs know of a rule,
 /// declared next to its code (`META` in the rule's file).
 pub struct RuleMeta {
@@ -47,9 +138,11 @@ pub struct RuleMeta {
     pub removal: bool,
     /// The release the rule appeared in.
     pub since: &'static str,
+    /// The objects it checks.
+    pub kinds: Kinds,
 }
 
-pub type Check = fn(&Model, &mut Vec<Finding>);
+pub type Check = fn(&Scope, &mut Vec<Finding>);
 
 pub struct Rule {
     pub meta: &'static RuleMeta,
@@ -119,12 +212,17 @@ pub fn find(id: &str) -> Option<&'static Rule> {
     registry().iter().find(|r| r.meta.id == id)
 }
 
-/// Run every rule over the model.
+/// Run every rule over the model, each over the objects of its kinds.
 pub fn run_all(model: &Model) -> Vec<Finding> {
+    let index = KindIndex::new(model);
     let mut out = Vec::new();
     for rule in registry() {
         if let Some(check) = rule.check {
-            check(model, &mut out);
+            let scope = Scope {
+                model,
+                selected: index.select(model, rule.meta.kinds),
+            };
+            check(&scope, &mut out);
         }
     }
     out

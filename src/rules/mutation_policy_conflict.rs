@@ -1,7 +1,7 @@
-//! Catalog §6: a Kyverno / Gatekeeper policy or a platform webhook overwrites a field the
+//! A Kyverno / Gatekeeper policy or a platform webhook overwrites a field the
 //! app declares (the A8 algorithm, through the ownership engine).
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use super::util::{Controller, about, object_id};
 use crate::gitops::{Model, ModelObject};
@@ -18,9 +18,10 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::All,
 };
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     let ownership = Ownership::build(model);
     if ownership.mutators.is_empty() {
         return;
@@ -53,7 +54,7 @@ fn severity(model: &Model, mo: &ModelObject, claim: &Claim) -> Severity {
         Firing::Background if claim.applies == Tri::Maybe => Severity::Warning,
         Firing::Background => Severity::Error,
         // kustomize-controller's and helm-controller's drift checks are server-side
-        // dry-runs that pass through admission (catalog A4.2, A4.4): both sides carry the
+        // dry-runs that pass through admission: both sides carry the
         // rewrite, so nothing loops; Git merely states a value that never exists.
         Firing::Admission { .. } if controller.is_flux() => Severity::Info,
         _ if claim.applies == Tri::Maybe => Severity::Warning,

@@ -1,7 +1,7 @@
-//! Catalog §22: quantities and durations not written in the form the API server stores.
+//! Quantities and durations not written in the form the API server stores.
 //! Argo CD normalizes them on built-in kinds; on custom resources the diff never settles.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::{Model, ModelObject};
 use crate::ownership::kb::in_argo_scheme;
@@ -19,10 +19,11 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::Safe,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::All,
 };
 
 /// A custom resource without its CRD in the repo: only quantities of an embedded pod
-/// template (`…template.spec.containers[].resources.requests|limits.*`, catalog §22) are
+/// template (`…template.spec.containers[].resources.requests|limits.*`) are
 /// known to be typed; free-form fields (a HelmRelease's `spec.values`) are not.
 fn embedded_pod_quantity(path: &[String]) -> bool {
     let n = path.len();
@@ -112,15 +113,15 @@ fn argo_normalizes(model: &Model, mo: &ModelObject, path: &[String], raw_fallbac
         .is_some_and(|d| d.get(&key).is_some())
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     let schemas = crate::ownership::crd::crd_schemas(model);
     for mo in &model.objects {
         let o = &mo.object;
-        // An unknown field makes Argo fall back to the raw object (catalog A3.1).
+        // An unknown field makes Argo fall back to the raw object.
         let raw_fallback = in_argo_scheme(o.group())
             && !crate::ownership::k8s_schema::unknown_fields(o).is_empty();
         for (e, path) in quantities(mo, &schemas) {
-            if super::sops::is_ciphertext(&e.value) {
+            if crate::gitops::sops::is_ciphertext(&e.value) {
                 continue;
             }
             if let Some(f) = judge(model, mo, e, &path, raw_fallback) {
@@ -139,7 +140,7 @@ fn judge(
 ) -> Option<Finding> {
     let controller = model.app_of(mo).controller();
     // Flux's drift check is a server-side dry-run: it compares what the API server stores
-    // on both sides (catalog A4.2), so only Argo CD can loop on the written form.
+    // on both sides, so only Argo CD can loop on the written form.
     let normalized = controller.is_flux() || argo_normalizes(model, mo, path, raw_fallback);
     let (written, canonical) = match &e.value.value {
         Value::String(s) => (s.clone(), canonical_quantity(s)?),

@@ -1,9 +1,8 @@
-//! Catalog §25: inputs the linter will not fetch or run offline (remote bases, plugins,
+//! Inputs the linter will not fetch or run offline (remote bases, plugins,
 //! charts that are not vendored). The app is reported; everything else is still linted.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
-use crate::gitops::Model;
 use crate::render::IssueKind;
 
 pub const ID: &str = "offline-unrenderable-input";
@@ -16,9 +15,10 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Apps,
 };
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     for app in &model.apps {
         for issue in app.issues.iter().filter(|i| i.kind.is_unrenderable()) {
             out.push(

@@ -1,9 +1,9 @@
 //! Reads of a Helm release's install/upgrade state (`.Release.IsInstall`, `.IsUpgrade`,
-//! `.Revision`) that reach an object, as the chart renderer marked them. What they mean
-//! depends on the controller: Argo CD renders with `helm template`, where they are constants
-//! (an install, revision 1), so install-only logic is applied on every sync (§26); Flux's
-//! helm-controller really installs and upgrades, so the object changes between install and
-//! upgrade (§4).
+//! `.Revision`) that reach an object, as the chart renderer marked them. What they mean depends on
+//! the controller: Argo CD renders with `helm template`, where they are constants (an install,
+//! revision 1), so install-only logic is applied on every sync (`helm-install-hook-every-sync`);
+//! Flux's helm-controller really installs and upgrades, so the object changes between install and
+//! upgrade (`helm-nondeterministic-function`).
 
 use crate::gitops::ModelObject;
 use crate::render::helm::provenance::{RELEASE_BRANCH_LABEL, RELEASE_VALUE_LABEL};

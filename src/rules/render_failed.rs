@@ -1,8 +1,7 @@
-//! Catalog §31: an app whose render fails as it would in Argo CD or Flux.
+//! An app whose render fails as it would in Argo CD or Flux.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
-use crate::gitops::Model;
 use crate::render::IssueKind;
 
 pub const ID: &str = "render-failed";
@@ -15,9 +14,10 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Apps,
 };
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     for app in &model.apps {
         for issue in app.issues.iter().filter(|i| i.kind == IssueKind::Failed) {
             out.push(

@@ -1,10 +1,10 @@
-//! Catalog §5: two renders of the same commit differ. Rendered again with another random
-//! seed, clock and time zone; differences the taint of rule §4 already explains are
-//! reported there, at the call, and not again here. Also the static causes no second render
-//! of one app can see: an ApplicationSet Go template or a Helm release name that calls a
-//! random or time function makes a different Application (or release) on every reconcile.
+//! Two renders of the same commit differ. Rendered again with another random seed, clock and time
+//! zone; differences the taint of `helm-nondeterministic-function` already explains are reported
+//! there, at the call, and not again here. Also the static causes no second render of one app can
+//! see: an ApplicationSet Go template or a Helm release name that calls a random or time function
+//! makes a different Application (or release) on every reconcile.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::render::IssueKind;
@@ -23,9 +23,10 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Of(&["argoproj.io/Application", "argoproj.io/ApplicationSet"]),
 };
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     static_causes(model, out);
     floating_inputs(model, out);
     for app in &model.apps {
@@ -47,9 +48,9 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
     }
 }
 
-/// Inputs the renderer found unpinned and not vendored (a kustomize `helmCharts` entry
-/// without `version`): each render fetches the latest, so the same commit renders
-/// differently over time. Offline the render itself is not possible either (§25).
+/// Inputs the renderer found unpinned and not vendored (a kustomize `helmCharts` entry without
+/// `version`): each render fetches the latest, so the same commit renders differently over time.
+/// Offline the render itself is not possible either (`offline-unrenderable-input`).
 fn floating_inputs(model: &Model, out: &mut Vec<Finding>) {
     for app in &model.apps {
         for issue in &app.issues {
@@ -110,7 +111,7 @@ fn nondeterministic_calls(text: &str) -> Vec<String> {
     found
 }
 
-fn static_causes(model: &Model, out: &mut Vec<Finding>) {
+fn static_causes(model: &Scope, out: &mut Vec<Finding>) {
     let mut seen: BTreeSet<(u32, u32)> = BTreeSet::new();
     let mut report = |span: Span,
                       what: String,
@@ -126,16 +127,9 @@ fn static_causes(model: &Model, out: &mut Vec<Finding>) {
                 .help(help.to_string()),
         );
     };
-    for mo in &model.objects {
+    for mo in model.in_scope() {
         let root = &mo.object.root;
         let kind = mo.object.kind.as_str();
-        if !root
-            .get("apiVersion")
-            .and_then(Node::as_str)
-            .is_some_and(|v| v.starts_with("argoproj.io/"))
-        {
-            continue;
-        }
         let spec = root.get("spec");
         if kind == "ApplicationSet"
             && spec

@@ -1,9 +1,8 @@
-//! Catalog §3: an ignored path is still declared in Git and synced as-is, because the app
+//! An ignored path is still declared in Git and synced as-is, because the app
 //! lacks `RespectIgnoreDifferences=true`.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Fix, Severity};
-use crate::gitops::Model;
 use crate::gitops::ignore::{declares_where, jq_select_filters};
 
 pub const ID: &str = "respect-ignore-differences-missing";
@@ -16,9 +15,10 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::Safe,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Apps,
 };
 
-/// Paths a controller rewrites after apply (catalog A3.5): ignoring them without Respect
+/// Paths a controller rewrites after apply (`ownership::kb`): ignoring them without Respect
 /// means a reset on every sync, so the finding is an error.
 fn controller_owned(kind: &str, path: &[String]) -> bool {
     let p: Vec<&str> = path.iter().map(String::as_str).collect();
@@ -36,7 +36,7 @@ fn controller_owned(kind: &str, path: &[String]) -> bool {
 
 const RESPECT: &str = "RespectIgnoreDifferences=true";
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     for (app, argo) in model.argo_apps() {
         if !argo.sync.automated || argo.sync.has_option(RESPECT) {
             continue;
@@ -90,7 +90,7 @@ pub fn check(model: &Model, out: &mut Vec<Finding>) {
                 if let Some(sp) = argo.sync.span {
                     f = f.secondary(sp, "syncPolicy without RespectIgnoreDifferences=true");
                 }
-                // Catalog §3 autofix: safe, it only changes how ignored paths sync.
+                // The autofix is safe: it only changes how ignored paths sync.
                 if let Some(edit) = super::app_edits::add_sync_option(&model.map, argo, RESPECT) {
                     f = f.with_fix(Fix {
                         title: format!("add `{RESPECT}` to syncOptions"),

@@ -1,8 +1,8 @@
-//! Catalog §18: a custom resource declares a field its CRD's structural schema (found in
+//! A custom resource declares a field its CRD's structural schema (found in
 //! the repo) does not know. The API server prunes it: Argo's client-side sync succeeds and
 //! the app stays OutOfSync forever; kubectl, server-side apply, Flux and Helm fail.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use super::util::{Controller, about, object_id};
 use crate::gitops::Model;
@@ -18,6 +18,7 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::All,
 };
 
 /// Keys inside ignore entries are `ignore-differences-invalid`'s (reported once there).
@@ -68,7 +69,7 @@ fn sops_message(controller: Controller) -> &'static str {
     }
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     builtin(model, out);
     let schemas = crd_schemas(model);
     if schemas.is_empty() {

@@ -1,7 +1,7 @@
-//! Catalog §8: CI workflows, scripts and Makefiles that apply, patch or override what a
+//! CI workflows, scripts and Makefiles that apply, patch or override what a
 //! GitOps controller also owns — two writers, and every sync is a coin flip.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::{App, Model};
 use crate::ownership::ci::{Command, commands, is_ci_file, kind_matches};
@@ -18,6 +18,7 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::All,
 };
 
 /// Namespaces of the GitOps controllers themselves: bootstrapping them is not a fight.
@@ -181,7 +182,8 @@ const WRITE_BACK: &str = "argocd-image-updater.argoproj.io/write-back-method";
 
 /// Argo CD Image Updater writing parameter overrides into an Application that something
 /// else re-renders: the generating ApplicationSet or a self-healing app-of-apps parent
-/// reverts every update (catalog §8.2, argoproj-labs/argocd-image-updater PR #751).
+/// reverts every update
+/// (https://github.com/argoproj-labs/argocd-image-updater/pull/751).
 fn image_updater(model: &Model, out: &mut Vec<Finding>) {
     for mo in &model.objects {
         let o = &mo.object;
@@ -261,7 +263,7 @@ fn image_updater(model: &Model, out: &mut Vec<Finding>) {
     }
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     image_updater(model, out);
     for id in model.map.ids() {
         let file = model.map.get(id);

@@ -1,8 +1,8 @@
-//! Catalog §10: an enforcing owner (Argo self-heal, Flux) declares a field a legitimate
+//! An enforcing owner (Argo self-heal, Flux) declares a field a legitimate
 //! controller owns: aggregated ClusterRole `rules`, Secrets cert-manager writes, finalizers
 //! on custom resources, multi-metric HPAs (the controller reorders them).
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::fixes::delete_entry;
 use super::util::{about, entry_at, object_id};
 use crate::finding::{Finding, Fix, Severity};
@@ -22,6 +22,7 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::Safe,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::All,
 };
 
 /// Does the owner correct drift continuously (Argo self-heal, Flux, standalone)?
@@ -50,7 +51,7 @@ fn ignores_aggregated_roles(model: &Model) -> bool {
     })
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     let aggregated_ok = ignores_aggregated_roles(model);
     for mo in &model.objects {
         let o = &mo.object;

@@ -1,6 +1,6 @@
-//! Catalog §20: fields the API server or a controller allocates, declared in Git.
+//! Fields the API server or a controller allocates, declared in Git.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::util::{about, entry_at, entry_span, object_id};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::{Model, ModelObject};
@@ -16,6 +16,14 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::Safe,
     removal: true,
     since: "0.1.0",
+    kinds: Kinds::Of(&[
+        "Service",
+        "PersistentVolumeClaim",
+        "PersistentVolume",
+        "Pod",
+        "ServiceAccount",
+        "batch/Job",
+    ]),
 };
 
 const JOB_LABELS: &[&str] = &[
@@ -75,8 +83,8 @@ fn report(
     out.push(about(f, model.app_of(mo), mo));
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
-    for mo in &model.objects {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
+    for mo in model.in_scope() {
         let o = &mo.object;
         let root = &o.root;
         match (o.group(), o.kind.as_str()) {

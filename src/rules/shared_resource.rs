@@ -1,6 +1,6 @@
-//! Catalog §9: the same object rendered by two GitOps owners.
+//! The same object rendered by two GitOps owners.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::util::object_id;
 use crate::finding::{Finding, Severity};
 use crate::gitops::{App, Model, ModelObject};
@@ -16,6 +16,7 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::All,
 };
 
 /// Who owns an object in the cluster: the Application, Kustomization or HelmRelease by its
@@ -119,7 +120,7 @@ fn name_list(names: &[&str]) -> String {
     )
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     type ObjectKey = (String, String, String, String);
     type Copy<'a> = (&'a ModelObject, Owner, Option<String>, Option<String>);
     let mut copies: BTreeMap<ObjectKey, Vec<Copy>> = BTreeMap::new();

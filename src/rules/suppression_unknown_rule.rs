@@ -1,7 +1,7 @@
 //! An inline `# gitops-lint: ignore[rule]` naming a rule id that does not exist (reported by
 //! the suppression pass; this file holds the rule's identity and document).
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta};
 use crate::finding::Severity;
 
 pub const ID: &str = "suppression-unknown-rule";
@@ -14,4 +14,5 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Files,
 };

@@ -1,6 +1,6 @@
-//! Catalog §24: charts, remote bases and external Git/OCI sources that are not pinned.
+//! Charts, remote bases and external Git/OCI sources that are not pinned.
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::yaml::Node;
@@ -15,6 +15,10 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Of(&[
+        "source.toolkit.fluxcd.io/OCIRepository",
+        "source.toolkit.fluxcd.io/HelmChart",
+    ]),
 };
 
 const HELP: &str = "Pin the source to an exact version, tag or commit and let a bot (e.g. Renovate) bump it through reviewed pull requests.";
@@ -38,7 +42,7 @@ fn is_sha(v: &str) -> bool {
     v.len() == 40 && v.chars().all(|c| c.is_ascii_hexdigit())
 }
 
-pub fn check(model: &Model, out: &mut Vec<Finding>) {
+pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     remote_kustomize_bases(model, out);
     flux_sources(model, out);
     for (app, argo) in model.argo_apps() {
@@ -229,12 +233,9 @@ fn remote_kustomize_bases(model: &Model, out: &mut Vec<Finding>) {
 /// Flux sources declared in the repo that follow a moving target: an `OCIRepository` with
 /// a `semver` range, the `latest` tag or no `ref` at all (source-controller then pulls
 /// `latest`), and `HelmChart` versions that are ranges on a Helm repository.
-fn flux_sources(model: &Model, out: &mut Vec<Finding>) {
-    for mo in &model.objects {
+fn flux_sources(model: &Scope, out: &mut Vec<Finding>) {
+    for mo in model.in_scope() {
         let o = &mo.object;
-        if o.group() != "source.toolkit.fluxcd.io" {
-            continue;
-        }
         let app = model.app_of(mo);
         let Some(spec) = o.root.get("spec") else {
             continue;

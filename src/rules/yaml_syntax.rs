@@ -1,7 +1,7 @@
-//! Catalog §32: a YAML file that does not parse (reported by the lint pipeline, which owns
+//! A YAML file that does not parse (reported by the lint pipeline, which owns
 //! parsing; this file holds the rule's identity and document).
 
-use super::{FixAvailability, RuleMeta};
+use super::{FixAvailability, Kinds, RuleMeta};
 use crate::finding::Severity;
 
 pub const ID: &str = "yaml-syntax";
@@ -14,4 +14,5 @@ pub const META: RuleMeta = RuleMeta {
     fix: FixAvailability::None,
     removal: false,
     since: "0.1.0",
+    kinds: Kinds::Files,
 };

@@ -199,7 +199,7 @@ pub fn element_matches(item: &Node, filters: &[(String, String)]) -> bool {
 }
 
 /// RFC 6901 pointer → unescaped segments. None for what Argo would not resolve (no leading
-/// `/`, bad escapes) — rule §2 reports those.
+/// `/`, bad escapes) — `ignore-differences-invalid` reports those.
 pub fn pointer_segments(pointer: &str) -> Option<Vec<String>> {
     let rest = pointer.strip_prefix('/')?;
     if rest.is_empty() {

@@ -44,7 +44,7 @@ pub const NONDETERMINISTIC_FUNCS: &[&str] = &[
     "getHostByName",
 ];
 
-/// Functions whose result order follows Go's random map iteration order (catalog A5): the
+/// Functions whose result order follows Go's random map iteration order: the
 /// output is non-deterministic unless a sort follows.
 pub const ORDER_DEPENDENT_FUNCS: &[&str] = &["keys", "values"];
 

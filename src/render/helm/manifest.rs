@@ -223,11 +223,8 @@ pub fn file_manifests(source: &str, text: &str) -> Result<Vec<Manifest>, String>
     let mut out = Vec::new();
     for range in split_manifests(text) {
         let content = &text[range.clone()];
-        let head = match super::fast_head::fast_head(content) {
-            Some(head) => Ok(head),
-            None => simple_head(content),
-        };
-        let (kind, name, hook) = head.map_err(|e| format!("YAML parse error on {source}: {e}"))?;
+        let (kind, name, hook) =
+            simple_head(content).map_err(|e| format!("YAML parse error on {source}: {e}"))?;
         let mut hooks = Vec::new();
         if let Some(h) = hook {
             let mut unknown = false;

@@ -34,7 +34,6 @@ pub mod builtins;
 pub mod chart;
 pub mod coalesce;
 pub mod deps;
-pub mod fast_head;
 pub mod glob;
 pub mod ignore;
 pub mod layers;

@@ -130,7 +130,7 @@ pub struct RenderLimits {
 }
 
 /// What a render's random and time functions see; a second render with another clock
-/// shows what is not a pure function of Git (catalog §5).
+/// shows what is not a pure function of Git (`render-nondeterministic`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RenderClock {
     pub seed: u64,

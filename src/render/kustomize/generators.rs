@@ -1,13 +1,12 @@
 //! configMapGenerator / secretGenerator (and the same builtin kinds under `generators:`),
 //! with kustomize's name hash and create/merge/replace behaviours.
 
-use super::build::{Acc, Builder, Fail, failed, unrenderable};
+use super::acc::{Acc, Builder, Fail, failed, unrenderable};
 use super::kustomization::{Item, Kustomization, string_pairs};
 use super::resource::{Behavior, Resource};
 use super::tree;
 use crate::source::Span;
-use crate::yaml::{Entry, Node, Value};
-use sha2::{Digest, Sha256};
+use crate::yaml::{Node, Value};
 
 struct GenOptions {
     labels: Vec<(String, String, Span)>,
@@ -31,7 +30,8 @@ fn read_options(n: Option<&Node>) -> GenOptions {
     }
 }
 
-pub fn run(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
+/// `configMapGenerator` and `secretGenerator` (kustomize runs them before `helmCharts`).
+pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
     let global = k.get("generatorOptions");
     for g in k.seq("configMapGenerator") {
         let r = generate(b, k, g, "ConfigMap", global)?;
@@ -41,10 +41,14 @@ pub fn run(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<(), Fail
         let r = generate(b, k, g, "Secret", global)?;
         add(b, acc, r)?;
     }
-    super::helm_charts::run(b, k, acc)?;
+    Ok(())
+}
+
+/// `generators:` entries: configs of builtin generator kinds (after `helmCharts`).
+pub fn run_configured(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
     for item in k.items("generators") {
         if item.text.contains('\n') {
-            for doc in super::transform::inline_docs(b, k, &tree::string(&item.text, item.span))? {
+            for doc in super::acc::inline_docs(b, k, &tree::string(&item.text, item.span))? {
                 generate_from_config(b, k, &doc, &item, acc)?;
             }
             continue;
@@ -72,7 +76,7 @@ fn generate_from_config(
     acc: &mut Acc,
 ) -> Result<(), Fail> {
     let kind = doc.get("kind").and_then(tree::text).unwrap_or_default();
-    if let Some(why) = plugin_reason(doc) {
+    if let Some(why) = super::plugins::plugin_reason(doc) {
         return Err(unrenderable(
             item.span,
             format!("generator '{}' ({kind}) {why}", item.text),
@@ -158,26 +162,6 @@ fn iam_policy(doc: &Node, item: &Item) -> Result<Resource, Fail> {
     tree::set(&mut root, "kind", tree::string("ServiceAccount", span));
     tree::set(&mut root, "metadata", meta);
     Ok(Resource::new(root, span))
-}
-
-/// Why a plugin config cannot be run offline (exec / container / starlark functions).
-pub fn plugin_reason(doc: &Node) -> Option<&'static str> {
-    let ann = doc.get_path(&["metadata", "annotations"]);
-    if ann
-        .and_then(|a| a.get("config.kubernetes.io/function"))
-        .is_some()
-        || ann.and_then(|a| a.get("config.k8s.io/function")).is_some()
-    {
-        return Some("is a KRM function; gitops-lint never runs plugins");
-    }
-    if doc
-        .get("spec")
-        .and_then(|s| s.get("exec").or(s.get("container")))
-        .is_some()
-    {
-        return Some("is an exec/container plugin; gitops-lint never runs plugins");
-    }
-    None
 }
 
 pub fn add(b: &mut Builder, acc: &mut Acc, r: Resource) -> Result<(), Fail> {
@@ -524,112 +508,6 @@ pub fn base64(bytes: &[u8]) -> String {
         });
     }
     out
-}
-
-/// Go's `json.Marshal` string escaping (HTML-safe, as the hasher sees it).
-fn go_json_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32))
-            }
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-fn go_json_string_map(pairs: &mut [(String, String)], out: &mut String) {
-    // kustomize's hasher encodes an empty data map as an empty string.
-    if pairs.is_empty() {
-        out.push_str("\"\"");
-        return;
-    }
-    pairs.sort_by(|a, b| a.0.cmp(&b.0));
-    out.push('{');
-    for (i, (k, v)) in pairs.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        go_json_string(k, out);
-        out.push(':');
-        go_json_string(v, out);
-    }
-    out.push('}');
-}
-
-fn string_pairs_of(n: Option<&Node>) -> Vec<(String, String)> {
-    n.and_then(Node::as_map)
-        .map(|m| {
-            m.iter()
-                .map(|e: &Entry| {
-                    (
-                        e.key.key_str().into_owned(),
-                        tree::text(&e.value).unwrap_or_default(),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// kustomize's content hash of a ConfigMap or Secret (10 characters, some letters swapped
-/// so the suffix never looks like a number or a bad word).
-pub fn hash_suffix(r: &Resource) -> String {
-    let kind = r.kind();
-    let mut enc = String::new();
-    let mut data = string_pairs_of(r.root.get("data"));
-    if kind == "ConfigMap" {
-        let mut bin = string_pairs_of(r.root.get("binaryData"));
-        enc.push('{');
-        if !bin.is_empty() {
-            enc.push_str("\"binaryData\":");
-            go_json_string_map(&mut bin, &mut enc);
-            enc.push(',');
-        }
-        enc.push_str("\"data\":");
-        go_json_string_map(&mut data, &mut enc);
-        enc.push_str(",\"kind\":\"ConfigMap\",\"name\":");
-        go_json_string("", &mut enc);
-        enc.push('}');
-    } else if kind == "Secret" {
-        let mut sd = string_pairs_of(r.root.get("stringData"));
-        enc.push_str("{\"data\":");
-        go_json_string_map(&mut data, &mut enc);
-        enc.push_str(",\"kind\":\"Secret\",\"name\":");
-        go_json_string("", &mut enc);
-        if !sd.is_empty() {
-            enc.push_str(",\"stringData\":");
-            go_json_string_map(&mut sd, &mut enc);
-        }
-        enc.push_str(",\"type\":");
-        go_json_string(
-            &r.root.get("type").and_then(tree::text).unwrap_or_default(),
-            &mut enc,
-        );
-        enc.push('}');
-    } else {
-        enc = serde_json::to_string(&r.root.to_json()).unwrap_or_default();
-    }
-    let digest = Sha256::digest(enc.as_bytes());
-    let hex: String = digest.iter().take(5).map(|b| format!("{b:02x}")).collect();
-    hex.chars()
-        .map(|c| match c {
-            '0' => 'g',
-            '1' => 'h',
-            '3' => 'k',
-            'a' => 'm',
-            'e' => 't',
-            c => c,
-        })
-        .collect()
 }
 
 #[cfg(test)]

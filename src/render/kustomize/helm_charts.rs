@@ -12,7 +12,7 @@
 //! Each of them is given to the renderer as a values file in that order, so a value keeps
 //! the line it was written on as its provenance.
 
-use super::build::{Acc, Builder, Fail, failed, floating, unrenderable};
+use super::acc::{Acc, Builder, Fail, failed, floating, unrenderable};
 use super::generators;
 use super::kustomization::{Item, Kustomization, display_dir, join};
 use super::resource::{Resource, SourceInfo};
@@ -268,7 +268,7 @@ fn render_entry(
     let configured_in = b.fs.source_map().path(k.file);
     let mut resources = Vec::new();
     for o in out.objects {
-        for mut r in super::build::resources_from_doc(o.root, entry.span)? {
+        for mut r in super::acc::resources_from_doc(o.root, entry.span)? {
             r.source = Some(SourceInfo::Generator {
                 configured_in: configured_in.clone(),
                 kind: "HelmChartInflationGenerator".into(),
@@ -284,7 +284,7 @@ fn render_entry(
 fn readable(b: &Builder, path: &str, item: &Item) -> Result<(), Fail> {
     b.fs.read(path)
         .map(|_| ())
-        .map_err(|e| super::build::fs_error(item, e))
+        .map_err(|e| super::acc::fs_error(item, e))
 }
 
 /// The repository plus one virtual file: a chart entry's `valuesInline`, placed among the

@@ -6,6 +6,7 @@
 //! patch that set it (with the overridden base value as a related span), or the
 //! kustomization entry whose transformer produced it.
 
+mod acc;
 mod build;
 mod crds;
 mod fieldpath;
@@ -16,10 +17,13 @@ mod helm_charts;
 mod json6902;
 mod kustomization;
 mod merge_keys;
+mod name_hash;
 mod nameref;
+mod namespace;
 mod openapi;
 mod overrides;
 mod patches;
+mod plugins;
 mod replacements;
 mod resource;
 mod selector;
@@ -35,7 +39,7 @@ pub use overrides::{ImageOverride, KustomizeOverrides, PatchOverride, ReplicaOve
 use crate::object::Object;
 use crate::render::RenderOutput;
 use crate::source::{RepoFs, Span};
-use build::{Builder, Fail};
+use acc::{Builder, Fail};
 use resource::Resource;
 
 /// Where files may be loaded from.
@@ -196,12 +200,12 @@ fn to_object(r: Resource) -> Object {
 
 fn build_top(b: &mut Builder, dir: &str) -> Result<Vec<Resource>, Fail> {
     let top = b.load_kustomization(dir, Span::default())?;
-    let mut acc = build::Acc::default();
+    let mut acc = acc::Acc::default();
     b.run(&top, &mut acc, Span::new(top.file, 0, 0))?;
     // Names get their content hash only now, after every transformer saw the content.
     for r in &mut acc.resources {
         if r.needs_hash {
-            let h = generators::hash_suffix(r);
+            let h = name_hash::hash_suffix(r);
             let name = format!("{}-{h}", r.name());
             let span = r
                 .root
@@ -240,13 +244,13 @@ fn check_sort_options(k: &kustomization::Kustomization) -> Result<(), Fail> {
     };
     let order = so.get_str("order");
     if so.get("legacySortOptions").is_some() && order != Some("legacy") {
-        return Err(build::failed(
+        return Err(acc::failed(
             so.span,
             "sortOptions.legacySortOptions requires sortOptions.order: legacy",
         ));
     }
     if so.get("fifoSortOptions").is_some() && order != Some("fifo") {
-        return Err(build::failed(
+        return Err(acc::failed(
             so.span,
             "sortOptions.fifoSortOptions requires sortOptions.order: fifo",
         ));
@@ -331,7 +335,7 @@ fn build_metadata(k: &kustomization::Kustomization, resources: &mut [Resource]) 
         "kustomize-(devel)".to_string(),
         span,
     )];
-    let mut acc = build::Acc {
+    let mut acc = acc::Acc {
         resources: resources.to_vec(),
         ..Default::default()
     };

@@ -7,7 +7,7 @@
 //! by previous name, namespace and prefix/suffix history. More than one distinct survivor is
 //! an error, as in kustomize: the build cannot tell which object is meant.
 
-use super::build::{Fail, failed};
+use super::acc::{Fail, failed};
 use super::fieldspec::{FieldSpec, NameBackRef, TransformerConfig};
 use super::resource::Resource;
 use super::tree;

@@ -1,7 +1,7 @@
 //! patches / patchesStrategicMerge / patchesJson6902: load each patch (file or inline),
 //! find its targets and apply it as a strategic merge or a JSON 6902 patch.
 
-use super::build::{Acc, Builder, Fail, failed};
+use super::acc::{Acc, Builder, Fail, failed};
 use super::json6902;
 use super::kustomization::{Item, Kustomization};
 use super::merge_keys;

@@ -1,6 +1,6 @@
 //! `replacements`: copy a field of one resource into fields of others.
 
-use super::build::{Acc, Builder, Fail, failed};
+use super::acc::{Acc, Builder, Fail, failed};
 use super::fieldpath::{self, Seg};
 use super::kustomization::{Item, Kustomization};
 use super::selector::Selector;

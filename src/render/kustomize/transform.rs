@@ -2,10 +2,10 @@
 //! images) and the order a kustomization runs them in. Each value a transformer writes
 //! points at the kustomization entry (or transformer config line) that asked for it.
 
-use super::build::{Acc, Builder, Fail, failed, unrenderable};
+use super::acc::{Acc, Builder, Fail, failed, inline_docs, unrenderable};
 use super::fieldspec::{FieldSpec, apply_specs, visit};
 use super::kustomization::{Item, Kustomization, string_pairs};
-use super::resource::Resource;
+use super::namespace::{SubjectMode, namespace};
 use super::tree;
 use super::{patches, replacements};
 use crate::source::Span;
@@ -117,7 +117,7 @@ fn check_unique(acc: &Acc, span: Span) -> Result<(), Fail> {
     for (i, a) in acc.resources.iter().enumerate() {
         if let Some(b) = acc.resources[i + 1..]
             .iter()
-            .find(|b| super::build::same_id(a, b))
+            .find(|b| super::acc::same_id(a, b))
         {
             return Err(failed(
                 span,
@@ -141,141 +141,6 @@ pub fn record(acc: &mut Acc, file: &str, kind: &str, meta: Option<(&str, &str)>)
             kind.to_string(),
             meta.map(|(n, s)| (n.to_string(), s.to_string())),
         ));
-    }
-}
-
-pub fn namespace(
-    acc: &mut Acc,
-    ns: &str,
-    span: Span,
-    specs: &[FieldSpec],
-    unset_only: bool,
-    mode: SubjectMode,
-) -> Result<(), Fail> {
-    // kustomize's NamespaceTransformer does nothing without a namespace.
-    if ns.is_empty() {
-        return Ok(());
-    }
-    for r in &mut acc.resources {
-        namespace_one(r, ns, span, specs, unset_only, mode)?;
-    }
-    Ok(())
-}
-
-/// How a namespace change reaches RoleBinding subjects (`setRoleBindingSubjects`).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum SubjectMode {
-    /// Only subjects named `default` (kustomize's default).
-    DefaultOnly,
-    AllServiceAccounts,
-    None,
-}
-
-fn is_role_binding(kind: &str) -> bool {
-    matches!(kind, "RoleBinding" | "ClusterRoleBinding")
-}
-
-/// The namespace filter with no field specs of its own (ValueAddTransformer's
-/// `metadata/namespace`): the object's namespace, unless cluster-scoped, and the subjects.
-pub fn namespace_meta(r: &mut Resource, ns: &str, span: Span) -> Result<(), Fail> {
-    let meta = FieldSpec {
-        gvk: Default::default(),
-        path: vec!["metadata".into(), "namespace".into()],
-        create: true,
-    };
-    namespace_one(r, ns, span, &[meta], false, SubjectMode::DefaultOnly)
-}
-
-fn namespace_one(
-    r: &mut Resource,
-    ns: &str,
-    span: Span,
-    specs: &[FieldSpec],
-    unset_only: bool,
-    mode: SubjectMode,
-) -> Result<(), Fail> {
-    let cluster = r.is_cluster_scoped();
-    // kustomize records the id before a namespace change on every resource, moved or not:
-    // name references look only at resources with a previous id.
-    r.history.push((r.name(), r.namespace()));
-    let (g, v, kind) = (r.group(), r.version(), r.kind());
-    let core = r.api_version() == "v1";
-    if is_role_binding(&kind) {
-        namespace_subjects(r, ns, span, unset_only, mode);
-    }
-    for fs in specs {
-        if !fs.gvk.selects_gvk(&g, &v, &kind) {
-            continue;
-        }
-        let is_meta = fs.path == ["metadata", "namespace"];
-        if is_meta && cluster {
-            continue;
-        }
-        // Binding subjects' namespaces follow the subject mode above, not field specs; a
-        // Namespace's own name changes only for core ones.
-        if is_role_binding(&kind)
-            && is_role_binding(&fs.gvk.kind)
-            && fs.path == ["subjects", "namespace"]
-        {
-            continue;
-        }
-        if fs.path == ["metadata", "name"] && !(kind == "Namespace" && core) {
-            continue;
-        }
-        if !is_meta && let Some(bad) = super::fieldspec::non_scalar_leaf(&r.root, &fs.path) {
-            let got = if bad.as_seq().is_some() {
-                "SequenceNode"
-            } else {
-                "MappingNode"
-            };
-            return Err(failed(
-                span,
-                format!(
-                    "namespace field specs must target scalar nodes: considering field '{}' of object {}: wrong node kind: expected ScalarNode but got {got}: node contents:\n{}",
-                    fs.path.join("/"),
-                    r.id_string(),
-                    crate::yaml::emit::to_yaml(bad)
-                ),
-            ));
-        }
-        let make = || tree::string(ns, span);
-        let mk: Option<&dyn Fn() -> Node> = if fs.create { Some(&make) } else { None };
-        visit(&mut r.root, &fs.path, span, mk, &mut |n: &mut Node| {
-            if unset_only && tree::text(n).is_some_and(|t| !t.is_empty()) {
-                return;
-            }
-            if n.as_map().is_none() && n.as_seq().is_none() {
-                tree::replace_scalar(n, Value::String(ns.into()), span, "base value");
-            }
-        });
-    }
-    Ok(())
-}
-
-/// `setRoleBindingSubjects`: which RoleBinding subjects get the namespace.
-fn namespace_subjects(r: &mut Resource, ns: &str, span: Span, unset_only: bool, mode: SubjectMode) {
-    if mode == SubjectMode::None {
-        return;
-    }
-    let Some(Value::Seq(subjects)) = r.root.get_mut("subjects").map(|s| &mut s.value) else {
-        return;
-    };
-    for s in subjects {
-        let hit = match mode {
-            SubjectMode::DefaultOnly => s.get_str("name") == Some("default"),
-            SubjectMode::AllServiceAccounts => s.get_str("kind") == Some("ServiceAccount"),
-            SubjectMode::None => false,
-        };
-        if !hit {
-            continue;
-        }
-        if unset_only && s.get_str("namespace").is_some_and(|x| !x.is_empty()) {
-            continue;
-        }
-        match s.get_mut("namespace") {
-            Some(n) => tree::replace_scalar(n, Value::String(ns.into()), span, "base value"),
-            None => tree::set(s, "namespace", tree::string(ns, span)),
-        }
     }
 }
 
@@ -677,7 +542,7 @@ fn configured(
     item: &Item,
 ) -> Result<(), Fail> {
     let kind = cfg.get("kind").and_then(tree::text).unwrap_or_default();
-    if let Some(why) = super::generators::plugin_reason(cfg) {
+    if let Some(why) = super::plugins::plugin_reason(cfg) {
         return Err(unrenderable(
             item.span,
             format!("transformer '{}' ({kind}) {why}", item.text),
@@ -751,7 +616,7 @@ fn configured(
             // As kustomize's: generated objects that want a hash get it now (and again at
             // the end of the build, since they still want one).
             for r in acc.resources.iter_mut().filter(|r| r.needs_hash) {
-                let name = format!("{}-{}", r.name(), super::generators::hash_suffix(r));
+                let name = format!("{}-{}", r.name(), super::name_hash::hash_suffix(r));
                 r.set_name(&name, at);
             }
         }
@@ -885,36 +750,6 @@ fn normalize_keys(cfg: &Node) -> Node {
         }
     }
     out
-}
-
-pub fn inline_docs(b: &Builder, k: &Kustomization, p: &Node) -> Result<Vec<Node>, Fail> {
-    if p.as_seq().is_some() || p.as_map().is_some() {
-        return Ok(vec![p.clone()]);
-    }
-    let text = tree::text(p).unwrap_or_default();
-    let map = b.fs.source_map();
-    let file = map.add(crate::source::SourceFile::new(
-        format!("{}#inline", map.path(k.file)),
-        text.clone(),
-        crate::source::Origin::Virtual,
-    ));
-    let parsed = crate::yaml::parse_str(&text, file, &crate::yaml::Limits::default());
-    if let Some(e) = parsed.error {
-        return Err(failed(
-            p.span,
-            format!("invalid inline patch: {}", e.message),
-        ));
-    }
-    let mut docs: Vec<Node> = parsed
-        .docs
-        .into_iter()
-        .map(|d| d.root)
-        .filter(|d| !d.is_null())
-        .collect();
-    for d in &mut docs {
-        tree::set_spans(d, p.span);
-    }
-    Ok(docs)
 }
 
 #[cfg(test)]

@@ -3,10 +3,10 @@
 //! transformer, others set as a scalar (created when missing), or inserted into a file path
 //! at `filePathPosition`. Without `value:` the value is the kustomization directory's name.
 
-use super::build::{Acc, Builder, Fail, failed};
+use super::acc::{Acc, Builder, Fail, failed};
 use super::kustomization::{Item, Kustomization};
+use super::namespace::namespace_meta;
 use super::selector::Selector;
-use super::transform::namespace_meta;
 use super::tree;
 use crate::source::Span;
 use crate::yaml::{Node, Value};

@@ -1,7 +1,7 @@
 //! `vars`: `$(NAME)` references in known fields replaced by a field of another resource,
 //! resolved once at the end of the build.
 
-use super::build::{Acc, Fail, failed};
+use super::acc::{Acc, Fail, VarDef, failed};
 use super::fieldpath;
 use super::fieldspec::{FieldSpec, visit};
 use super::kustomization::Kustomization;
@@ -9,19 +9,6 @@ use super::resource::Resource;
 use super::tree;
 use crate::source::Span;
 use crate::yaml::{Node, Value};
-
-#[derive(Clone, Debug)]
-pub struct VarDef {
-    pub name: String,
-    pub kind: String,
-    pub obj_name: String,
-    pub api_version: String,
-    pub namespace: String,
-    pub field_path: String,
-    pub span: Span,
-    /// The object the var was bound to where it was declared.
-    pub bound: u64,
-}
 
 pub fn collect(k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
     for v in k.seq("vars") {

@@ -449,7 +449,7 @@ pub fn lookup(name: &str) -> Option<Func> {
 }
 
 /// Functions whose output depends on randomness, the clock, the local time zone, map
-/// iteration order or the cluster (rules-catalog A5): a chart that lets their result reach
+/// iteration order or the cluster: a chart that lets their result reach
 /// a manifest renders differently each time (or differently under Argo CD and Flux).
 pub fn is_nondeterministic(name: &str) -> bool {
     matches!(

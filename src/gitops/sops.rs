@@ -1,7 +1,8 @@
-//! SOPS-encrypted objects (issue 16, class 2). kustomize-controller decrypts every object
-//! carrying SOPS metadata when the Flux Kustomization sets `spec.decryption.provider: sops`,
-//! and what it applies has no `sops:` block (the decryptor returns the plain document). The
-//! rules must judge what reaches the API server, so the block goes before they run.
+//! SOPS-encrypted objects, prepared before the rules run. kustomize-controller decrypts every
+//! object carrying SOPS metadata when the Flux Kustomization sets
+//! `spec.decryption.provider: sops`, and what it applies has no `sops:` block (the decryptor
+//! returns the plain document). The rules must judge what reaches the API server, so the
+//! pipeline drops the block (`strip_decrypted`) before they run.
 //!
 //! Without `decryption`, kustomize-controller refuses an encrypted Secret ("is SOPS
 //! encrypted, configuring decryption is required"): there the block stays, and a rule may
@@ -9,7 +10,7 @@
 //! helm-secrets), so they lose the block too. `ENC[…]` values stay opaque: no rule can read
 //! a quantity, an empty value or a name out of ciphertext.
 
-use crate::gitops::{AppKind, Model};
+use super::{AppKind, Model};
 use crate::yaml::{Node, Value};
 
 /// A `sops:` block as SOPS writes it: a map with its message authentication code and

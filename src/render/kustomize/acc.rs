@@ -1,0 +1,507 @@
+//! The accumulator every build step writes into: `Acc` (resources, transformer config,
+//! vars, the openapi choice), the `Builder` services the steps share (resolving and
+//! reading entries under load restrictions, appending resources, the deadline), and `Fail`.
+//! It imports none of the steps (generators, transformers, vars, Helm charts) that use it;
+//! `build.rs` drives the steps.
+
+use super::fieldspec::TransformerConfig;
+use super::kustomization::{self, Item, Kustomization, display_dir, is_within, join};
+use super::openapi::SchemaChoice;
+use super::resource::Resource;
+use super::tree;
+use super::{BuildOptions, LoadRestrictions};
+use crate::render::remote::mount_of;
+use crate::render::{IssueKind, RemoteUse, RenderIssue};
+use crate::source::{FileId, FsError, RepoFs, Span};
+use crate::yaml::{Limits, Node, Value, parse_file};
+
+/// A `vars:` entry as declared, bound to the object it names.
+#[derive(Clone, Debug)]
+pub struct VarDef {
+    pub name: String,
+    pub kind: String,
+    pub obj_name: String,
+    pub api_version: String,
+    pub namespace: String,
+    pub field_path: String,
+    pub span: Span,
+    /// The object the var was bound to where it was declared.
+    pub bound: u64,
+}
+
+/// Resources and configuration gathered so far.
+pub struct Acc {
+    pub resources: Vec<Resource>,
+    /// kustomize's builtin field specs plus every `configurations:`/`crds:` file seen.
+    pub config: TransformerConfig,
+    pub vars: Vec<VarDef>,
+    /// The build's `openapi:` choice as this kustomization's patches see it.
+    pub openapi: SchemaChoice,
+}
+
+impl Default for Acc {
+    fn default() -> Self {
+        Acc {
+            resources: Vec::new(),
+            config: TransformerConfig::defaults().clone(),
+            vars: Vec::new(),
+            openapi: SchemaChoice::default(),
+        }
+    }
+}
+
+/// A build stops at the first failure, as kustomize does; the issue says where.
+pub type Fail = Box<RenderIssue>;
+
+pub fn failed(span: Span, message: impl Into<String>) -> Fail {
+    Box::new(RenderIssue {
+        kind: IssueKind::Failed,
+        span,
+        message: message.into(),
+    })
+}
+
+pub fn unrenderable(span: Span, message: impl Into<String>) -> Fail {
+    Box::new(RenderIssue {
+        kind: IssueKind::Unrenderable,
+        span,
+        message: message.into(),
+    })
+}
+
+/// An unrenderable input that would be fetched at its latest version on every build.
+pub fn floating(span: Span, message: impl Into<String>, why: impl Into<String>) -> Fail {
+    Box::new(RenderIssue {
+        kind: IssueKind::Floating(why.into()),
+        span,
+        message: message.into(),
+    })
+}
+
+pub struct Builder<'a> {
+    pub fs: &'a dyn RepoFs,
+    pub opts: &'a BuildOptions,
+    /// Directories being built, outermost first (cycle detection).
+    pub(super) stack: Vec<String>,
+    pub resource_count: usize,
+    /// In-memory replacement for a kustomization file (Argo CD overrides).
+    pub overlay: Option<(String, Node)>,
+    /// The schema chosen by `openapi:` fields so far (one for the whole build).
+    pub(super) openapi: std::cell::RefCell<SchemaChoice>,
+    /// Remote inputs met so far (fetched or not), where each is named.
+    pub remotes: std::cell::RefCell<Vec<RemoteUse>>,
+    /// Remote entries left out because they are not fetched: the build goes on without them.
+    pub skipped: std::cell::RefCell<Vec<RenderIssue>>,
+}
+
+/// Does an entry name a remote target kustomize would fetch?
+pub fn looks_remote(s: &str) -> bool {
+    s.contains("://")
+        || s.starts_with("git@")
+        || s.starts_with("github.com/")
+        || s.starts_with("gitlab.com/")
+        || s.starts_with("bitbucket.org/")
+        || s.contains("?ref=")
+        || s.contains(".git//")
+        || s.ends_with(".git")
+}
+
+impl<'a> Builder<'a> {
+    pub fn new(fs: &'a dyn RepoFs, opts: &'a BuildOptions) -> Builder<'a> {
+        Builder {
+            fs,
+            opts,
+            stack: Vec::new(),
+            resource_count: 0,
+            overlay: None,
+            openapi: std::cell::RefCell::new(SchemaChoice::default()),
+            remotes: Default::default(),
+            skipped: Default::default(),
+        }
+    }
+
+    /// Load and check the kustomization in `dir`; `from` is the entry that referred to it.
+    pub fn load_kustomization(&self, dir: &str, from: Span) -> Result<Kustomization, Fail> {
+        if let Some((odir, node)) = &self.overlay
+            && odir == dir
+            && let Ok(Some(path)) = kustomization::find_file(self.fs, dir)
+            && let Ok(file) = self.fs.read(&path)
+        {
+            let is_component = node.get_str("kind") == Some("Component");
+            return Ok(Kustomization {
+                dir: dir.to_string(),
+                file,
+                root: node.clone(),
+                is_component,
+            });
+        }
+        let path = match kustomization::find_file(self.fs, dir) {
+            Ok(Some(p)) => p,
+            Ok(None) => {
+                return Err(failed(
+                    from,
+                    format!(
+                        "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
+                        display_dir(dir)
+                    ),
+                ));
+            }
+            Err(m) => return Err(failed(from, m)),
+        };
+        kustomization::load(self.fs, dir, &path)
+            .map_err(|(span, m)| failed(span.unwrap_or(from), m))
+    }
+
+    /// Resolve an entry to a repo path, checking that it stays inside the repository.
+    pub fn resolve(&self, k: &Kustomization, item: &Item) -> Result<String, Fail> {
+        let path = join(&k.dir, &item.text).ok_or_else(|| {
+            failed(
+                item.span,
+                format!(
+                    "'{}' is outside the repository (kustomization in '{}')",
+                    item.text,
+                    display_dir(&k.dir)
+                ),
+            )
+        })?;
+        // What a fetched base names stays inside its clone, as kustomize requires; and a
+        // repository path never reaches into fetched content by a relative path.
+        let (from, to) = (mount_of(&k.dir), mount_of(&path));
+        if from != to {
+            return Err(failed(
+                item.span,
+                match from {
+                    Some(_) => format!(
+                        "security; bases in kustomizations found in cloned git repos must be within the repo, but '{}' leaves it",
+                        item.text
+                    ),
+                    None => format!("'{}' does not exist", item.text),
+                },
+            ));
+        }
+        Ok(path)
+    }
+
+    /// Files (not kustomizations) must sit in or below the kustomization's directory unless
+    /// load restrictions are off.
+    pub fn check_file_restriction(
+        &self,
+        k: &Kustomization,
+        path: &str,
+        item: &Item,
+    ) -> Result<(), Fail> {
+        if self.opts.load_restrictions == LoadRestrictions::RootOnly && !is_within(&k.dir, path) {
+            return Err(failed(
+                item.span,
+                format!(
+                    "security; file '{}' is not in or below '{}' (load restrictions: rootOnly)",
+                    path,
+                    display_dir(&k.dir)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Read a file named by an entry (for patches, generators, configs).
+    pub fn read_file(&self, k: &Kustomization, item: &Item) -> Result<FileId, Fail> {
+        if looks_remote(&item.text) {
+            return Err(unrenderable(
+                item.span,
+                format!(
+                    "'{}' is a remote file; gitops-lint does not fetch remote inputs",
+                    item.text
+                ),
+            ));
+        }
+        let path = self.resolve(k, item)?;
+        self.check_file_restriction(k, &path, item)?;
+        self.fs.read(&path).map_err(|e| fs_error(item, e))
+    }
+
+    /// Parse a YAML file named by an entry into its non-empty documents.
+    pub fn load_docs(&self, k: &Kustomization, item: &Item) -> Result<Vec<Node>, Fail> {
+        let file = self.read_file(k, item)?;
+        parse_docs(self.fs, file)
+    }
+
+    /// Stop a build that has run past `limits.max-render-seconds`.
+    pub(super) fn check_deadline(&self, at: Span) -> Result<(), Fail> {
+        match self.opts.deadline {
+            Some(d) if std::time::Instant::now() > d => Err(failed(
+                at,
+                "the build took longer than the time limit (limits.max-render-seconds)",
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Add a resource, refusing a second one with the same id.
+    pub fn append(&mut self, acc: &mut Acc, r: Resource, span: Span) -> Result<(), Fail> {
+        self.resource_count += 1;
+        if self.resource_count > self.opts.max_resources {
+            return Err(failed(
+                span,
+                format!(
+                    "the build has more than {} resources (limits.max-kustomize-resources)",
+                    self.opts.max_resources
+                ),
+            ));
+        }
+        if self.resource_count.is_multiple_of(256) {
+            self.check_deadline(span)?;
+        }
+        if let Some(existing) = acc.resources.iter().find(|x| same_id(x, &r)) {
+            return Err(failed(
+                span,
+                format!(
+                    "may not add resource with an already registered id: {}",
+                    existing.id_string()
+                ),
+            ));
+        }
+        acc.resources.push(r);
+        Ok(())
+    }
+}
+
+pub fn same_id(a: &Resource, b: &Resource) -> bool {
+    a.kind() == b.kind()
+        && a.group() == b.group()
+        && a.version() == b.version()
+        && a.name() == b.name()
+        && a.effective_namespace() == b.effective_namespace()
+}
+
+pub fn fs_error(item: &Item, e: FsError) -> Fail {
+    match e {
+        FsError::OutsideRepo(_) => failed(
+            item.span,
+            format!("'{}' is outside the repository", item.text),
+        ),
+        FsError::NotFound(p) => failed(item.span, format!("'{}' does not exist ({p})", item.text)),
+        FsError::Unreadable(p, why) => failed(
+            item.span,
+            format!("'{}' cannot be read ({p}: {why})", item.text),
+        ),
+    }
+}
+
+pub fn parse_docs(fs: &dyn RepoFs, file: FileId) -> Result<Vec<Node>, Fail> {
+    let parsed = parse_file(fs.source_map(), file, &Limits::default());
+    if let Some(err) = parsed.error {
+        return Err(failed(
+            err.span,
+            format!(
+                "invalid YAML in {}: {}",
+                fs.source_map().path(file),
+                err.message
+            ),
+        ));
+    }
+    if let Some(w) = parsed
+        .warnings
+        .iter()
+        .find(|w| w.message.contains("duplicate"))
+    {
+        return Err(failed(
+            w.span,
+            format!(
+                "invalid YAML in {}: {}",
+                fs.source_map().path(file),
+                w.message
+            ),
+        ));
+    }
+    let text = fs.source_map().get(file).text.clone();
+    let mut docs: Vec<Node> = parsed
+        .docs
+        .into_iter()
+        .map(|d| d.root)
+        .filter(|n| !n.is_null())
+        .collect();
+    if !text.ends_with('\n') {
+        for d in &mut docs {
+            clip_final_block(d, &text);
+        }
+    }
+    for d in &mut docs {
+        fold_like_go_yaml_v3(d);
+    }
+    Ok(docs)
+}
+
+/// kustomize reads resources with go-yaml v3, whose folded scalars (`>`) keep one line break
+/// too many before a more-indented line that follows a line that is not: `a\n  b` reads as
+/// `a\n\n  b` there (measured with kubectl kustomize v5.5; Helm's go-yaml v2 reads the spec's
+/// value, which is what our parser gives).
+fn fold_like_go_yaml_v3(node: &mut Node) {
+    use crate::yaml::Style;
+    match &mut node.value {
+        Value::Map(entries) => entries
+            .iter_mut()
+            .for_each(|e| fold_like_go_yaml_v3(&mut e.value)),
+        Value::Seq(items) => items.iter_mut().for_each(fold_like_go_yaml_v3),
+        Value::String(s) if node.style == Style::Folded && s.contains("\n ") => {
+            *s = v3_folded(s);
+        }
+        _ => {}
+    }
+}
+
+fn v3_folded(value: &str) -> String {
+    let indented = |l: &str| l.starts_with([' ', '\t']);
+    let mut out = String::with_capacity(value.len() + 8);
+    let mut prev: Option<&str> = None;
+    for (i, line) in value.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+            if indented(line) && prev.is_some_and(|p| !indented(p)) {
+                out.push('\n');
+            }
+        }
+        out.push_str(line);
+        prev = Some(line);
+    }
+    out
+}
+
+/// A clipped block scalar (`|`, `>`) that ends the file without a final newline has no
+/// trailing line break (YAML's clip chomping); the parser adds one, so take it off again.
+fn clip_final_block(node: &mut Node, text: &str) {
+    use crate::yaml::Style;
+    match &mut node.value {
+        Value::Map(entries) => {
+            if let Some(e) = entries.last_mut() {
+                clip_final_block(&mut e.value, text);
+            }
+        }
+        Value::Seq(items) => {
+            if let Some(i) = items.last_mut() {
+                clip_final_block(i, text);
+            }
+        }
+        Value::String(s) if matches!(node.style, Style::Literal | Style::Folded) => {
+            let header = text
+                .get(node.span.start as usize..)
+                .and_then(|t| t.lines().next())
+                .unwrap_or("");
+            let keep = header.split('#').next().unwrap_or("").contains('+');
+            let at_end = text[(node.span.end as usize).min(text.len())..]
+                .trim()
+                .is_empty();
+            if !keep && at_end && s.ends_with('\n') && !s.ends_with("\n\n") {
+                s.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Resources in one document (a `List` expands to its items).
+pub fn resources_from_doc(doc: Node, origin: Span) -> Result<Vec<Resource>, Fail> {
+    if doc.as_map().is_none() {
+        return Err(failed(doc.span, "a resource must be a YAML map"));
+    }
+    let kind = doc
+        .get("kind")
+        .and_then(super::tree::text)
+        .unwrap_or_default();
+    if kind.ends_with("List")
+        && let Some(items) = doc.get("items")
+    {
+        let mut out = Vec::new();
+        if let Value::Seq(items) = &items.value {
+            for i in items {
+                out.extend(resources_from_doc(i.clone(), origin)?);
+            }
+        }
+        return Ok(out);
+    }
+    if kind.is_empty() {
+        return Err(failed(
+            doc.span,
+            "missing Resource metadata: the document has no 'kind'",
+        ));
+    }
+    let mut doc = doc;
+    stringify_metadata_maps(&mut doc);
+    // kustomize rewrites annotations while building and drops the field when empty.
+    if let Some(meta) = doc.get_mut("metadata")
+        && meta.get("annotations").is_some_and(Node::is_empty_value)
+    {
+        super::tree::remove(meta, "annotations");
+    }
+    Ok(vec![Resource::new(doc, origin)])
+}
+
+/// Labels and annotations are string maps: kustomize reads `port: 8080` there as "8080".
+fn stringify_metadata_maps(doc: &mut Node) {
+    let Some(meta) = doc.get_mut("metadata") else {
+        return;
+    };
+    for field in ["labels", "annotations"] {
+        if let Some(Value::Map(entries)) = meta.get_mut(field).map(|m| &mut m.value) {
+            for e in entries {
+                let v = &mut e.value;
+                if matches!(v.value, Value::Bool(_) | Value::Int(_) | Value::Float(_)) {
+                    let text = v
+                        .raw
+                        .as_deref()
+                        .map(str::to_string)
+                        .or_else(|| v.scalar_text())
+                        .unwrap_or_default();
+                    v.value = Value::String(text);
+                    v.raw = None;
+                }
+            }
+        }
+    }
+}
+
+/// The documents of an inline entry (`patches`, `generators`, `transformers` written as YAML
+/// text or as a node in the kustomization), parsed as a virtual file named after it.
+pub fn inline_docs(b: &Builder, k: &Kustomization, p: &Node) -> Result<Vec<Node>, Fail> {
+    if p.as_seq().is_some() || p.as_map().is_some() {
+        return Ok(vec![p.clone()]);
+    }
+    let text = tree::text(p).unwrap_or_default();
+    let map = b.fs.source_map();
+    let file = map.add(crate::source::SourceFile::new(
+        format!("{}#inline", map.path(k.file)),
+        text.clone(),
+        crate::source::Origin::Virtual,
+    ));
+    let parsed = crate::yaml::parse_str(&text, file, &crate::yaml::Limits::default());
+    if let Some(e) = parsed.error {
+        return Err(failed(
+            p.span,
+            format!("invalid inline patch: {}", e.message),
+        ));
+    }
+    let mut docs: Vec<Node> = parsed
+        .docs
+        .into_iter()
+        .map(|d| d.root)
+        .filter(|d| !d.is_null())
+        .collect();
+    for d in &mut docs {
+        tree::set_spans(d, p.span);
+    }
+    Ok(docs)
+}
+
+#[cfg(test)]
+mod fold_tests {
+    #[test]
+    fn more_indented_lines_of_folded_scalars_read_as_go_yaml_v3_reads_them() {
+        // values kubectl kustomize v5.5 printed for these folded scalars
+        assert_eq!(super::v3_folded("a\n  b\nc\n"), "a\n\n  b\nc\n");
+        assert_eq!(super::v3_folded("a\n\n  b\nc\n"), "a\n\n\n  b\nc\n");
+        assert_eq!(
+            super::v3_folded("p\n  q\n  r\ns\n  t"),
+            "p\n\n  q\n  r\ns\n\n  t"
+        );
+        assert_eq!(super::v3_folded("m n\no\n"), "m n\no\n");
+    }
+}
