@@ -397,6 +397,147 @@ fn app_of_apps_through_charts_renders_the_second_level_with_its_values() {
     assert_eq!(replicas("prod-worker"), ["4"]);
 }
 
+/// A field of each app's rendered objects, `app kind field=value`, for the apps of `r`.
+fn rendered_fields(r: &gitops_lint::lint::LintResult, kind: &str, path: &[&str]) -> Vec<String> {
+    let mut got: Vec<String> = r
+        .model
+        .apps
+        .iter()
+        .flat_map(|a| {
+            r.model
+                .objects_of(a)
+                .filter(|mo| mo.object.kind == kind)
+                .filter_map(|mo| mo.object.root.get_path(path)?.scalar_text())
+                .map(|v| format!("{} {kind} {}={v}", a.name, path.join(".")))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    got.sort();
+    got
+}
+
+/// App-of-apps through a chart, as a platform repo writes it: `prod-apps` renders
+/// charts/apps with values-prod.yaml, whose template makes one Application per app with
+/// that app's `valuesObject`, `values` block, `parameters` or `valueFiles`. Each second-level
+/// app renders with them: prod sets `replicaCount` on three apps whose chart has an HPA, and
+/// each finding names the values-prod.yaml line that set it (through the parent template that
+/// printed the child's values), not the template action or a copy of the values.
+#[test]
+fn app_of_apps_chart_values_reach_the_second_level_and_findings_name_the_values_line() {
+    let r = run("testdata/apps/app-of-apps-values/bad");
+    assert_eq!(
+        apps(&r),
+        [
+            "prod-apps argo 4 [helm charts/apps]",
+            "prod-checkout argo 2 [helm charts/checkout] <- prod-apps",
+            "prod-payments argo 2 [helm charts/checkout] <- prod-apps",
+            "prod-reports argo 1 [helm charts/reports] <- prod-apps",
+            "prod-search argo 2 [helm charts/checkout] <- prod-apps",
+            "argocd standalone 1 [directory argocd]",
+        ]
+    );
+    assert_eq!(
+        located(&r),
+        [
+            "hpa-replicas-conflict charts/checkout/templates/deployment.yaml:7 prod-checkout <- charts/checkout/templates/hpa.yaml:9 charts/apps/values-prod.yaml:9",
+            "hpa-replicas-conflict charts/checkout/templates/deployment.yaml:7 prod-payments <- charts/checkout/templates/hpa.yaml:9 charts/apps/values-prod.yaml:22",
+            "hpa-replicas-conflict charts/checkout/templates/deployment.yaml:7 prod-search <- charts/checkout/templates/hpa.yaml:9 charts/apps/values-prod.yaml:28",
+        ]
+    );
+    // The fix that edits the Application is not offered: the Application is a template's
+    // output, and an edit there would land in every app it makes.
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.fix.as_ref().is_none_or(|x| !x.safe))
+    );
+    // valueFiles of the child resolve in its own chart; its `values` block applies on top.
+    assert_eq!(
+        rendered_fields(&r, "CronJob", &["spec", "schedule"]),
+        ["prod-reports CronJob spec.schedule=0 3 * * *"]
+    );
+    let images: Vec<String> = r
+        .model
+        .objects
+        .iter()
+        .filter(|mo| mo.object.kind == "CronJob")
+        .filter_map(|mo| {
+            let pod = [
+                "spec",
+                "jobTemplate",
+                "spec",
+                "template",
+                "spec",
+                "containers",
+            ];
+            mo.object
+                .root
+                .get_path(&pod)?
+                .as_seq()?
+                .first()?
+                .get("image")?
+                .scalar_text()
+        })
+        .collect();
+    assert_eq!(images, ["registry.example.com/reports:1.4.0-prod"]);
+
+    // The legitimate variant: prod tunes the HPA instead of the replica count.
+    let clean = run("testdata/apps/app-of-apps-values/clean");
+    assert_eq!(located(&clean), Vec::<String>::new());
+    assert_eq!(
+        rendered_fields(&clean, "HorizontalPodAutoscaler", &["spec", "minReplicas"]),
+        [
+            "prod-checkout HorizontalPodAutoscaler spec.minReplicas=3",
+            "prod-payments HorizontalPodAutoscaler spec.minReplicas=2",
+            "prod-search HorizontalPodAutoscaler spec.minReplicas=4",
+        ]
+    );
+    assert_eq!(
+        rendered_fields(&clean, "HorizontalPodAutoscaler", &["spec", "maxReplicas"]),
+        [
+            "prod-checkout HorizontalPodAutoscaler spec.maxReplicas=10",
+            "prod-payments HorizontalPodAutoscaler spec.maxReplicas=4",
+            "prod-search HorizontalPodAutoscaler spec.maxReplicas=10",
+        ]
+    );
+}
+
+/// Three levels: `platform` renders one `<env>-apps` Application per environment, passing
+/// that environment's apps in its `valuesObject`; each renders charts/apps, which makes the
+/// workload Applications. The replica count prod sets in charts/environments/values.yaml
+/// travels through two templated `valuesObject`s and the finding still names that line.
+/// Staging deploys the same chart to another cluster: not a second HPA on prod's workload.
+#[test]
+fn app_of_apps_three_levels_deep_keeps_the_values_line() {
+    let r = run("testdata/apps/app-of-apps-three-levels/bad");
+    assert_eq!(
+        apps(&r),
+        [
+            "platform argo 2 [helm charts/environments]",
+            "prod-apps argo 1 [helm charts/apps] <- platform",
+            "staging-apps argo 1 [helm charts/apps] <- platform",
+            "prod-checkout argo 2 [helm charts/checkout] <- prod-apps",
+            "staging-checkout argo 2 [helm charts/checkout] <- staging-apps",
+            "argocd standalone 1 [directory argocd]",
+        ]
+    );
+    assert_eq!(
+        located(&r),
+        [
+            "hpa-replicas-conflict charts/checkout/templates/deployment.yaml:7 prod-checkout <- charts/checkout/templates/hpa.yaml:9 charts/environments/values.yaml:19",
+        ]
+    );
+    let clean = run("testdata/apps/app-of-apps-three-levels/clean");
+    assert_eq!(located(&clean), Vec::<String>::new());
+    assert_eq!(
+        rendered_fields(&clean, "HorizontalPodAutoscaler", &["spec", "minReplicas"]),
+        [
+            "prod-checkout HorizontalPodAutoscaler spec.minReplicas=3",
+            "staging-checkout HorizontalPodAutoscaler spec.minReplicas=2",
+        ]
+    );
+}
+
 /// a renders b, whose chart renders a again: reported once, on the line that closes the loop.
 #[test]
 fn app_of_apps_cycle_is_a_located_finding() {

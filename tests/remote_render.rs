@@ -443,3 +443,54 @@ fn the_cli_reads_the_cache_from_the_flag_or_the_environment() {
         "{findings:#?}"
     );
 }
+
+/// A remote base that follows a branch stays `unpinned-source` once it is fetched: the cache
+/// holds today's commit of `main`, the next fetch another one.
+#[test]
+fn a_fetched_base_on_a_branch_is_still_unpinned() {
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let repo = tmp.path().join("repo");
+    let p = repo.join("apps/edge/kustomization.yaml");
+    std::fs::create_dir_all(p.parent().unwrap_or(&repo)).ok();
+    std::fs::write(
+        &p,
+        "resources:\n  - github.com/example/edge//base?ref=main\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let tree = archive::pack_tree(&[
+        (
+            "base/kustomization.yaml".to_string(),
+            b"resources:\n  - config.yaml\n".to_vec(),
+        ),
+        (
+            "base/config.yaml".to_string(),
+            b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: edge\ndata:\n  mode: fast\n"
+                .to_vec(),
+        ),
+    ])
+    .unwrap_or_else(|e| panic!("{e}"));
+    let cache_dir = tmp.path().join("cache");
+    let digest = Cache::new(&cache_dir)
+        .put(&tree)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut lock = Lock::default();
+    lock.insert(entry(
+        RemoteRef::git("https://github.com/example/edge", "main"),
+        "4f2a9c1e0b7d3a6f8e5c2b1a0d9e8f7c6b5a4d3e",
+        digest,
+    ));
+    std::fs::write(repo.join(LOCK_FILE), lock.to_yaml()).unwrap_or_else(|e| panic!("{e}"));
+    let opts = LintOptions {
+        root: repo.clone(),
+        config: None,
+    };
+    let r = lint_cached(&opts, &[], true, Some(&cache_dir)).unwrap_or_else(|e| panic!("{e}"));
+    let lines = report(&r);
+    assert_eq!(status(&r, "apps/edge"), "rendered 1", "{lines:#?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("unpinned-source apps/edge/kustomization.yaml:2")),
+        "{lines:#?}"
+    );
+}

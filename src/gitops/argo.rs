@@ -521,12 +521,12 @@ pub(super) fn argo_helm_unit(
         .unwrap_or_default()
         .iter()
         .filter_map(|p| {
+            let value = p.get("value");
             Some((
                 p.get("name")?.scalar_text()?,
-                p.get("value")
-                    .and_then(Node::scalar_text)
-                    .unwrap_or_default(),
+                value.and_then(Node::scalar_text).unwrap_or_default(),
                 p.get("forceString").and_then(Node::as_bool) == Some(true),
+                value.map_or(p.span, crate::render::helm::values::written_at),
             ))
         })
         .collect();

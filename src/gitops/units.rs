@@ -61,8 +61,8 @@ pub struct HelmUnit {
     pub inline_values: Vec<Node>,
     /// Values a controller layers after those (Flux `valuesFrom` and `values`), in order.
     pub values_layers: Vec<crate::render::helm::layers::ValuesLayer>,
-    /// `--set` style parameters: (name, value, force string).
-    pub parameters: Vec<(String, String, bool)>,
+    /// `--set` style parameters: (name, value, force string, the line that wrote the value).
+    pub parameters: Vec<(String, String, bool, Span)>,
     pub skip_crds: bool,
     pub kube_version: Option<String>,
     pub api_versions: Vec<String>,
@@ -335,21 +335,35 @@ fn helm_options(
             remotes: Vec::new(),
         });
     }
-    let inline = h
-        .inline_values
-        .iter()
-        .map(|n| match n.as_str() {
-            Some(text) => text.to_string(),
+    let mut inline = Vec::new();
+    let mut inline_layers = Vec::new();
+    for n in &h.inline_values {
+        match n.as_str() {
+            Some(text) => match super::values_from::located_roots(
+                &written_node(n),
+                text,
+                false,
+                fs.source_map(),
+            ) {
+                // A values block keeps its lines, so a finding names the line to edit.
+                Ok(roots) => inline_layers.push(helm::layers::ValuesLayer::Docs {
+                    label: "value from the Application's helm.values".into(),
+                    roots,
+                }),
+                // Helm's own parse error says what is wrong.
+                Err(_) => inline.push(text.to_string()),
+            },
             // JSON is YAML: an object given inline (valuesObject) is passed as its JSON.
-            None => n.to_json().to_string(),
-        })
-        .collect();
+            None => inline.push(n.to_json().to_string()),
+        }
+    }
+    inline_layers.extend(h.values_layers.iter().cloned());
     let mut opts = TemplateOptions {
         release_name: h.release_name.clone(),
         namespace: h.namespace.clone(),
         value_files,
         values_yaml_inline: inline,
-        values_layers: h.values_layers.clone(),
+        values_layers: inline_layers,
         include_crds: !h.skip_crds,
         skip_crds: h.skip_crds,
         kube_version: h.kube_version.clone(),
@@ -366,15 +380,33 @@ fn helm_options(
         remotes: remotes.clone(),
         ..Default::default()
     };
-    for (name, value, force_string) in &h.parameters {
+    for (name, value, force_string, span) in &h.parameters {
         let kv = format!("{name}={value}");
         if *force_string {
             opts.set_string.push(kv);
         } else {
             opts.set.push(kv);
         }
+        opts.set_origins.push((
+            name.clone(),
+            *span,
+            "value from the Application's helm.parameters".into(),
+        ));
     }
     Ok((opts, offline))
+}
+
+/// `n` as it stands where a person wrote it: an Application a chart rendered carries, in
+/// its values block, the template action that printed it; the values line it printed is the
+/// block as written (a literal block there keeps its lines).
+fn written_node(n: &Node) -> Node {
+    let mut at = n.clone();
+    at.span = crate::render::helm::values::written_at(n);
+    if at.span != n.span {
+        at.style = crate::yaml::Style::Literal;
+        at.related = None;
+    }
+    at
 }
 
 #[cfg(test)]

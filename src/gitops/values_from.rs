@@ -103,7 +103,7 @@ fn key_value<'a>(obj: &'a Object, key: &str) -> Option<(&'a Node, String, bool)>
 /// (`values.yaml: |`) is parsed in place — its file with everything else blanked, so each
 /// value keeps its own line — when that reads as the same values; anything else (folded or
 /// quoted text, base64) is parsed on its own and every value points at the scalar.
-fn located_roots(
+pub(super) fn located_roots(
     node: &Node,
     text: &str,
     decoded: bool,

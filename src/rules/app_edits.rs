@@ -59,12 +59,26 @@ fn insert(id: Span, at: (usize, bool), text: String) -> Edit {
 }
 
 /// The Application's `spec` when it is an indented block mapping of a plain file.
-fn block_spec(argo: &ArgoApp) -> Option<&Node> {
-    if argo.from_appset {
+fn block_spec<'a>(map: &SourceMap, argo: &'a ArgoApp) -> Option<&'a Node> {
+    if argo.from_appset || !written_as_is(map, argo) {
         return None;
     }
     let spec = argo.decl.root.get("spec")?;
     (spec.style == Style::Block && spec.as_map().is_some_and(|m| !m.is_empty())).then_some(spec)
+}
+
+/// Whether the Application's text is what the file holds: one a chart templates (an
+/// app-of-apps chart ranging over its values) prints its name from an action, and an edit
+/// there would land in every Application the template makes.
+fn written_as_is(map: &SourceMap, argo: &ArgoApp) -> bool {
+    let Some(name) = argo.decl.root.get_path(&["metadata", "name"]) else {
+        return false;
+    };
+    let file = map.get(name.span.file);
+    let text = file
+        .text
+        .get(name.span.start as usize..name.span.end as usize);
+    text.map(|t| t.trim_matches(['"', '\''])) == Some(argo.decl.name.as_str())
 }
 
 /// Indentation of the first key of a block mapping.
@@ -75,7 +89,7 @@ fn map_indent(file: &SourceFile, map: &Node) -> Option<String> {
 
 /// Add `option` to `spec.syncPolicy.syncOptions` (creating the list or the policy).
 pub fn add_sync_option(map: &SourceMap, argo: &ArgoApp, option: &str) -> Option<Edit> {
-    let spec = block_spec(argo)?;
+    let spec = block_spec(map, argo)?;
     let file = map.get(spec.span.file);
     let Some(sp) = spec.get("syncPolicy") else {
         let ind = map_indent(&file, spec)?;
@@ -151,7 +165,7 @@ pub fn add_ignore_entry(
     reason: &str,
     item: &[String],
 ) -> Option<Vec<Edit>> {
-    let spec = block_spec(argo)?;
+    let spec = block_spec(map, argo)?;
     let file = map.get(spec.span.file);
     let render = |ind: &str| {
         let mut text = format!("{ind}# reason: {reason}\n");

@@ -59,7 +59,11 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
         if s.kind == ScalerKind::Hpa
             && let Some(rollout) = all
                 .iter()
-                .find(|r| r.kind == ScalerKind::RolloutWorkloadRef && same_target(r, s))
+                .find(|r| {
+                    r.kind == ScalerKind::RolloutWorkloadRef
+                        && same_target(r, s)
+                        && !super::util::in_other_clusters(model, r.obj, s.obj)
+                })
         {
             let f = Finding::new(
                 ID,
@@ -134,7 +138,7 @@ fn conflict_with_profile(
 
 /// `a` came first in the repo; the finding lands on `b`.
 fn conflict(model: &Model, a: &Scaler, b: &Scaler) -> Option<Finding> {
-    if !same_target(a, b) {
+    if !same_target(a, b) || super::util::in_other_clusters(model, a.obj, b.obj) {
         return None;
     }
     let target = format!("{} {}/{}", a.target.1, b.obj.namespace, a.target.2);

@@ -27,8 +27,10 @@ enum ScalerKind {
     RolloutWorkloadRef,
 }
 
-struct Scaler {
+struct Scaler<'m> {
     kind: ScalerKind,
+    /// The scaler in the repo (`None`: one the profile says the cluster has).
+    obj: Option<&'m ModelObject>,
     /// The scaler's namespace (its target is in the same one).
     namespace: String,
     /// For messages: `HorizontalPodAutoscaler web/api`.
@@ -49,7 +51,7 @@ fn group_of(api_version: &str) -> String {
         .unwrap_or_default()
 }
 
-fn scaler_of(mo: &ModelObject) -> Option<Scaler> {
+fn scaler_of<'m>(mo: &'m ModelObject) -> Option<Scaler<'m>> {
     let o = &mo.object;
     let (kind, reference) = match (o.group(), o.kind.as_str()) {
         ("autoscaling", "HorizontalPodAutoscaler") => (
@@ -94,6 +96,7 @@ fn scaler_of(mo: &ModelObject) -> Option<Scaler> {
     };
     Some(Scaler {
         kind,
+        obj: Some(mo),
         namespace: mo.namespace.clone(),
         who: format!("{what} {}/{}", mo.namespace, o.name),
         target_group: group_of(reference.get_str("apiVersion").unwrap_or(default_api)),
@@ -124,8 +127,9 @@ fn scaler_of(mo: &ModelObject) -> Option<Scaler> {
 
 /// An autoscaler the cluster has but the repo does not (`profile.autoscalers`), located at
 /// its entry in `.gitops-lint.yaml`.
-fn profile_scaler(p: &crate::config::ProfileAutoscaler) -> Scaler {
+fn profile_scaler<'m>(p: &crate::config::ProfileAutoscaler) -> Scaler<'m> {
     Scaler {
+        obj: None,
         kind: if p.kind == "ScaledObject" {
             ScalerKind::Keda
         } else {
@@ -182,6 +186,9 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                 && s.target_kind == mo.object.kind
                 && s.target_group == mo.object.group()
                 && s.namespace == mo.namespace
+                && !s
+                    .obj
+                    .is_some_and(|o| super::util::in_other_clusters(model, o, mo))
         }) else {
             continue;
         };

@@ -92,7 +92,13 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                     ),
                     None => (Severity::Warning, String::new()),
                 };
-                let mut f = Finding::new(ID, severity, format!("{} sets `{key}: {value}`, but Argo CD tracks it with that label and overwrites it with `{}`{extra}", object_id(mo), app.name), entry.key.span.cover(entry.value.span))
+                // annotation+label tracks by annotation but still writes the label.
+                let how = if method == "label" {
+                    "tracks it with that label"
+                } else {
+                    "writes that label beside its tracking annotation"
+                };
+                let mut f = Finding::new(ID, severity, format!("{} sets `{key}: {value}`, but Argo CD {how} and overwrites it with `{}`{extra}", object_id(mo), app.name), entry.key.span.cover(entry.value.span))
                     .label("overwritten by Argo CD's tracking label")
                     .help("Keep Helm releaseName equal to the app name, do not put the tracking key in kustomize commonLabels, or use annotation tracking / application.instanceLabelKey: argocd.argoproj.io/instance.");
                 // A chart labelling with its release name: the line to edit is the

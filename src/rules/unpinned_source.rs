@@ -186,15 +186,29 @@ fn pinned_ref(r: &str) -> bool {
 
 /// Remote kustomize `resources`/`components` that are git repositories: without `ref` (or
 /// its alias `version`) kustomize clones the default branch at every build; a branch moves.
-/// The renderer reports these entries as not fetched; their spans are the entries.
+/// Each is a remote input of its app (`App::remotes`, fetched or not) on the entry's line;
+/// an entry the renderer left unrendered (not fetched) is read from its issue too.
 fn remote_kustomize_bases(model: &Model, out: &mut Vec<Finding>) {
+    use crate::remote::RemoteKind;
     use crate::render::IssueKind;
     for app in &model.apps {
-        for issue in &app.issues {
-            if issue.kind != IssueKind::Unrenderable {
+        let mut seen = Vec::new();
+        let fetched = app
+            .remotes
+            .iter()
+            .filter(|u| u.reference.kind == RemoteKind::Git)
+            .map(|u| u.span);
+        let unfetched = app
+            .issues
+            .iter()
+            .filter(|i| i.kind == IssueKind::Unrenderable)
+            .map(|i| i.span);
+        for span in fetched.chain(unfetched) {
+            if seen.contains(&span) {
                 continue;
             }
-            let raw = model.map.text(issue.span);
+            seen.push(span);
+            let raw = model.map.text(span);
             let entry = raw.trim().trim_matches(|c| c == '"' || c == '\'');
             if !git_repo_spec(entry) {
                 continue;
@@ -221,7 +235,7 @@ fn remote_kustomize_bases(model: &Model, out: &mut Vec<Finding>) {
                 Some(_) => continue,
             };
             out.push(
-                Finding::new(ID, Severity::Warning, msg, issue.span)
+                Finding::new(ID, Severity::Warning, msg, span)
                     .label(label)
                     .app(app.name.clone())
                     .help("Add `?ref=<tag or commit>` to the URL (`?version=` is the same) and let a bot (e.g. Renovate) bump it through reviewed pull requests."),
@@ -299,6 +313,10 @@ mod tests {
         assert!(is_range("^1.2.0"));
         assert!(is_range(">=1.0.0 <2.0.0"));
         assert!(!is_range("1.2.3"));
+        // Flux HelmRelease `version` forms that float: the default `*`, `1.x`, `>=1.0.0`.
+        assert!(is_range("*"));
+        assert!(is_range("1.x"));
+        assert!(is_range(">=1.0.0"));
     }
     #[test]
     fn kustomize_git_specs_and_refs() {

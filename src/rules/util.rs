@@ -32,3 +32,17 @@ pub fn object_id(obj: &ModelObject) -> String {
 /// (Argo CD, kustomize-controller, helm-controller, nothing in the repo). One type with the
 /// model's `App::controller()`.
 pub use crate::gitops::Controller;
+
+/// Whether two objects certainly live in different clusters: both are deployed by Argo CD
+/// Applications whose destinations name different clusters (one chart deployed per
+/// environment gives the same names in each). Anything else may share a cluster.
+pub fn in_other_clusters(model: &crate::gitops::Model, a: &ModelObject, b: &ModelObject) -> bool {
+    let cluster = |o: &ModelObject| {
+        model
+            .app_of(o)
+            .argo
+            .as_ref()
+            .and_then(|argo| argo.destination_cluster.clone())
+    };
+    matches!((cluster(a), cluster(b)), (Some(x), Some(y)) if x != y)
+}

@@ -78,7 +78,7 @@ pub fn apply(base: Map, layer: &ValuesLayer, origins: &mut ValueOrigins) -> Resu
 }
 
 /// `a.b[0].c` → `a.b.0.c`, the form provenance looks paths up by.
-fn origins_key(path: &str) -> String {
+pub(super) fn origins_key(path: &str) -> String {
     path.trim()
         .replace("\\.", "\u{0}")
         .replace('[', ".")

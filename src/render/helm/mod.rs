@@ -75,6 +75,9 @@ pub struct TemplateOptions {
     pub set_string: Vec<String>,
     pub set_json: Vec<String>,
     pub set_literal: Vec<String>,
+    /// Where each `--set`/`--set-string` path was written (Argo CD `helm.parameters`), as
+    /// (name, span, label): provenance only.
+    pub set_origins: Vec<(String, Span, String)>,
     /// Values given inline (Argo CD `helm.values` / `valuesObject`), applied after the files.
     pub values_yaml_inline: Vec<String>,
     /// Values a controller layers after those, in its order (Flux `valuesFrom`, `values`).
@@ -114,6 +117,7 @@ impl Default for TemplateOptions {
             set_string: Vec::new(),
             set_json: Vec::new(),
             set_literal: Vec::new(),
+            set_origins: Vec::new(),
             values_yaml_inline: Vec::new(),
             values_layers: Vec::new(),
             kube_version: None,
@@ -364,6 +368,9 @@ fn user_values(
     for v in &opts.set_string {
         strvals::parse_into_string(v, &dest)
             .map_err(|e| Failure::new(format!("failed parsing --set-string data: {e}")))?;
+    }
+    for (name, span, label) in &opts.set_origins {
+        origins.set_path(&layers::origins_key(name), *span, label);
     }
     for v in &opts.set_literal {
         if let Some((k, val)) = v.split_once('=') {

@@ -91,12 +91,18 @@ impl TemplateIndex<'_> {
     }
 
     /// The values-file span of a segment's values path (scoped to the template's chart).
-    fn related(&self, seg: &OutputSegment) -> Option<Related> {
+    /// `inner` is the node's path inside a block the action printed (`toYaml .Values.x`
+    /// prints `x`'s keys): the line of that key when the values name it, else the block's.
+    fn related(&self, seg: &OutputSegment, inner: &[String]) -> Option<Related> {
         let path = seg.values_path()?;
         let (_, scope) = self.files.get(&*seg.pos.file)?;
         let mut full: Vec<String> = scope.clone();
         full.extend(path.iter().cloned());
-        let (span, label) = self.origins.lookup(&full.join("."))?;
+        let block = full.join(".");
+        let exact = (!inner.is_empty())
+            .then(|| self.origins.lookup(&format!("{block}.{}", inner.join("."))))
+            .flatten();
+        let (span, label) = exact.or_else(|| self.origins.lookup(&block))?;
         Some(Related {
             span: *span,
             label: label.clone(),
@@ -190,8 +196,22 @@ impl TemplateIndex<'_> {
 
     /// Rewrite every span of `root` (parsed from the output bytes starting at `doc_start`).
     pub fn map_node(&self, output: &Output, doc_start: usize, node: &mut Node) {
+        self.map_node_in(output, doc_start, node, None);
+    }
+
+    /// `block`: the action segment (by its start) that printed the enclosing node and the
+    /// node's path inside what it printed, so the keys of a printed block find their own
+    /// values lines.
+    fn map_node_in(
+        &self,
+        output: &Output,
+        doc_start: usize,
+        node: &mut Node,
+        block: Option<(usize, &[String])>,
+    ) {
         let start = node.span.start as usize + doc_start;
         let len = node.span.len();
+        let mut inner: Option<(usize, Vec<String>)> = None;
         if let Some((span, seg)) = self.source_span(output, start, len) {
             node.span = span;
             let scalar = !matches!(node.value, Y::Seq(_) | Y::Map(_));
@@ -213,27 +233,48 @@ impl TemplateIndex<'_> {
             }
             if let Some(seg) = seg
                 && seg.kind == SegmentKind::Action
-                && let Some(rel) = self.related(seg)
             {
-                let mut list = node
-                    .related
-                    .as_ref()
-                    .map(|r| r.as_ref().clone())
-                    .unwrap_or_default();
-                list.push(rel);
-                node.related = Some(Arc::new(list));
+                let path: Vec<String> = match block {
+                    Some((at, path)) if at == seg.range.start => path.to_vec(),
+                    _ => Vec::new(),
+                };
+                if let Some(rel) = self.related(seg, &path) {
+                    let mut list = node
+                        .related
+                        .as_ref()
+                        .map(|r| r.as_ref().clone())
+                        .unwrap_or_default();
+                    list.push(rel);
+                    node.related = Some(Arc::new(list));
+                }
+                inner = Some((seg.range.start, path));
             }
         }
+        let child = |key: String| {
+            inner.as_ref().map(|(at, path)| {
+                let mut p = path.clone();
+                p.push(key);
+                (*at, p)
+            })
+        };
         match &mut node.value {
             Y::Seq(items) => {
-                for item in items {
-                    self.map_node(output, doc_start, item);
+                for (i, item) in items.iter_mut().enumerate() {
+                    let c = child(i.to_string());
+                    self.map_node_in(
+                        output,
+                        doc_start,
+                        item,
+                        c.as_ref().map(|(a, p)| (*a, &p[..])),
+                    );
                 }
             }
             Y::Map(entries) => {
                 for e in entries {
-                    self.map_node(output, doc_start, &mut e.key);
-                    self.map_node(output, doc_start, &mut e.value);
+                    let c = e.key.scalar_text().and_then(child);
+                    let c = c.as_ref().map(|(a, p)| (*a, &p[..]));
+                    self.map_node_in(output, doc_start, &mut e.key, c);
+                    self.map_node_in(output, doc_start, &mut e.value, c);
                 }
             }
             _ => {}

@@ -329,7 +329,8 @@ impl ValueOrigins {
                     crate::yaml::PathSeg::Index(i) => key.push_str(&i.to_string()),
                 }
             }
-            self.spans.insert(key, (node.span, label.to_string()));
+            self.spans
+                .insert(key, (written_at(node), label.to_string()));
         });
     }
 
@@ -356,6 +357,17 @@ impl ValueOrigins {
         let g = parts.iter().position(|p| *p == "global")?;
         self.spans.get(&parts[g..].join("."))
     }
+}
+
+/// Where a values node was written: a node a chart rendered (an Application's
+/// `valuesObject` templated by an app-of-apps chart) points at the template action that
+/// printed it, and carries the values line that action printed as a related `value from`
+/// label: that line is where a person changes the value.
+pub fn written_at(node: &Node) -> Span {
+    node.related
+        .as_deref()
+        .and_then(|r| r.iter().rev().find(|r| r.label.starts_with("value from ")))
+        .map_or(node.span, |r| r.span)
 }
 
 #[cfg(test)]
