@@ -346,7 +346,7 @@ fn helm_options(
                 fs.source_map(),
             ) {
                 // A values block keeps its lines, so a finding names the line to edit.
-                Ok(roots) => inline_layers.push(helm::layers::ValuesLayer::Docs {
+                Ok(roots) => inline_layers.push(crate::render::helm::layers::ValuesLayer::Docs {
                     label: "value from the Application's helm.values".into(),
                     roots,
                 }),
