@@ -4,31 +4,13 @@
 //! containment (no `..` above the root, no symlink out of it) is enforced in one place, and
 //! the same renderer can later read a git revision instead of the working tree.
 
+pub use super::error::FsError;
 use super::lazy::LazyBytes;
 use super::walk::read_text;
 use super::{FileId, Origin, SourceFile, SourceMap, join_relative, normalize_relative};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FsError {
-    /// The path climbs above the repository root or resolves (through a symlink) outside it.
-    OutsideRepo(String),
-    NotFound(String),
-    /// Unreadable, too large, binary or not UTF-8, with the reason.
-    Unreadable(String, String),
-}
-
-impl std::fmt::Display for FsError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            FsError::OutsideRepo(p) => write!(f, "`{p}` is outside the repository"),
-            FsError::NotFound(p) => write!(f, "`{p}` does not exist"),
-            FsError::Unreadable(p, why) => write!(f, "`{p}`: {why}"),
-        }
-    }
-}
 
 /// One entry of a directory as [`RepoFs::list_entries`] sees it (symlinks followed).
 #[derive(Debug, Clone)]

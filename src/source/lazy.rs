@@ -2,7 +2,7 @@
 //! icons, docs) but templates reach few of them through `.Files`: listing a file costs one
 //! `stat`, reading it is paid only by a chart that asks for it.
 
-use super::fs::FsError;
+use super::error::FsError;
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};

@@ -1,13 +1,15 @@
 //! Source files and positions: every file is read once into a [`SourceMap`]; everything else
 //! refers to text by [`Span`] (byte offsets), and line:col is computed only when reported.
 
+mod error;
 mod fs;
 pub mod git;
 mod lazy;
 mod tree;
 mod walk;
 
-pub use fs::{DirEntry, DiskFs, EntryKind, FsError, RepoFs};
+pub use error::FsError;
+pub use fs::{DirEntry, DiskFs, EntryKind, RepoFs};
 pub use lazy::LazyBytes;
 pub use tree::{MemFs, MemTree, walk_tree};
 pub use walk::{

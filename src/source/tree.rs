@@ -2,7 +2,8 @@
 //! as the working tree and read through a [`RepoFs`], so a revision is linted without a
 //! checkout and renderers cannot tell the difference.
 
-use super::fs::{FsError, RepoFs};
+use super::error::FsError;
+use super::fs::RepoFs;
 use super::walk::{WalkIssue, WalkOptions, WalkedRepo, is_candidate, text_from_bytes};
 use super::{FileId, Origin, SourceFile, SourceMap, normalize_relative};
 use std::collections::{BTreeMap, BTreeSet, HashMap};

@@ -9,8 +9,8 @@
 //! from a parsed [`Node`] the way kyaml (go-yaml v3, YAML 1.2) typed the input: a plain `yes`
 //! in a manifest stays the string "yes" and prints as `"yes"`. Input quoting is not kept.
 
+use super::float::format_float;
 use super::node::{Node, Value};
-use super::resolve::format_float;
 use std::cmp::Ordering;
 
 /// One document (no `---`), ending in a newline, as kustomize prints a resource.

@@ -2,6 +2,7 @@
 //! YAML 1.1 scalar resolution and hard limits against hostile input.
 
 pub mod emit;
+mod float;
 mod lenient;
 mod node;
 mod parse;

@@ -155,7 +155,7 @@ impl Node {
             Value::String(s) => std::borrow::Cow::Borrowed(s),
             Value::Bool(b) => std::borrow::Cow::Owned(b.to_string()),
             Value::Int(i) => std::borrow::Cow::Owned(i.to_string()),
-            Value::Float(f) => std::borrow::Cow::Owned(super::resolve::format_float(*f)),
+            Value::Float(f) => std::borrow::Cow::Owned(super::float::format_float(*f)),
             Value::Null => std::borrow::Cow::Borrowed("null"),
             Value::Seq(_) | Value::Map(_) => std::borrow::Cow::Borrowed(""),
         }
@@ -167,7 +167,7 @@ impl Node {
             Value::String(s) => Some(s.clone()),
             Value::Bool(b) => Some(b.to_string()),
             Value::Int(i) => Some(i.to_string()),
-            Value::Float(f) => Some(super::resolve::format_float(*f)),
+            Value::Float(f) => Some(super::float::format_float(*f)),
             Value::Null => None,
             _ => None,
         }

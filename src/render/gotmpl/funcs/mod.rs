@@ -50,6 +50,7 @@ mod strings;
 mod strings_case;
 mod toml;
 mod tzif;
+mod unicode;
 mod yaml_json;
 
 #[cfg(test)]

@@ -5,37 +5,12 @@ use super::FuncEnv;
 use super::args::{self, arity, check_alloc};
 use super::conv::{strslice, strval};
 use super::gofmt::{format_v, go_quote};
+use super::unicode::{go_is_space, go_to_lower, go_to_upper};
 
 type R = Result<Value, String>;
 
 fn s(v: impl Into<String>) -> R {
     Ok(Value::from(v.into()))
-}
-
-/// Go's unicode.ToUpper (simple, one-to-one mapping: 'ß' stays 'ß').
-pub fn go_to_upper(c: char) -> char {
-    let mut it = c.to_uppercase();
-    match (it.next(), it.next()) {
-        (Some(u), None) => u,
-        _ => c,
-    }
-}
-
-/// Go's unicode.ToLower (simple mapping).
-pub fn go_to_lower(c: char) -> char {
-    let mut it = c.to_lowercase();
-    match (it.next(), it.next()) {
-        (Some(u), None) => u,
-        _ => c,
-    }
-}
-
-/// Go's unicode.IsSpace.
-pub fn go_is_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\x0b' | '\x0c' | '\r' | ' ' | '\u{85}' | '\u{a0}'
-    ) || (c as u32 > 0xff && c.is_whitespace())
 }
 
 /// Go byte-indexed slicing errors, as the runtime panics read.

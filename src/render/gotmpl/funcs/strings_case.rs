@@ -2,7 +2,7 @@
 //! Its word splitting has quirks charts can observe ("HTTPServer" → "http_server",
 //! "Bld4Floor3rd" → "bld4_floor_3rd"), so the algorithm is followed step by step.
 
-use super::strings::{go_is_space, go_to_lower, go_to_upper};
+use super::unicode::{go_is_space, go_to_lower, go_to_upper};
 
 fn is_connector(r: char) -> bool {
     r == '-' || r == '_' || go_is_space(r)
