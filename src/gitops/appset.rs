@@ -307,7 +307,7 @@ fn cluster_params(body: &Node, secrets: &[Object]) -> Vec<J> {
                     s.root
                         .get_path(&["data", k])
                         .and_then(Node::scalar_text)
-                        .and_then(|v| super::context::decode_base64(&v))
+                        .and_then(|v| super::secret_data::decode_base64(&v))
                 })
         };
         let name = field("name").unwrap_or_else(|| s.name.clone());

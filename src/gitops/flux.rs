@@ -166,7 +166,7 @@ pub fn post_build_vars(
                         for e in entries {
                             let mut v = e.value.scalar_text().unwrap_or_default();
                             if secret && key == "data" {
-                                v = super::context::decode_base64(&v).unwrap_or(v);
+                                v = super::secret_data::decode_base64(&v).unwrap_or(v);
                             }
                             vars.insert(e.key.key_str().into_owned(), v);
                         }

@@ -20,6 +20,7 @@ pub mod remote_charts;
 pub mod remote_render;
 pub mod remotes;
 mod render_jobs;
+mod secret_data;
 pub mod sops;
 pub mod sourceignore;
 pub mod twice;

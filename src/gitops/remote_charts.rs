@@ -4,7 +4,8 @@
 //! `offline-unrenderable-input` saying to run `gitops-lint fetch`.
 
 use super::Skip;
-use super::context::{Ctx, decode_base64};
+use super::context::Ctx;
+use super::secret_data::decode_base64;
 use super::units::{HelmUnit, Rendered, Unit};
 use super::{App, RemoteUse};
 use crate::object::Object;

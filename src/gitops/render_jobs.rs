@@ -201,7 +201,8 @@ impl JobEnv<'_> {
     }
 
     /// The kustomization at `dir` (or the one the controller generates from the files there)
-    /// with the Kustomization's options written into it (catalog A4.1).
+    /// with the Kustomization's options written into it, as kustomize-controller does before it
+    /// builds.
     fn flux_overlay(
         &self,
         fs: &dyn RepoFs,

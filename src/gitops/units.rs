@@ -251,8 +251,8 @@ fn other_clock() -> crate::render::helm::render::RenderClock {
 }
 
 /// Render a chart (seed 1, the real clock, UTC), and, with `twice`, again with
-/// [`other_clock`]: the fields whose values differ (catalog §5). The second render is
-/// compared as text first: the same text is the same objects, so only a chart that prints
+/// [`other_clock`]: the fields whose values differ (a chart that renders differently every
+/// time). The second render is compared as text first: the same text is the same objects, so only a chart that prints
 /// something else is rendered into objects a second time.
 pub(super) fn render_helm(
     h: &HelmUnit,

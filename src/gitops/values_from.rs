@@ -86,7 +86,7 @@ pub fn flux_values(
 fn key_value<'a>(obj: &'a Object, key: &str) -> Option<(&'a Node, String, bool)> {
     if let Some(v) = obj.root.get("data").and_then(|d| d.get(key)) {
         if obj.kind == "Secret" {
-            let decoded = super::context::decode_base64(&v.scalar_text()?)?;
+            let decoded = super::secret_data::decode_base64(&v.scalar_text()?)?;
             return Some((v, decoded, true));
         }
         return Some((v, v.scalar_text()?, false));
