@@ -121,11 +121,18 @@ pub fn find(id: &str) -> Option<&'static Rule> {
 
 /// Run every rule over the model.
 pub fn run_all(model: &Model) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for rule in registry() {
-        if let Some(check) = rule.check {
-            check(model, &mut out);
-        }
-    }
-    out
+    use rayon::prelude::*;
+    // Rules read the model only: they run side by side, and their findings are joined in
+    // registry order, as when they ran one after another.
+    let per_rule: Vec<Vec<Finding>> = registry()
+        .par_iter()
+        .map(|rule| {
+            let mut out = Vec::new();
+            if let Some(check) = rule.check {
+                check(model, &mut out);
+            }
+            out
+        })
+        .collect();
+    per_rule.into_iter().flatten().collect()
 }
