@@ -67,6 +67,7 @@ pub(super) fn flux_components(root: &Node) -> Vec<String> {
 }
 
 /// Directories that hold render inputs rather than plain manifests.
+#[derive(Clone)]
 pub(super) struct Layout {
     pub(super) charts: BTreeSet<String>,
     pub(super) kustomizations: BTreeSet<String>,
@@ -154,7 +155,7 @@ pub(super) struct Ctx<'a> {
     pub(super) identity: RepoIdentity,
     pub(super) fs: &'a dyn RepoFs,
     /// Plain manifests (objects of files that are not render inputs) and their file.
-    pub(super) plain: Vec<(Object, String)>,
+    pub(super) plain: Arc<Vec<(Object, String)>>,
     pub(super) owned: Vec<bool>,
     /// Kustomization and chart directories some app renders (not standalone then).
     pub(super) rendered_dirs: BTreeSet<String>,
@@ -162,7 +163,7 @@ pub(super) struct Ctx<'a> {
     /// The destination cluster: Helm's `.Capabilities` unless an app pins them.
     pub(super) profile: &'a Profile,
     /// Objects a Flux reference can name: those declared, then those apps render.
-    pub(super) catalog: Vec<Object>,
+    pub(super) catalog: Arc<Vec<Object>>,
     /// ExternalArtifacts this repo's ArtifactGenerators build: (namespace, name) → the tree,
     /// or why it is not built.
     pub(super) artifacts: BTreeMap<(String, String), Vec<(String, ArtifactBuild)>>,

@@ -75,20 +75,13 @@ pub fn build_model_with(
         remotes: settings.remotes.clone(),
     };
     let fs: &dyn RepoFs = &mounted;
-    let remotes_of_repo = git_remotes(root);
+    let prepared = Prepared::of(files, fs, root, settings);
     let mut memo = RenderMemo::default();
     let mut pass = 0;
     loop {
         pass += 1;
-        let mut ctx = new_ctx(
-            files,
-            fs,
-            &remotes_of_repo,
-            settings,
-            memo,
-            pass <= MAX_PLANNING_PASSES,
-        );
-        if let Some(model) = build_pass(&mut ctx, files, &map, settings, go_template) {
+        let mut ctx = prepared.new_ctx(fs, settings, memo, pass <= MAX_PLANNING_PASSES);
+        if let Some(model) = build_pass(&mut ctx, &prepared, &map, settings, go_template) {
             return model;
         }
         let jobs = std::mem::take(&mut ctx.wanted);
@@ -98,72 +91,97 @@ pub fn build_model_with(
     }
 }
 
-/// The builder's state at the start of a pass: the repo's layout, its plain manifests,
-/// who this repo is, what Flux references can name, the artifacts it builds.
-fn new_ctx<'a>(
-    files: &[LoadedFile],
-    fs: &'a dyn RepoFs,
-    remotes_of_repo: &[String],
-    settings: &ModelSettings<'a>,
-    memo: RenderMemo,
-    defer_renders: bool,
-) -> Ctx<'a> {
-    let layout = Layout::of(files);
-    let mut plain: Vec<(Object, String)> = Vec::new();
-    for f in files {
-        if layout.is_render_input(&f.path) {
-            continue;
-        }
-        for doc in &f.docs {
-            if let Some(obj) = Object::from_node(doc.root.clone()) {
-                plain.push((obj, f.path.clone()));
+/// What every pass starts from, read once from the parsed files: the repo's layout, its
+/// plain manifests, who this repo is, what Flux references can name.
+struct Prepared {
+    layout: Layout,
+    plain: Arc<Vec<(Object, String)>>,
+    identity: RepoIdentity,
+    catalog: Arc<Vec<Object>>,
+    tree_files: Vec<(FileId, String)>,
+}
+
+impl Prepared {
+    fn of(
+        files: &[LoadedFile],
+        fs: &dyn RepoFs,
+        root: &Path,
+        settings: &ModelSettings,
+    ) -> Prepared {
+        let layout = Layout::of(files);
+        let mut plain: Vec<(Object, String)> = Vec::new();
+        for f in files {
+            if layout.is_render_input(&f.path) {
+                continue;
+            }
+            for doc in &f.docs {
+                if let Some(obj) = Object::from_node(doc.root.clone()) {
+                    plain.push((obj, f.path.clone()));
+                }
             }
         }
-    }
-    let owned = vec![false; plain.len()];
-    let mut ctx = Ctx {
-        layout,
-        identity: RepoIdentity::new(remotes_of_repo, settings.repo_urls),
-        fs,
-        plain,
-        owned,
-        rendered_dirs: BTreeSet::new(),
-        budget: settings.budget.clone(),
-        profile: settings.profile,
-        catalog: Vec::new(),
-        artifacts: BTreeMap::new(),
-        artifact_problems: BTreeMap::new(),
-        all_files: None,
-        near: String::new(),
-        git_trees: BTreeMap::new(),
-        remotes: settings.remotes.clone(),
-        memo,
-        defer_renders,
-        wanted: Vec::new(),
-        wanted_keys: Default::default(),
-    };
-    if !ctx.identity.knows_urls() {
-        // No remote and nothing configured: the repo's own declarations name it.
-        for url in flux::bootstrap_urls(&ctx.plain) {
-            ctx.identity.add(&url, IdentityRule::FluxBootstrap);
+        let mut identity = RepoIdentity::new(&git_remotes(root), settings.repo_urls);
+        if !identity.knows_urls() {
+            // No remote and nothing configured: the repo's own declarations name it.
+            for url in flux::bootstrap_urls(&plain) {
+                identity.add(&url, IdentityRule::FluxBootstrap);
+            }
+            if let Some(url) = argo::majority_repo_url(&plain, fs) {
+                identity.add(&url, IdentityRule::ArgoMajority);
+            }
         }
-        if let Some(url) = argo::majority_repo_url(&ctx.plain, ctx.fs) {
-            ctx.identity.add(&url, IdentityRule::ArgoMajority);
+        // What Flux references can name: declared objects first, then every object written
+        // in a render input as it is (the ConfigMap a `substituteFrom` names often sits in a
+        // kustomization another Kustomization builds).
+        let mut catalog: Vec<Object> = plain.iter().map(|(o, _)| o.clone()).collect();
+        for f in files.iter().filter(|f| layout.is_render_input(&f.path)) {
+            catalog.extend(
+                f.docs
+                    .iter()
+                    .filter_map(|d| Object::from_node(d.root.clone())),
+            );
+        }
+        Prepared {
+            layout,
+            plain: Arc::new(plain),
+            identity,
+            catalog: Arc::new(catalog),
+            tree_files: files.iter().map(|f| (f.id, f.path.clone())).collect(),
         }
     }
-    // What Flux references can name: declared objects first, then every object written in
-    // a render input as it is (the ConfigMap a `substituteFrom` names often sits in a
-    // kustomization another Kustomization builds).
-    ctx.catalog = ctx.plain.iter().map(|(o, _)| o.clone()).collect();
-    for f in files.iter().filter(|f| ctx.layout.is_render_input(&f.path)) {
-        ctx.catalog.extend(
-            f.docs
-                .iter()
-                .filter_map(|d| Object::from_node(d.root.clone())),
-        );
+
+    /// The builder's state at the start of a pass (with the artifacts this repo builds).
+    fn new_ctx<'a>(
+        &self,
+        fs: &'a dyn RepoFs,
+        settings: &ModelSettings<'a>,
+        memo: RenderMemo,
+        defer_renders: bool,
+    ) -> Ctx<'a> {
+        let mut ctx = Ctx {
+            layout: self.layout.clone(),
+            identity: self.identity.clone(),
+            fs,
+            plain: self.plain.clone(),
+            owned: vec![false; self.plain.len()],
+            rendered_dirs: BTreeSet::new(),
+            budget: settings.budget.clone(),
+            profile: settings.profile,
+            catalog: self.catalog.clone(),
+            artifacts: BTreeMap::new(),
+            artifact_problems: BTreeMap::new(),
+            all_files: None,
+            near: String::new(),
+            git_trees: BTreeMap::new(),
+            remotes: settings.remotes.clone(),
+            memo,
+            defer_renders,
+            wanted: Vec::new(),
+            wanted_keys: Default::default(),
+        };
+        ctx.build_artifacts();
+        ctx
     }
-    ctx.build_artifacts();
-    ctx
 }
 
 /// A pass stops at a phase boundary when it asked for renders not done yet: what comes
@@ -176,7 +194,7 @@ fn renders_missing(ctx: &Ctx) -> bool {
 /// asked for renders that are not done yet (`ctx.wanted`).
 fn build_pass(
     ctx: &mut Ctx,
-    files: &[LoadedFile],
+    prepared: &Prepared,
     map: &Arc<SourceMap>,
     settings: &ModelSettings,
     go_template: GoTemplateFn,
@@ -189,12 +207,12 @@ fn build_pass(
         platform: Default::default(),
         profile: settings.profile.clone(),
     };
-    for (obj, _) in &ctx.plain {
+    for (obj, _) in ctx.plain.iter() {
         if argo::is_argocd_cm(obj) {
             model.argo = argo::read_argocd_cm(obj, &model.map);
         }
     }
-    let tree_files: Vec<(FileId, String)> = files.iter().map(|f| (f.id, f.path.clone())).collect();
+    let tree_files = &prepared.tree_files;
     let cluster_secrets: Vec<Object> = ctx
         .plain
         .iter()
@@ -202,14 +220,15 @@ fn build_pass(
         .filter(|o| appset::is_cluster_secret(o))
         .cloned()
         .collect();
-    let declared: Vec<Object> = ctx.plain.iter().map(|(o, _)| o.clone()).collect();
+    let plain = ctx.plain.clone();
+    let declared = plain.iter().map(|(o, _)| o);
     let map = map.clone();
 
     // (app, rendered objects, default namespace override)
     let mut pending: Vec<(App, Rendered, Option<String>)> = Vec::new();
     // The Application / ApplicationSet each pending app was read from (app-of-apps).
     let mut origins: Vec<Option<Origin>> = Vec::new();
-    for obj in &declared {
+    for obj in declared {
         let before = pending.len();
         if argo::is_argo_app(obj) {
             if let Some(spec) = obj.root.get("spec") {
@@ -223,7 +242,7 @@ fn build_pass(
             }
         } else if argo::is_argo_appset(obj) {
             let tree = RepoTree {
-                files: &tree_files,
+                files: tree_files,
                 map: &map,
                 clusters: &cluster_secrets,
             };
@@ -240,7 +259,7 @@ fn build_pass(
 
     flux::expand_flux(ctx, &mut pending, false);
     let tree = RepoTree {
-        files: &tree_files,
+        files: tree_files,
         map: &map,
         clusters: &cluster_secrets,
     };
@@ -266,7 +285,7 @@ fn build_pass(
     for dir in standalone_kustomize {
         standalone_of.push((pending.len(), Ok(dir.clone())));
         let mut r = Rendered::default();
-        let at = kustomization_span(files, &dir);
+        let at = kustomization_span(tree_files, &dir);
         ctx.render_unit(
             Unit::Kustomize(KustomizeUnit {
                 dir: dir.clone(),
@@ -289,17 +308,15 @@ fn build_pass(
     for dir in standalone_charts {
         standalone_of.push((pending.len(), Ok(dir.clone())));
         let mut r = Rendered::default();
-        let at = files
+        let chart_yaml = if dir.is_empty() {
+            "Chart.yaml".to_string()
+        } else {
+            format!("{dir}/Chart.yaml")
+        };
+        let at = tree_files
             .iter()
-            .find(|f| {
-                f.path
-                    == if dir.is_empty() {
-                        "Chart.yaml".to_string()
-                    } else {
-                        format!("{dir}/Chart.yaml")
-                    }
-            })
-            .map(|f| Span::new(f.id, 0, 0))
+            .find(|(_, path)| *path == chart_yaml)
+            .map(|(id, _)| Span::new(*id, 0, 0))
             .unwrap_or_default();
         let name = file_name(&dir).to_string();
         let unit = HelmUnit {
@@ -529,11 +546,11 @@ fn standalone_kustomizations(layout: &Layout, rendered: &BTreeSet<String>) -> Ve
     out
 }
 
-fn kustomization_span(files: &[LoadedFile], dir: &str) -> Span {
+fn kustomization_span(files: &[(FileId, String)], dir: &str) -> Span {
     files
         .iter()
-        .find(|f| dir_of(&f.path) == dir && is_kustomization_file(&f.path))
-        .map(|f| Span::new(f.id, 0, 0))
+        .find(|(_, path)| dir_of(path) == dir && is_kustomization_file(path))
+        .map(|(id, _)| Span::new(*id, 0, 0))
         .unwrap_or_default()
 }
 

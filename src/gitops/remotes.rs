@@ -58,7 +58,7 @@ impl Judgement {
 }
 
 /// How the repo names itself: normalised URLs, each with the rule that made it ours.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct RepoIdentity {
     urls: Vec<(String, IdentityRule)>,
 }

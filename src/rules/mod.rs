@@ -214,16 +214,23 @@ pub fn find(id: &str) -> Option<&'static Rule> {
 
 /// Run every rule over the model, each over the objects of its kinds.
 pub fn run_all(model: &Model) -> Vec<Finding> {
+    use rayon::prelude::*;
     let index = KindIndex::new(model);
-    let mut out = Vec::new();
-    for rule in registry() {
-        if let Some(check) = rule.check {
-            let scope = Scope {
-                model,
-                selected: index.select(model, rule.meta.kinds),
-            };
-            check(&scope, &mut out);
-        }
-    }
-    out
+    // Rules read the model only: they run side by side, and their findings are joined in
+    // registry order, as when they ran one after another.
+    let per_rule: Vec<Vec<Finding>> = registry()
+        .par_iter()
+        .map(|rule| {
+            let mut out = Vec::new();
+            if let Some(check) = rule.check {
+                let scope = Scope {
+                    model,
+                    selected: index.select(model, rule.meta.kinds),
+                };
+                check(&scope, &mut out);
+            }
+            out
+        })
+        .collect();
+    per_rule.into_iter().flatten().collect()
 }
