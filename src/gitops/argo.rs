@@ -329,11 +329,15 @@ fn read_legacy_customizations(s: &mut ArgoSettings, key_span: Span, value: &Node
             continue;
         };
         let inner = match ignore.as_str() {
-            Some(text) => parse_str(text, key_span.file, &Limits::default())
-                .docs
-                .into_iter()
-                .next()
-                .map(|d| d.root),
+            Some(_) => {
+                match parse_embedded(ignore, map, &format!("resource.customizations {gk}")) {
+                    Ok(root) => Some(root),
+                    Err(msg) => {
+                        s.override_errors.push((ignore.span, msg));
+                        continue;
+                    }
+                }
+            }
             None => {
                 s.override_errors.push((
                     key_span,
@@ -375,12 +379,21 @@ fn parse_embedded(value: &Node, map: &SourceMap, key: &str) -> Result<Node, Stri
     if let Some(err) = parsed.error {
         return Err(format!("`{key}` does not parse as YAML: {}", err.message));
     }
-    Ok(parsed
+    let root = parsed
         .docs
         .into_iter()
         .next()
         .map(|d| d.root)
-        .unwrap_or_else(|| Node::new(crate::yaml::Value::Null, value.span)))
+        .unwrap_or_else(|| Node::new(crate::yaml::Value::Null, value.span));
+    // A literal block (`key: |`) read where it stands keeps each entry on its own line.
+    if value.style == crate::yaml::Style::Literal
+        && let Some(in_place) = super::values_from::in_place_roots(value, map)
+        && let [one] = in_place.as_slice()
+        && one.to_json() == root.to_json()
+    {
+        return Ok(one.clone());
+    }
+    Ok(root)
 }
 
 /// With no git remote, the `repoURL` most of the repo's Applications use for source paths
