@@ -728,10 +728,28 @@ pub(super) fn argo_app(
             continue;
         };
         if !ctx.fs.is_dir(&path) {
+            // A path an app-of-apps chart printed from its values: name the values line too.
+            let from = src
+                .node
+                .get("path")
+                .and_then(|n| n.related.as_deref())
+                .and_then(|r| r.iter().find(|r| r.label.starts_with("value from ")))
+                .map(|r| {
+                    let lc = ctx.fs.source_map().line_col(r.span);
+                    format!(
+                        " (printed from {}:{}: `{}`)",
+                        ctx.fs.source_map().path(r.span.file),
+                        lc.line,
+                        ctx.fs.source_map().text(r.span)
+                    )
+                })
+                .unwrap_or_default();
             rendered.issues.push(RenderIssue {
                 kind: IssueKind::Failed,
                 span: at,
-                message: format!("app path does not exist: `{raw_path}`"),
+                message: format!(
+                    "app path does not exist: `{raw_path}`{from}; Argo CD resolves it from the repository root"
+                ),
             });
             continue;
         }
