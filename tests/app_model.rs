@@ -538,6 +538,47 @@ fn app_of_apps_three_levels_deep_keeps_the_values_line() {
     );
 }
 
+/// A child Application whose `path` an app-of-apps chart prints from its values, pointing at
+/// a directory that does not exist: `render-failed` on the template's `path:` line, the
+/// message naming the values line that holds the typo. The sibling with a real path renders.
+#[test]
+fn app_of_apps_child_with_a_missing_path_names_the_values_line() {
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: apps\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://git.example.com/platform/gitops.git\n    targetRevision: main\n    path: charts/apps\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: argocd\n";
+    let template = "{{- range $name, $app := .Values.apps }}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {{ $name }}\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://git.example.com/platform/gitops.git\n    targetRevision: main\n    path: workloads/{{ $app.dir | default $name }}\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: {{ $name }}\n{{- end }}\n";
+    let r = lint_tree(&[
+        ("argocd/apps.yaml", app),
+        (
+            "charts/apps/Chart.yaml",
+            "apiVersion: v2\nname: apps\nversion: 1.0.0\n",
+        ),
+        ("charts/apps/templates/apps.yaml", template),
+        (
+            "charts/apps/values.yaml",
+            "apps:\n  web: {}\n  billing:\n    dir: biling\n",
+        ),
+        (
+            "workloads/web/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n",
+        ),
+        (
+            "workloads/billing/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: billing\n",
+        ),
+    ]);
+    assert_eq!(
+        findings(&r),
+        ["render-failed charts/apps/templates/apps.yaml:13 billing"]
+    );
+    assert!(
+        r.findings[0].message.contains(
+            "app path does not exist: `workloads/biling` (printed from charts/apps/values.yaml:4: `biling`)"
+        ),
+        "{}",
+        r.findings[0].message
+    );
+    assert!(apps(&r).contains(&"web argo 1 [directory workloads/web] <- apps".to_string()));
+}
+
 /// a renders b, whose chart renders a again: reported once, on the line that closes the loop.
 #[test]
 fn app_of_apps_cycle_is_a_located_finding() {

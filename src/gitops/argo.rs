@@ -330,11 +330,15 @@ fn read_legacy_customizations(s: &mut ArgoSettings, key_span: Span, value: &Node
             continue;
         };
         let inner = match ignore.as_str() {
-            Some(text) => parse_str(text, key_span.file, &Limits::default())
-                .docs
-                .into_iter()
-                .next()
-                .map(|d| d.root),
+            Some(_) => {
+                match parse_embedded(ignore, map, &format!("resource.customizations {gk}")) {
+                    Ok(root) => Some(root),
+                    Err(msg) => {
+                        s.override_errors.push((ignore.span, msg));
+                        continue;
+                    }
+                }
+            }
             None => {
                 s.override_errors.push((
                     key_span,
@@ -376,12 +380,21 @@ fn parse_embedded(value: &Node, map: &SourceMap, key: &str) -> Result<Node, Stri
     if let Some(err) = parsed.error {
         return Err(format!("`{key}` does not parse as YAML: {}", err.message));
     }
-    Ok(parsed
+    let root = parsed
         .docs
         .into_iter()
         .next()
         .map(|d| d.root)
-        .unwrap_or_else(|| Node::new(crate::yaml::Value::Null, value.span)))
+        .unwrap_or_else(|| Node::new(crate::yaml::Value::Null, value.span));
+    // A literal block (`key: |`) read where it stands keeps each entry on its own line.
+    if value.style == crate::yaml::Style::Literal
+        && let Some(in_place) = super::values_from::in_place_roots(value, map)
+        && let [one] = in_place.as_slice()
+        && one.to_json() == root.to_json()
+    {
+        return Ok(one.clone());
+    }
+    Ok(root)
 }
 
 /// With no git remote, the `repoURL` most of the repo's Applications use for source paths
@@ -718,10 +731,28 @@ pub(super) fn argo_app(
             continue;
         };
         if !ctx.fs.is_dir(&path) {
+            // A path an app-of-apps chart printed from its values: name the values line too.
+            let from = src
+                .node
+                .get("path")
+                .and_then(|n| n.related.as_deref())
+                .and_then(|r| r.iter().find(|r| r.label.starts_with("value from ")))
+                .map(|r| {
+                    let lc = ctx.fs.source_map().line_col(r.span);
+                    format!(
+                        " (printed from {}:{}: `{}`)",
+                        ctx.fs.source_map().path(r.span.file),
+                        lc.line,
+                        ctx.fs.source_map().text(r.span)
+                    )
+                })
+                .unwrap_or_default();
             rendered.issues.push(RenderIssue {
                 kind: IssueKind::Failed,
                 span: at,
-                message: format!("app path does not exist: `{raw_path}`"),
+                message: format!(
+                    "app path does not exist: `{raw_path}`{from}; Argo CD resolves it from the repository root"
+                ),
             });
             continue;
         }

@@ -100,9 +100,13 @@ impl IgnoreEntry {
         kind: Option<String>,
         value: &Node,
     ) -> IgnoreEntry {
+        // A path read from a copy of the value (a quoted or folded string) points at the key;
+        // one read where it stands (a literal block) keeps its line.
         let repoint = |mut v: Vec<PathExpr>| {
             for p in &mut v {
-                p.span = key_span;
+                if p.span.file != key_span.file {
+                    p.span = key_span;
+                }
             }
             v
         };

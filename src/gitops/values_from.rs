@@ -141,7 +141,7 @@ pub(super) fn located_roots(
 }
 
 /// Parse a literal block scalar's content where it stands in its file.
-fn in_place_roots(node: &Node, map: &SourceMap) -> Option<Vec<Node>> {
+pub(super) fn in_place_roots(node: &Node, map: &SourceMap) -> Option<Vec<Node>> {
     let file = map.get(node.span.file);
     let src = file.text.as_bytes();
     let (mut start, end) = (

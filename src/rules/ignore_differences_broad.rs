@@ -60,8 +60,70 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             for rule in &flux.ignores {
                 check_flux(app, rule, out);
             }
+            drift_detection_opt_outs(model, app, flux, out);
         }
     }
+}
+
+/// helm-controller's per-object opt-out: the label or annotation
+/// `helm.toolkit.fluxcd.io/driftDetection: disabled` takes an object out of drift detection
+/// and correction. On a few objects it is a scoped exception; on this many, most of the
+/// release is never corrected, which an ignore rule per path would say precisely.
+const DRIFT_OPT_OUT: &str = "helm.toolkit.fluxcd.io/driftDetection";
+const MANY_OPT_OUTS: usize = 3;
+
+fn drift_detection_opt_outs(
+    model: &Model,
+    app: &App,
+    flux: &crate::gitops::flux::FluxApp,
+    out: &mut Vec<Finding>,
+) {
+    // With detection off (the default) the marker changes nothing.
+    if !matches!(flux.drift_mode.as_deref(), Some("enabled" | "warn")) {
+        return;
+    }
+    let markers: Vec<(String, Span)> = model
+        .objects_of(app)
+        .filter_map(|mo| {
+            let meta = mo.object.metadata()?;
+            let marker = ["labels", "annotations"].iter().find_map(|m| {
+                let e = meta.get(m)?.entry(DRIFT_OPT_OUT)?;
+                (e.value.as_str() == Some("disabled")).then_some(e)
+            })?;
+            // A marker a chart prints from its values is edited on the values line.
+            let at = crate::render::helm::values::written_at(&marker.value);
+            let span = if at == marker.value.span {
+                marker.key.span.cover(marker.value.span)
+            } else {
+                at
+            };
+            Some((format!("{}/{}", mo.object.kind, mo.object.name), span))
+        })
+        .collect();
+    if markers.len() < MANY_OPT_OUTS {
+        return;
+    }
+    let (first, span) = &markers[0];
+    let others: Vec<&str> = markers[1..].iter().map(|(o, _)| o.as_str()).collect();
+    let mut f = Finding::new(
+        ID,
+        Severity::Warning,
+        format!(
+            "{} objects of this release opt out of drift detection (`{DRIFT_OPT_OUT}: disabled`): {first}, {}; helm-controller corrects none of their fields",
+            markers.len(),
+            others.join(", ")
+        ),
+        *span,
+    )
+    .label("turns drift detection off")
+    .help("Keep drift detection on and ignore only the fields another writer owns: `spec.driftDetection.ignore: [{paths: [/spec/replicas], target: {kind: Deployment, name: <name>}}]`.")
+    .app(app.name.clone());
+    for (what, other) in &markers[1..] {
+        if other != span {
+            f = f.secondary(*other, format!("{what} opts out too"));
+        }
+    }
+    out.push(f);
 }
 
 /// Flux ignore rules: no `target` (the Flux docs warn it matches every object), a

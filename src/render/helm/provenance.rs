@@ -93,12 +93,33 @@ impl TemplateIndex<'_> {
     /// The values-file span of a segment's values path (scoped to the template's chart).
     /// `inner` is the node's path inside a block the action printed (`toYaml .Values.x`
     /// prints `x`'s keys): the line of that key when the values name it, else the block's.
-    fn related(&self, seg: &OutputSegment, inner: &[String]) -> Option<Related> {
-        let path = seg.values_path()?;
+    /// Of several source paths (`.Values.a | default .Values.b`), the one whose value is the
+    /// text printed.
+    fn related(&self, output: &Output, seg: &OutputSegment, inner: &[String]) -> Option<Related> {
         let (_, scope) = self.files.get(&*seg.pos.file)?;
-        let mut full: Vec<String> = scope.clone();
-        full.extend(path.iter().cloned());
-        let block = full.join(".");
+        let full = |path: &[String]| {
+            let mut full: Vec<String> = scope.clone();
+            full.extend(path.iter().cloned());
+            full.join(".")
+        };
+        let printed = output
+            .text
+            .get(seg.range.clone())
+            .unwrap_or_default()
+            .trim();
+        let path = seg
+            .values_paths
+            .iter()
+            .filter(|_| seg.values_paths.len() > 1)
+            .find(|p| {
+                self.origins.lookup(&full(p)).is_some_and(|(span, _)| {
+                    let text = self.map.text(*span);
+                    !printed.is_empty() && text.trim().trim_matches(['"', '\'']) == printed
+                })
+            })
+            .map(|p| &p[..])
+            .or_else(|| seg.values_path())?;
+        let block = full(path);
         let exact = (!inner.is_empty())
             .then(|| self.origins.lookup(&format!("{block}.{}", inner.join("."))))
             .flatten();
@@ -238,7 +259,7 @@ impl TemplateIndex<'_> {
                     Some((at, path)) if at == seg.range.start => path.to_vec(),
                     _ => Vec::new(),
                 };
-                if let Some(rel) = self.related(seg, &path) {
+                if let Some(rel) = self.related(output, seg, &path) {
                     let mut list = node
                         .related
                         .as_ref()
@@ -248,6 +269,23 @@ impl TemplateIndex<'_> {
                     node.related = Some(Arc::new(list));
                 }
                 inner = Some((seg.range.start, path));
+            } else if scalar {
+                // A scalar that starts with template text and prints a value later
+                // (`path: charts/{{ .Values.chart }}`): the values lines of what it prints.
+                let printed: Vec<Related> = output
+                    .segments_in(start..start + len.max(1))
+                    .filter(|s| s.kind == SegmentKind::Action)
+                    .filter_map(|s| self.related(output, s, &[]))
+                    .collect();
+                if !printed.is_empty() {
+                    let mut list = node
+                        .related
+                        .as_ref()
+                        .map(|r| r.as_ref().clone())
+                        .unwrap_or_default();
+                    list.extend(printed);
+                    node.related = Some(Arc::new(list));
+                }
             }
         }
         let child = |key: String| {
