@@ -252,8 +252,10 @@ fn other_clock() -> crate::render::helm::render::RenderClock {
 
 /// Render a chart (seed 1, the real clock, UTC), and, with `twice`, again with
 /// [`other_clock`]: the fields whose values differ (a chart that renders differently every
-/// time). The second render is compared as text first: the same text is the same objects, so only a chart that prints
-/// something else is rendered into objects a second time.
+/// time). Only the seed, clock and zone differ between the two, so a first render that read
+/// none of them is not repeated. The second render is compared as text first: the same text
+/// is the same objects, so only a chart that prints something else is rendered into objects
+/// a second time.
 pub(super) fn render_helm(
     h: &HelmUnit,
     fs: &dyn RepoFs,
@@ -266,9 +268,10 @@ pub(super) fn render_helm(
         Ok(o) => o,
         Err(out) => return (out, Vec::new()),
     };
-    let (mut out, text) = helm::template_with_text(fs, &h.chart_dir, &opts);
+    let first = helm::template_with_text(fs, &h.chart_dir, &opts);
+    let (mut out, text) = (first.output, first.text);
     out.issues.extend(offline);
-    if !twice || !out.issues.is_empty() {
+    if !twice || !out.issues.is_empty() || !first.clock_read {
         return (out, Vec::new());
     }
     // The same commit, another seed, clock and zone: what changes is not Git.

@@ -172,6 +172,8 @@ pub struct Run {
     pub objects: Vec<Object>,
     /// Remote dependencies the chart names (`helm dependency build` would download them).
     pub remotes: Vec<crate::render::RemoteUse>,
+    /// The templates read the seed, the clock or the zone ([`render::Rendered::clock_read`]).
+    pub clock_read: bool,
 }
 
 impl Run {
@@ -196,16 +198,22 @@ impl Run {
 
 /// Render a chart for the linter: objects (spans in templates and values files) and issues.
 pub fn template(fs: &dyn RepoFs, chart_dir: &str, opts: &TemplateOptions) -> RenderOutput {
-    template_with_text(fs, chart_dir, opts).0
+    template_with_text(fs, chart_dir, opts).output
 }
 
-/// [`template`], with the text `helm template` prints for it (empty on failure): a second
-/// render printing the same text renders the same objects.
-pub fn template_with_text(
-    fs: &dyn RepoFs,
-    chart_dir: &str,
-    opts: &TemplateOptions,
-) -> (RenderOutput, String) {
+/// A lint render with what a second render needs to be compared with it.
+pub struct TextRender {
+    pub output: RenderOutput,
+    /// What `helm template` prints for it (empty on failure): a second render printing the
+    /// same text renders the same objects.
+    pub text: String,
+    /// The templates read the seed, the clock or the zone: only then can a render with
+    /// another [`render::RenderClock`] print anything else.
+    pub clock_read: bool,
+}
+
+/// [`template`], with its text and whether it read the clock ([`TextRender`]).
+pub fn template_with_text(fs: &dyn RepoFs, chart_dir: &str, opts: &TemplateOptions) -> TextRender {
     let mut run = run(fs, chart_dir, opts, true);
     let text = if run.failure.is_none() {
         std::mem::take(&mut run.stdout)
@@ -225,7 +233,11 @@ pub fn template_with_text(
             message: f.message,
         });
     }
-    (out, text)
+    TextRender {
+        output: out,
+        text,
+        clock_read: run.clock_read,
+    }
 }
 
 /// Exactly what `helm template` prints on stdout, or its stderr text on failure.
@@ -444,6 +456,7 @@ pub fn run(fs: &dyn RepoFs, chart_dir: &str, opts: &TemplateOptions, want_object
         failure: None,
         objects: Vec::new(),
         remotes: Vec::new(),
+        clock_read: false,
     };
     if let Err(f) = run_inner(fs, chart_dir, opts, want_objects, &mut run) {
         run.failure = Some(f);
@@ -584,6 +597,8 @@ fn run_inner(
         let span = find_span_of_template(fs, &entries, &f.at).or(chart_yaml_span);
         hint(Failure::new(f.message).at(span))
     })?;
+    run.clock_read = rendered.clock_read;
+    let rendered = rendered.outputs;
     // A chart file read through `range .Files` or printed that could not be read: Helm
     // would have failed loading it.
     if let Some((name, why)) = chart.unreadable_file() {

@@ -159,13 +159,21 @@ impl RenderLimits {
     }
 }
 
+/// What the templates printed, in `entries` order.
+pub struct Rendered {
+    pub outputs: Vec<(usize, Output)>,
+    /// A function read the seed, the clock or the zone: with another [`RenderClock`] the
+    /// output may differ. Otherwise it cannot.
+    pub clock_read: bool,
+}
+
 /// Parse every template, then execute the non-partials in order. The first failure stops
-/// the render, as in Helm; outputs are in `entries` order.
+/// the render, as in Helm.
 pub fn render_templates(
     entries: &[TemplateEntry],
     limits: &RenderLimits,
     record_segments: bool,
-) -> Result<Vec<(usize, Output)>, EngineFailure> {
+) -> Result<Rendered, EngineFailure> {
     let mut set = Templates::new(Rc::new(lookup_func));
     for e in entries {
         if let Err(err) = super::parse_cache::parse_into(&mut set, &e.name, &e.text) {
@@ -213,7 +221,10 @@ pub fn render_templates(
             }
         }
     }
-    Ok(out)
+    Ok(Rendered {
+        outputs: out,
+        clock_read: env.clock_was_read(),
+    })
 }
 
 fn set_key(data: &Value, key: &str, v: Value) {

@@ -313,7 +313,8 @@ pub fn parse_docs(fs: &dyn RepoFs, file: FileId) -> Result<Vec<Node>, Fail> {
             ),
         ));
     }
-    let text = fs.source_map().get(file).text.clone();
+    let source = fs.source_map().get(file);
+    let text = &source.text;
     let mut docs: Vec<Node> = parsed
         .docs
         .into_iter()
@@ -322,7 +323,7 @@ pub fn parse_docs(fs: &dyn RepoFs, file: FileId) -> Result<Vec<Node>, Fail> {
         .collect();
     if !text.ends_with('\n') {
         for d in &mut docs {
-            clip_final_block(d, &text);
+            clip_final_block(d, text);
         }
     }
     for d in &mut docs {

@@ -191,19 +191,27 @@ pub struct TransformerConfig {
     pub name_reference: Vec<NameBackRef>,
 }
 
+/// Append the specs of `from` that `to` lacks, keeping first occurrences only (either list
+/// may repeat itself). Builds merge the same default lists over and over, so nothing is
+/// cloned unless it is added.
 fn add_unique(to: &mut Vec<FieldSpec>, from: &[FieldSpec]) {
     if from.is_empty() || std::ptr::eq(to.as_slice(), from) {
         return;
     }
-    let seen: std::collections::HashSet<FieldSpec> = to.iter().cloned().collect();
-    for fs in from {
-        if !seen.contains(fs) {
-            to.push(fs.clone());
+    let mut to_repeats = false;
+    let missing: Vec<FieldSpec> = {
+        let mut seen: std::collections::HashSet<&FieldSpec> =
+            std::collections::HashSet::with_capacity(to.len() + from.len());
+        for fs in to.iter() {
+            to_repeats |= !seen.insert(fs);
         }
+        from.iter().filter(|fs| seen.insert(fs)).cloned().collect()
+    };
+    if to_repeats {
+        let mut once = std::collections::HashSet::new();
+        to.retain(|fs| once.insert(fs.clone()));
     }
-    // Keep first occurrences only (from may repeat itself).
-    let mut once = std::collections::HashSet::new();
-    to.retain(|fs| once.insert(fs.clone()));
+    to.extend(missing);
 }
 
 impl TransformerConfig {

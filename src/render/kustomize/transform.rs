@@ -251,6 +251,28 @@ fn raw_text(n: &Node) -> Option<String> {
         .or_else(|| tree::text(n))
 }
 
+/// kustomize's `IsImageMatched` pattern for an `images:` name, compiled once per process:
+/// an overlay's few names recur in every app built from it, and compiling is the costly part.
+fn image_pattern(name: &str) -> Option<regex::Regex> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    // Names come from the repo: past this many the cache starts again rather than grow.
+    const MAX_CACHED: usize = 4096;
+    static CACHE: OnceLock<Mutex<HashMap<String, Option<regex::Regex>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(hit) = cache.lock().ok().and_then(|c| c.get(name).cloned()) {
+        return hit;
+    }
+    let compiled = regex::Regex::new(&format!("^{name}(@sha256)?(:[a-zA-Z0-9_.{{}}-]*)?$")).ok();
+    if let Ok(mut c) = cache.lock() {
+        if c.len() >= MAX_CACHED {
+            c.clear();
+        }
+        c.insert(name.to_string(), compiled.clone());
+    }
+    compiled
+}
+
 pub struct ImageSpec {
     new_name: String,
     new_tag: String,
@@ -273,8 +295,7 @@ impl ImageSpec {
                 .and_then(|e| raw_text(&e.value))
                 .unwrap_or_default()
         };
-        let name = f("name");
-        let pattern = regex::Regex::new(&format!("^{name}(@sha256)?(:[a-zA-Z0-9_.{{}}-]*)?$")).ok();
+        let pattern = image_pattern(&f("name"));
         ImageSpec {
             new_name: f("newName"),
             new_tag: f("newTag"),

@@ -466,7 +466,7 @@ fn create_cert(
     let mut serial = [0u8; 16];
     env.fill_bytes(&mut serial);
     let subject = name_der(&t.cn);
-    let now = env.now_unix_nanos.div_euclid(1_000_000_000) as i64;
+    let now = env.now_unix_nanos().div_euclid(1_000_000_000) as i64;
     let not_after = now.saturating_add(t.days.saturating_mul(86_400));
     let skid = t.is_ca.then(|| Sha1::digest(&raw_pub).to_vec());
 

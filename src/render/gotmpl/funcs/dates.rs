@@ -82,8 +82,8 @@ fn add(t: &GoTime, d: i64) -> GoTime {
     }
 }
 
-fn local_zone(env: &FuncEnv) -> (i32, String) {
-    let off = env.utc_offset_secs;
+fn local_zone(env: &mut FuncEnv) -> (i32, String) {
+    let off = env.utc_offset_secs();
     (
         off,
         if off == 0 {
@@ -94,11 +94,12 @@ fn local_zone(env: &FuncEnv) -> (i32, String) {
     )
 }
 
-fn now_time(env: &FuncEnv) -> GoTime {
+fn now_time(env: &mut FuncEnv) -> GoTime {
     let (offset, zone) = local_zone(env);
+    let now = env.now_unix_nanos();
     GoTime {
-        secs: env.now_unix_nanos.div_euclid(1_000_000_000) as i64,
-        nanos: env.now_unix_nanos.rem_euclid(1_000_000_000) as u32,
+        secs: now.div_euclid(1_000_000_000) as i64,
+        nanos: now.rem_euclid(1_000_000_000) as u32,
         offset,
         zone,
     }
@@ -127,7 +128,7 @@ fn time_arg(v: &Value) -> Result<GoTime, String> {
 
 /// time.LoadLocation + Time.In: "Local" is the env's zone, IANA names come from the
 /// system's zoneinfo files (as Go reads them), anything unknown falls back to UTC.
-fn in_zone(t: GoTime, zone: &str, env: &FuncEnv) -> GoTime {
+fn in_zone(t: GoTime, zone: &str, env: &mut FuncEnv) -> GoTime {
     match zone {
         "Local" => {
             let (offset, zone) = local_zone(env);
@@ -153,7 +154,7 @@ fn in_zone(t: GoTime, zone: &str, env: &FuncEnv) -> GoTime {
     }
 }
 
-fn date_in_zone_impl(env: &FuncEnv, layout: &str, date: &Value, zone: &str) -> String {
+fn date_in_zone_impl(env: &mut FuncEnv, layout: &str, date: &Value, zone: &str) -> String {
     let t = match date {
         Value::Int(i) | Value::Int64(i) => GoTime {
             secs: *i,
@@ -230,7 +231,7 @@ pub fn ago(env: &mut FuncEnv, a: &[Value]) -> R {
         other => as_time(other).unwrap_or_else(|| now_time(env)),
     };
     let then = i128::from(t.secs) * 1_000_000_000 + i128::from(t.nanos);
-    let d = env.now_unix_nanos.saturating_sub(then);
+    let d = env.now_unix_nanos().saturating_sub(then);
     // Round half away from zero to whole seconds.
     let s = d.saturating_abs().saturating_add(500_000_000) / 1_000_000_000 * d.signum();
     let nanos = s
@@ -257,7 +258,7 @@ pub fn duration_round(env: &mut FuncEnv, a: &[Value]) -> R {
         other => match as_time(other) {
             Some(t) => {
                 let then = i128::from(t.secs) * 1_000_000_000 + i128::from(t.nanos);
-                env.now_unix_nanos
+                env.now_unix_nanos()
                     .saturating_sub(then)
                     .clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
             }

@@ -73,11 +73,14 @@ pub struct FuncEnv {
     /// Seed of the random source used by rand*, uuidv4, shuffle, gen*, bcrypt salts. It is
     /// also the generator's state: every draw advances it, so one render is reproducible
     /// from its initial seed and two renders with different seeds differ.
-    pub seed: u64,
+    seed: u64,
     /// Unix time in nanoseconds that `now` returns.
-    pub now_unix_nanos: i128,
+    now_unix_nanos: i128,
     /// Offset east of UTC, in seconds, of the "local" time zone (`now`, `date`, `ago`).
-    pub utc_offset_secs: i32,
+    utc_offset_secs: i32,
+    /// Whether any function read the seed, the clock or the zone: a render that did not
+    /// renders the same with any other (the render-twice check needs no second render).
+    clock_read: bool,
     /// Key generations and password hashes this render may still compute (see
     /// [`MAX_HEAVY_CALLS`]).
     pub heavy_calls_left: u32,
@@ -123,6 +126,7 @@ impl FuncEnv {
             seed,
             now_unix_nanos,
             utc_offset_secs,
+            clock_read: false,
             heavy_calls_left: MAX_HEAVY_CALLS,
             memory: memory::MemoryBudget::default(),
             entropy: if OUTPUT_IS_PRINTED.load(std::sync::atomic::Ordering::Relaxed) {
@@ -152,9 +156,27 @@ impl FuncEnv {
         }
     }
 
+    /// Unix time in nanoseconds that `now` returns.
+    pub fn now_unix_nanos(&mut self) -> i128 {
+        self.clock_read = true;
+        self.now_unix_nanos
+    }
+
+    /// Offset east of UTC, in seconds, of the "local" time zone.
+    pub fn utc_offset_secs(&mut self) -> i32 {
+        self.clock_read = true;
+        self.utc_offset_secs
+    }
+
+    /// Whether this render read the seed, the clock or the zone (see `clock_read`).
+    pub fn clock_was_read(&self) -> bool {
+        self.clock_read
+    }
+
     /// Next 64 random bits (splitmix64: fast, not cryptographic,
     /// which is fine for a linter that only needs the *shape* of random output).
     pub fn next_u64(&mut self) -> u64 {
+        self.clock_read = true;
         if self.entropy == Entropy::Os {
             return rand_core::RngCore::next_u64(&mut rand_core::OsRng);
         }

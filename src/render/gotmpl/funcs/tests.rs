@@ -230,3 +230,53 @@ fn heavy_calls_are_budgeted_per_render() {
     assert!(call(&mut env, "genPrivateKey", &[Value::from("rsa")]).is_err());
     assert!(call(&mut env, "htpasswd", &[Value::from("u"), Value::from("p")]).is_err());
 }
+
+/// The render-twice check skips the second render of a chart whose first one read neither
+/// the seed, the clock nor the zone: every function that does must say so.
+#[test]
+fn functions_that_read_the_seed_clock_or_zone_say_so() {
+    let readers: &[(&str, Vec<Value>)] = &[
+        ("now", vec![]),
+        ("randAlphaNum", vec![Value::Int(8)]),
+        ("uuidv4", vec![]),
+        ("shuffle", vec![Value::from("abc")]),
+        ("date", vec![Value::from("2006"), Value::Int(0)]),
+        (
+            "dateInZone",
+            vec![Value::from("2006"), Value::Int(0), Value::from("Local")],
+        ),
+        ("ago", vec![Value::Int(0)]),
+        ("genPrivateKey", vec![Value::from("ecdsa")]),
+    ];
+    for (name, args) in readers {
+        let mut e = FuncEnv::new(1, 1_700_000_000_000_000_000, 3600);
+        assert!(!e.clock_was_read());
+        let r = call(&mut e, name, args);
+        assert!(r.is_ok(), "{name}: {r:?}");
+        assert!(e.clock_was_read(), "{name} read the clock or seed unseen");
+    }
+    let pure: &[(&str, Vec<Value>)] = &[
+        ("upper", vec![Value::from("a")]),
+        ("sha256sum", vec![Value::from("a")]),
+        (
+            "derivePassword",
+            vec![
+                Value::Int(1),
+                Value::from("long"),
+                Value::from("p"),
+                Value::from("u"),
+                Value::from("s"),
+            ],
+        ),
+        ("b64enc", vec![Value::from("a")]),
+    ];
+    for (name, args) in pure {
+        let mut e = FuncEnv::new(1, 1_700_000_000_000_000_000, 3600);
+        let r = call(&mut e, name, args);
+        assert!(r.is_ok(), "{name}: {r:?}");
+        assert!(
+            !e.clock_was_read(),
+            "{name} is a pure function of its arguments"
+        );
+    }
+}
