@@ -170,6 +170,7 @@ fixtures! {
     hpa_replicas_conflict_clean => "hpa-replicas-conflict/clean",
     hpa_replicas_conflict_clean_keda_paused => "hpa-replicas-conflict/clean-keda-paused",
     hpa_replicas_conflict_clean_scaler_other_namespace => "hpa-replicas-conflict/clean-scaler-other-namespace",
+    hpa_replicas_conflict_clean_scaler_other_cluster => "hpa-replicas-conflict/clean-scaler-other-cluster",
     ignore_differences_broad_bad => "ignore-differences-broad/bad",
     ignore_differences_broad_clean => "ignore-differences-broad/clean",
     ignore_differences_invalid_bad => "ignore-differences-invalid/bad",
