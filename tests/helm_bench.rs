@@ -42,7 +42,8 @@ fn bench_native_corpus() {
     let mut failures = 0;
     for _ in 0..rounds {
         for args in &cases {
-            // A fresh filesystem per case: nothing is cached between renders, as for a process.
+            // A fresh filesystem per case: no file or chart is kept between renders. Parsed
+            // templates are (per process, by text), as in a `lint` rendering many apps.
             let Ok(fs) = cli_fs(&root) else { continue };
             let Ok((chart, opts)) = parse_helm_template_args(args) else {
                 continue;
