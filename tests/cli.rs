@@ -307,7 +307,8 @@ fn quiet_prints_findings_only() {
         "counts line in quiet output: {text}"
     );
     // Nothing to report: nothing printed at all, on either stream.
-    let clean = repo("testdata/rules/hpa-replicas-conflict/clean");
+    // A `clean-<case>` fixture has no finding at all (a `clean/` one may keep infos).
+    let clean = repo("testdata/rules/hpa-replicas-conflict/clean-scaler-other-namespace");
     let out = bin().args([clean.as_str(), "-q"]).output().expect("run");
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");

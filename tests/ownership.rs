@@ -62,12 +62,19 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// The pay-prod incident (a Kyverno policy forcing `imagePullPolicy: Always` on the label
+/// selected namespace) is reported on the declared line, beside the JSON 6902 defaults
+/// policy's two writes (`/spec/replicas`, `/metadata/labels/team`).
 #[test]
 fn pay_prod_incident_is_one_conflict_on_the_declared_line() {
     let dir = fixture("rules/mutation-policy-conflict/bad");
     assert_eq!(
         findings_of(&dir),
-        ["mutation-policy-conflict error apps/payments/prod/deployment.yaml:18"]
+        [
+            "mutation-policy-conflict error apps/payments/prod/deployment.yaml:21",
+            "mutation-policy-conflict error apps/payments/prod/deployment.yaml:6",
+            "mutation-policy-conflict error apps/payments/prod/deployment.yaml:8",
+        ]
     );
 }
 
@@ -84,7 +91,15 @@ fn pay_prod_without_the_namespace_label_is_clean() {
         .map(|l| format!("{l}\n"))
         .collect();
     std::fs::write(&ns, without).unwrap_or_else(|e| panic!("write: {e}"));
-    assert_eq!(findings_of(tmp.path()), Vec::<String>::new());
+    // The image-pull policy no longer selects the namespace; the defaults policy, which
+    // matches the namespace by name, still writes the replicas and the team label.
+    assert_eq!(
+        findings_of(tmp.path()),
+        [
+            "mutation-policy-conflict error apps/payments/prod/deployment.yaml:6",
+            "mutation-policy-conflict error apps/payments/prod/deployment.yaml:8",
+        ]
+    );
 }
 
 #[test]
@@ -115,23 +130,29 @@ fn each_false_positive_guard_is_what_keeps_the_clean_fixture_clean() {
     assert_eq!(findings_of(&clean), Vec::<String>::new());
     let policies = "platform/staging-policies.yaml";
     let deployment = "apps/payments/staging/deployment.yaml";
-    let cases: [(&str, &str, &str); 4] = [
+    let cases: [(&str, &str, &str); 5] = [
         // add-if-absent → overwrite
         (
             "+(imagePullPolicy): Always",
             "imagePullPolicy: Always",
-            "19",
+            "21",
         ),
         // the value Git declares → another value
-        ("runAsNonRoot: true\n---", "runAsNonRoot: false\n---", "21"),
+        ("runAsNonRoot: true\n---", "runAsNonRoot: false\n---", "23"),
         // auto-generation disabled → default controllers
         (
             "pod-policies.kyverno.io/autogen-controllers: none",
             "example.com/note: x",
-            "24",
+            "26",
         ),
         // Gatekeeper MustNotExist → MustExist
-        ("condition: MustNotExist", "condition: MustExist", "19"),
+        ("condition: MustNotExist", "condition: MustExist", "21"),
+        // a JSON 6902 replace of the declared replica count → another count
+        (
+            "path: /spec/replicas\n            value: 1",
+            "path: /spec/replicas\n            value: 3",
+            "9",
+        ),
     ];
     for (from, to, line) in cases {
         let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));

@@ -388,7 +388,7 @@ fn parse_embedded(value: &Node, map: &SourceMap, key: &str) -> Result<Node, Stri
         .unwrap_or_else(|| Node::new(crate::yaml::Value::Null, value.span));
     // A literal block (`key: |`) read where it stands keeps each entry on its own line.
     if value.style == crate::yaml::Style::Literal
-        && let Some(in_place) = super::values_from::in_place_roots(value, map)
+        && let Some(in_place) = super::in_place::in_place_roots(value, map)
         && let [one] = in_place.as_slice()
         && one.to_json() == root.to_json()
     {

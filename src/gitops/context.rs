@@ -186,6 +186,20 @@ pub(super) struct Ctx<'a> {
     pub(super) defer_renders: bool,
     pub(super) wanted: Vec<(String, RenderJob)>,
     pub(super) wanted_keys: HashSet<String>,
+    /// Artifact trees by content (`render_jobs::tree_key`), computed once per tree: the
+    /// `Arc` kept here cannot be freed and its address reused by another tree.
+    pub(super) tree_keys: Vec<(Arc<ArtifactTree>, String)>,
+}
+
+/// What a pass computed that the next one would compute the same way, since no render
+/// feeds it: the artifacts this repo builds and its GitRepositories' views of it.
+#[derive(Default)]
+pub(super) struct Carried {
+    pub(super) artifacts: BTreeMap<(String, String), Vec<(String, ArtifactBuild)>>,
+    pub(super) artifact_problems: BTreeMap<(String, String), Vec<(Span, String)>>,
+    pub(super) all_files: Option<Vec<String>>,
+    pub(super) git_trees: BTreeMap<(String, String), Option<Arc<ArtifactTree>>>,
+    pub(super) tree_keys: Vec<(Arc<ArtifactTree>, String)>,
 }
 
 impl Ctx<'_> {
@@ -490,6 +504,17 @@ impl Ctx<'_> {
         }
     }
 
+    /// What the next pass may start from (see [`Carried`]).
+    pub(super) fn carry(&mut self) -> Carried {
+        Carried {
+            artifacts: std::mem::take(&mut self.artifacts),
+            artifact_problems: std::mem::take(&mut self.artifact_problems),
+            all_files: self.all_files.take(),
+            git_trees: std::mem::take(&mut self.git_trees),
+            tree_keys: std::mem::take(&mut self.tree_keys),
+        }
+    }
+
     /// What every render of this run renders with.
     pub(super) fn job_env(&self) -> JobEnv<'_> {
         JobEnv {
@@ -502,7 +527,15 @@ impl Ctx<'_> {
 
     /// The output of `job`: from the memo, rendered now, or (while planning) nothing yet.
     fn job_output(&mut self, job: &RenderJob) -> Option<Arc<JobOutput>> {
-        let key = job.key(self.fs);
+        let tree_keys = &mut self.tree_keys;
+        let key = job.key(self.fs, &mut |tree| {
+            if let Some((_, key)) = tree_keys.iter().find(|(t, _)| Arc::ptr_eq(t, tree)) {
+                return key.clone();
+            }
+            let key = super::render_jobs::tree_key(tree);
+            tree_keys.push((tree.clone(), key.clone()));
+            key
+        });
         if let Some(out) = self.memo.get(&key) {
             return Some(out);
         }

@@ -55,6 +55,10 @@ pub fn build_model(
 /// rendered), so this bounds the nesting planned in parallel, not what is rendered.
 const MAX_PLANNING_PASSES: usize = 24;
 
+/// A pass that found fewer renders than this is the last that plans: the next renders what
+/// is left where it is asked for (a pass costs about as much as a few renders).
+const MIN_JOBS_TO_PLAN_AGAIN: usize = 16;
+
 /// Build the model. The builder runs in passes over the same files: a pass asks for the
 /// renders its apps need (`RenderJob`s); those not yet done are noted and the pass stops at
 /// the next phase boundary, the noted jobs are rendered in parallel into the memo, and the
@@ -77,16 +81,22 @@ pub fn build_model_with(
     let fs: &dyn RepoFs = &mounted;
     let prepared = Prepared::of(files, fs, root, settings);
     let mut memo = RenderMemo::default();
+    let mut carried = None;
     let mut pass = 0;
+    let mut plan = true;
     loop {
         pass += 1;
-        let mut ctx = prepared.new_ctx(fs, settings, memo, pass <= MAX_PLANNING_PASSES);
+        let mut ctx = prepared.new_ctx(fs, settings, memo, carried, plan);
         if let Some(model) = build_pass(&mut ctx, &prepared, &map, settings, go_template) {
             return model;
         }
         let jobs = std::mem::take(&mut ctx.wanted);
+        // Each pass reads the repo again up to where it stopped: another one pays only while
+        // it finds enough renders to share out (the first finds the roots, often few).
+        plan = pass < MAX_PLANNING_PASSES && (pass == 1 || jobs.len() >= MIN_JOBS_TO_PLAN_AGAIN);
         let done = render_parallel(&ctx.job_env(), jobs);
         ctx.memo.extend(done);
+        carried = Some(ctx.carry());
         memo = ctx.memo;
     }
 }
@@ -150,14 +160,18 @@ impl Prepared {
         }
     }
 
-    /// The builder's state at the start of a pass (with the artifacts this repo builds).
+    /// The builder's state at the start of a pass: the artifacts this repo builds are built
+    /// in the first and carried to the next ones.
     fn new_ctx<'a>(
         &self,
         fs: &'a dyn RepoFs,
         settings: &ModelSettings<'a>,
         memo: RenderMemo,
+        carried: Option<Carried>,
         defer_renders: bool,
     ) -> Ctx<'a> {
+        let first = carried.is_none();
+        let carried = carried.unwrap_or_default();
         let mut ctx = Ctx {
             layout: self.layout.clone(),
             identity: self.identity.clone(),
@@ -168,18 +182,21 @@ impl Prepared {
             budget: settings.budget.clone(),
             profile: settings.profile,
             catalog: self.catalog.clone(),
-            artifacts: BTreeMap::new(),
-            artifact_problems: BTreeMap::new(),
-            all_files: None,
+            artifacts: carried.artifacts,
+            artifact_problems: carried.artifact_problems,
+            all_files: carried.all_files,
             near: String::new(),
-            git_trees: BTreeMap::new(),
+            git_trees: carried.git_trees,
             remotes: settings.remotes.clone(),
             memo,
             defer_renders,
             wanted: Vec::new(),
             wanted_keys: Default::default(),
+            tree_keys: carried.tree_keys,
         };
-        ctx.build_artifacts();
+        if first {
+            ctx.build_artifacts();
+        }
         ctx
     }
 }

@@ -13,6 +13,7 @@ pub mod flux;
 pub mod flux_overlay;
 pub mod gotemplate;
 pub mod ignore;
+mod in_place;
 pub mod inputs;
 pub mod kustomization_files;
 pub mod listing;

@@ -74,22 +74,34 @@ impl RenderJob {
     /// Everything the render reads besides the run's files and limits, as text: two jobs
     /// with one key render the same. Argo CD `kustomize:` options count by what they set
     /// (their values, not where each Application wrote them: the build's spans never point
-    /// there); Helm units and Flux options count with their spans, which outputs keep.
-    pub(super) fn key(&self, fs: &dyn RepoFs) -> String {
+    /// there); Helm units and Flux options count with their spans, which outputs keep. An
+    /// artifact tree counts by its content (`tree_key`).
+    pub(super) fn key(
+        &self,
+        fs: &dyn RepoFs,
+        tree_key: &mut dyn FnMut(&Arc<ArtifactTree>) -> String,
+    ) -> String {
+        let mut tree_text = |tree: &Option<Arc<ArtifactTree>>| match tree {
+            Some(t) => tree_key(t),
+            None => "repo".to_string(),
+        };
         match self {
             RenderJob::Unit { unit, tree } => {
-                let tree = tree_key(tree.as_deref());
+                let tree_text = tree_text(tree);
                 match unit {
                     Unit::Kustomize(k) => {
                         let view = JobFs::new(fs, tree_ref(self));
                         let overrides = units::kustomize_overrides(k, view.fs());
-                        format!("kustomize\n{tree}\n{}\n{}\n{overrides:?}", k.dir, k.flux)
+                        format!(
+                            "kustomize\n{tree_text}\n{}\n{}\n{overrides:?}",
+                            k.dir, k.flux
+                        )
                     }
-                    other => format!("unit\n{tree}\n{other:?}"),
+                    other => format!("unit\n{tree_text}\n{other:?}"),
                 }
             }
             RenderJob::FluxOverlay { dir, spec, tree } => {
-                format!("overlay\n{}\n{dir}\n{spec:?}", tree_key(tree.as_deref()))
+                format!("overlay\n{}\n{dir}\n{spec:?}", tree_text(tree))
             }
         }
     }
@@ -102,11 +114,8 @@ fn tree_ref(job: &RenderJob) -> Option<&ArtifactTree> {
 }
 
 /// An artifact tree by content: its file list (artifact path → repo path) hashed.
-fn tree_key(tree: Option<&ArtifactTree>) -> String {
+pub(super) fn tree_key(tree: &ArtifactTree) -> String {
     use sha2::{Digest, Sha256};
-    let Some(tree) = tree else {
-        return "repo".to_string();
-    };
     let mut h = Sha256::new();
     for (artifact, repo) in &tree.files {
         h.update(artifact.as_bytes());

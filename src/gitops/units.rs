@@ -342,20 +342,20 @@ fn helm_options(
     let mut inline_layers = Vec::new();
     for n in &h.inline_values {
         match n.as_str() {
-            Some(text) => match super::values_from::located_roots(
-                &written_node(n),
-                text,
-                false,
-                fs.source_map(),
-            ) {
-                // A values block keeps its lines, so a finding names the line to edit.
-                Ok(roots) => inline_layers.push(crate::render::helm::layers::ValuesLayer::Docs {
-                    label: "value from the Application's helm.values".into(),
-                    roots,
-                }),
-                // Helm's own parse error says what is wrong.
-                Err(_) => inline.push(text.to_string()),
-            },
+            Some(text) => {
+                match super::in_place::located_roots(&written_node(n), text, false, fs.source_map())
+                {
+                    // A values block keeps its lines, so a finding names the line to edit.
+                    Ok(roots) => {
+                        inline_layers.push(crate::render::helm::layers::ValuesLayer::Docs {
+                            label: "value from the Application's helm.values".into(),
+                            roots,
+                        })
+                    }
+                    // Helm's own parse error says what is wrong.
+                    Err(_) => inline.push(text.to_string()),
+                }
+            }
             // JSON is YAML: an object given inline (valuesObject) is passed as its JSON.
             None => inline.push(n.to_json().to_string()),
         }

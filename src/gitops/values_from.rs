@@ -8,8 +8,8 @@
 use crate::object::Object;
 use crate::render::helm::layers::ValuesLayer;
 use crate::render::{IssueKind, RenderIssue};
-use crate::source::{Origin, SourceFile, SourceMap, Span};
-use crate::yaml::{Limits, Node, Style, Value, parse_str};
+use crate::source::SourceMap;
+use crate::yaml::Node;
 
 /// The layers of `spec`, and the problems found reading them.
 pub fn flux_values(
@@ -63,7 +63,7 @@ pub fn flux_values(
             });
             continue;
         }
-        match located_roots(node, &text, decoded, map) {
+        match super::in_place::located_roots(node, &text, decoded, map) {
             Ok(roots) => layers.push(ValuesLayer::Docs { label, roots }),
             Err(e) => issues.push(RenderIssue {
                 kind: IssueKind::Failed,
@@ -99,99 +99,10 @@ fn key_value<'a>(obj: &'a Object, key: &str) -> Option<(&'a Node, String, bool)>
     Some((v, v.scalar_text()?, false))
 }
 
-/// The values documents of `text`, written as the scalar `node`. A literal block scalar
-/// (`values.yaml: |`) is parsed in place — its file with everything else blanked, so each
-/// value keeps its own line — when that reads as the same values; anything else (folded or
-/// quoted text, base64) is parsed on its own and every value points at the scalar.
-pub(super) fn located_roots(
-    node: &Node,
-    text: &str,
-    decoded: bool,
-    map: &SourceMap,
-) -> Result<Vec<Node>, String> {
-    let own = SourceFile::new(
-        format!("{} (values)", map.path(node.span.file)),
-        text.to_string(),
-        Origin::Virtual,
-    );
-    let own_file = map.add(own);
-    let parsed = parse_str(text, own_file, &Limits::default());
-    if let Some(e) = parsed.error {
-        return Err(crate::render::helm::values::go_yaml_error(&e, text));
-    }
-    let roots: Vec<Node> = parsed.docs.into_iter().map(|d| d.root).collect();
-    if !decoded
-        && node.style == Style::Literal
-        && let Some(in_place) = in_place_roots(node, map)
-        && in_place.len() == roots.len()
-        && in_place
-            .iter()
-            .zip(&roots)
-            .all(|(a, b)| a.to_json() == b.to_json())
-    {
-        return Ok(in_place);
-    }
-    Ok(roots
-        .into_iter()
-        .map(|mut r| {
-            respan(&mut r, node.span);
-            r
-        })
-        .collect())
-}
-
-/// Parse a literal block scalar's content where it stands in its file.
-pub(super) fn in_place_roots(node: &Node, map: &SourceMap) -> Option<Vec<Node>> {
-    let file = map.get(node.span.file);
-    let src = file.text.as_bytes();
-    let (mut start, end) = (
-        node.span.start as usize,
-        (node.span.end as usize).min(src.len()),
-    );
-    // The span starts at the `|` header; the content starts on the next line.
-    if src.get(start) == Some(&b'|') {
-        start += src[start..end].iter().position(|b| *b == b'\n')? + 1;
-    }
-    let shadow: Vec<u8> = src
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            if (start..end).contains(&i) || *b == b'\n' {
-                *b
-            } else {
-                b' '
-            }
-        })
-        .collect();
-    let shadow = String::from_utf8(shadow).ok()?;
-    let parsed = parse_str(&shadow, node.span.file, &Limits::default());
-    if parsed.error.is_some() {
-        return None;
-    }
-    Some(parsed.docs.into_iter().map(|d| d.root).collect())
-}
-
-/// Point every node of `n` at `span`.
-fn respan(n: &mut Node, span: Span) {
-    let mut stack = vec![n];
-    while let Some(n) = stack.pop() {
-        n.span = span;
-        match &mut n.value {
-            Value::Seq(items) => stack.extend(items.iter_mut()),
-            Value::Map(entries) => {
-                for e in entries.iter_mut() {
-                    e.key.span = span;
-                    stack.push(&mut e.value);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::yaml::{Limits, parse_str};
 
     fn object(map: &SourceMap, path: &str, text: &str) -> Object {
         let id = map.add_text(path, text.to_string());
@@ -226,7 +137,8 @@ mod tests {
             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: v}\ndata:\n  values.yaml: |\n    # replicas for prod\n    replicaCount: 4\n    image:\n      tag: \"2.0\"\n",
         );
         let (node, text, decoded) = key_value(&cm, "values.yaml").unwrap_or_else(|| panic!());
-        let roots = located_roots(node, &text, decoded, &map).unwrap_or_default();
+        let roots =
+            super::super::in_place::located_roots(node, &text, decoded, &map).unwrap_or_default();
         assert_eq!(lines(&map, &roots), ["2.0 cm.yaml:9", "4 cm.yaml:7"]);
 
         // `cmVwbGljYUNvdW50OiA1` is `replicaCount: 5`.
@@ -236,7 +148,8 @@ mod tests {
             "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  values.yaml: cmVwbGljYUNvdW50OiA1\n",
         );
         let (node, text, decoded) = key_value(&secret, "values.yaml").unwrap_or_else(|| panic!());
-        let roots = located_roots(node, &text, decoded, &map).unwrap_or_default();
+        let roots =
+            super::super::in_place::located_roots(node, &text, decoded, &map).unwrap_or_default();
         assert_eq!(lines(&map, &roots), ["5 secret.yaml:5"]);
     }
 
@@ -250,7 +163,8 @@ mod tests {
             "kind: ConfigMap\napiVersion: v1\nmetadata: {name: v}\ndata:\n  values.yaml: |\n    ---\n    a: 1\n",
         );
         let (node, text, decoded) = key_value(&cm, "values.yaml").unwrap_or_else(|| panic!());
-        let roots = located_roots(node, &text, decoded, &map).unwrap_or_default();
+        let roots =
+            super::super::in_place::located_roots(node, &text, decoded, &map).unwrap_or_default();
         // Every value points at the block (which starts on its first content line), not
         // at a line of its own.
         assert_eq!(lines(&map, &roots), ["1 cm.yaml:6"]);
