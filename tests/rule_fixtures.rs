@@ -166,6 +166,7 @@ fixtures! {
     helm_nondeterministic_function_clean_derive_password => "helm-nondeterministic-function/clean-derive-password",
     helm_nondeterministic_function_clean_notes_only => "helm-nondeterministic-function/clean-notes-only",
     helm_nondeterministic_function_clean_unused_library_helper => "helm-nondeterministic-function/clean-unused-library-helper",
+    helm_nondeterministic_function_clean_values_disable_branch => "helm-nondeterministic-function/clean-values-disable-branch",
     hpa_replicas_conflict_bad => "hpa-replicas-conflict/bad",
     hpa_replicas_conflict_clean => "hpa-replicas-conflict/clean",
     hpa_replicas_conflict_clean_keda_paused => "hpa-replicas-conflict/clean-keda-paused",
