@@ -330,11 +330,14 @@ fn lint_walked(
     findings.dedup();
     let mut findings = crate::same_cause::merge_same_cause(findings);
     crate::same_cause::drop_render_failures_of_yaml_errors(&mut findings);
-    crate::redact::scrub_findings(
-        &mut findings,
-        &crate::redact::secret_values(&model),
-        &crate::redact::public_words(&model),
-    );
+    // Both word lists walk every object: worth it only when there is something to scrub.
+    if !findings.is_empty() {
+        let secrets = crate::redact::secret_values(&model);
+        if !secrets.is_empty() {
+            let public = crate::redact::public_words(&model);
+            crate::redact::scrub_findings(&mut findings, &secrets, &public);
+        }
+    }
     LintResult {
         map,
         root,
