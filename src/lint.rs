@@ -392,7 +392,10 @@ fn undeployed_failures_as_info(mut findings: Vec<Finding>, model: &Model) -> Vec
                 .filter(|a| a.name == name)
                 .all(|a| applied_by_nothing(model, a))
         });
-        if f.rule == crate::rules::render_failed::ID && standalone && f.severity > Severity::Info {
+        // What nothing applies cannot fail a sync, nor leave a deployed app unchecked.
+        let about_rendering = f.rule == crate::rules::render_failed::ID
+            || f.rule == crate::rules::offline_unrenderable_input::ID;
+        if about_rendering && standalone && f.severity > Severity::Info {
             f.severity = Severity::Info;
         }
     }
@@ -400,9 +403,10 @@ fn undeployed_failures_as_info(mut findings: Vec<Finding>, model: &Model) -> Vec
 }
 
 /// Nothing in the cluster applies `app`: it is standalone, a Flux object outside every
-/// source artifact, or a Flux object only such a directory renders (a Kustomization an
-/// archived directory holds). An Argo CD app-of-apps root that a directory renders is the
-/// usual hand-applied entry point, so Argo apps count as applied.
+/// source artifact, or a Flux object only such a directory holds (a Kustomization in an
+/// archived directory no GitRepository ships). A directory a GitRepository ships is the
+/// bootstrap entry point and applies what it holds; an Argo CD app-of-apps root that a
+/// directory renders is the usual hand-applied entry point, so Argo apps count as applied.
 fn applied_by_nothing(model: &Model, app: &crate::gitops::App) -> bool {
     use crate::gitops::Controller;
     if app.controller() == Controller::None {
@@ -413,13 +417,22 @@ fn applied_by_nothing(model: &Model, app: &crate::gitops::App) -> bool {
     }
     let mut current = app;
     for _ in 0..=model.apps.len() {
-        if current.controller() == Controller::None || current.outside_source {
+        if current.outside_source {
             return true;
+        }
+        if current.controller() == Controller::None {
+            // A directory a GitRepository ships: bootstrap applies what it holds.
+            return false;
         }
         let Some(parent) = current.parent.as_deref() else {
             return false;
         };
-        match model.apps.iter().find(|a| a.name == parent) {
+        // The declaration first: a name alone may be another app's (a HelmRelease and its
+        // Kustomization are often both `cert-manager`; archives repeat live names).
+        let by_span = current
+            .parent_span
+            .and_then(|s| model.apps.iter().find(|a| a.span == Some(s)));
+        match by_span.or_else(|| model.apps.iter().find(|a| a.name == parent)) {
             Some(p) => current = p,
             None => return false,
         }

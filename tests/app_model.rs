@@ -1371,3 +1371,75 @@ fn flux_apps_outside_the_source_artifact_are_not_deployed() {
         findings(&r)
     );
 }
+
+/// A repository bootstrapped from a kustomize directory (`clusters/main/kustomization.yaml`
+/// lists the GitRepository and the root Kustomization, as `flux bootstrap` lays it out): the
+/// directory is no GitOps app, but the GitRepository ships it, so what it holds is deployed.
+/// Its apps' render failures stay errors and an unfetched chart a warning; the same objects in
+/// the archive the GitRepository leaves out are info.
+#[test]
+fn a_bootstrap_directory_the_source_ships_deploys_what_it_holds() {
+    let git = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  interval: 10m\n  url: https://git.example.com/platform/fleet.git\n  ref:\n    branch: main\n  ignore: |\n    /.archive\n";
+    let ks = |name: &str, path: &str| {
+        format!(
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  interval: 10m\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n  path: {path}\n  prune: true\n"
+        )
+    };
+    let hr = |name: &str| {
+        format!(
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n  interval: 1h\n  chart:\n    spec:\n      chart: podinfo\n      version: 6.7.1\n      sourceRef:\n        kind: HelmRepository\n        name: podinfo\n        namespace: flux-system\n"
+        )
+    };
+    let r = lint_tree(&[
+        (
+            ".gitops-lint.yaml",
+            "repo-urls:\n  - https://git.example.com/platform/fleet.git\n".to_string(),
+        ),
+        (
+            "clusters/main/kustomization.yaml",
+            "resources:\n  - gotk-sync.yaml\n  - apps.yaml\n".to_string(),
+        ),
+        ("clusters/main/gotk-sync.yaml", git.to_string()),
+        ("clusters/main/apps.yaml", ks("apps", "./apps")),
+        (
+            "apps/kustomization.yaml",
+            "resources:\n  - web.yaml\n  - podinfo.yaml\n".to_string(),
+        ),
+        ("apps/web.yaml", ks("web", "./apps/web-gone")),
+        ("apps/podinfo.yaml", hr("podinfo")),
+        (
+            ".archive/wiki/kustomization.yaml",
+            "resources:\n  - ks.yaml\n  - hr.yaml\n".to_string(),
+        ),
+        (".archive/wiki/ks.yaml", ks("wiki", "./apps/wiki-gone")),
+        (".archive/wiki/hr.yaml", hr("wiki")),
+    ]);
+    let severity_of = |rule: &str, file: &str| {
+        r.findings
+            .iter()
+            .filter(|f| f.rule == rule && r.map.path(f.primary.span.file) == file)
+            .map(|f| f.severity.as_str())
+            .collect::<Vec<_>>()
+    };
+    let all = findings(&r);
+    assert_eq!(
+        severity_of("render-failed", "apps/web.yaml"),
+        vec!["error"],
+        "{all:#?}"
+    );
+    assert_eq!(
+        severity_of("offline-unrenderable-input", "apps/podinfo.yaml"),
+        vec!["warning"],
+        "{all:#?}"
+    );
+    assert_eq!(
+        severity_of("render-failed", ".archive/wiki/ks.yaml"),
+        vec!["info"],
+        "{all:#?}"
+    );
+    assert_eq!(
+        severity_of("offline-unrenderable-input", ".archive/wiki/hr.yaml"),
+        vec!["info"],
+        "{all:#?}"
+    );
+}

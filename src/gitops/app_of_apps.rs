@@ -164,6 +164,7 @@ pub(super) fn expand(
     for (j, parent) in parents.iter().enumerate() {
         if let Some(p) = parent {
             pending[j].0.parent = Some(pending[*p].0.name.clone());
+            pending[j].0.parent_span = pending[*p].0.span;
         }
     }
 }

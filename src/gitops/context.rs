@@ -647,6 +647,7 @@ pub(super) fn new_app(name: String, kind: AppKind, span: Option<Span>) -> App {
         render_differences: Vec::new(),
         span,
         parent: None,
+        parent_span: None,
         generated_by: None,
         depends_on: Vec::new(),
         repository: None,

@@ -461,13 +461,23 @@ fn build_pass(
     let source_trees = local_source_trees(ctx);
     for (mut app, mut rendered, ns_override) in pending {
         let index = model.apps.len();
+        let shipped = |file: &str| {
+            source_trees
+                .iter()
+                .any(|t| t.files.values().any(|repo| repo == file))
+        };
         if let Some(flux) = app.flux.as_ref().filter(|_| app.parent.is_none())
             && !source_trees.is_empty()
         {
-            let file = map.path(flux.decl.span().file);
-            app.outside_source = !source_trees
-                .iter()
-                .any(|t| t.files.values().any(|repo| *repo == file));
+            app.outside_source = !shipped(map.path(flux.decl.span().file).as_str());
+        }
+        // A directory that holds Flux objects is applied by `flux bootstrap` or by hand when a
+        // GitRepository ships it, and is an archive when none does.
+        if app.kind == AppKind::Standalone {
+            app.outside_source = match app.span {
+                Some(span) if !source_trees.is_empty() => !shipped(map.path(span.file).as_str()),
+                _ => true,
+            };
         }
         ctx.note_unfetched(&mut rendered);
         app.issues.extend(rendered.issues);

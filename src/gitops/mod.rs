@@ -87,6 +87,9 @@ pub struct App {
     /// The app-of-apps parent: the Argo app whose source renders this app's Application
     /// (or ApplicationSet), or the Flux Kustomization whose build holds this app's object.
     pub parent: Option<String>,
+    /// Where the parent is declared ([`App::span`] of the parent): names repeat (a HelmRelease
+    /// and the Kustomization that applies it, archived copies of live apps), this does not.
+    pub parent_span: Option<Span>,
     /// The ApplicationSet that generated this app.
     pub generated_by: Option<String>,
     /// Flux `spec.dependsOn` (names, `namespace/name` when another namespace is named).
@@ -96,9 +99,11 @@ pub struct App {
     /// Sources the linter did not render, with the reason (an external repository, a remote
     /// chart): they make the app `partial` or `not-rendered` without being a finding.
     pub skipped: Vec<Skip>,
-    /// A Flux object with no parent, declared in a file that every GitRepository of this
-    /// repository leaves out of its artifact (`spec.ignore`, `.sourceignore`): nothing in the
-    /// cluster applies it (an archive of retired apps), so its problems break no deployment.
+    /// A Flux object with no parent, or a standalone directory, declared in a file that every
+    /// GitRepository of this repository leaves out of its artifact (`spec.ignore`,
+    /// `.sourceignore`): nothing in the cluster applies it (an archive of retired apps), so its
+    /// problems break no deployment. A standalone directory in a repository with no
+    /// GitRepository counts as outside: nothing shows that anything ships it.
     pub outside_source: bool,
     /// Remote inputs the app names (charts in Helm repositories or OCI registries, remote
     /// kustomize bases), each where the repo names it: what `gitops-lint fetch` downloads.
