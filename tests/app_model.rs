@@ -1332,11 +1332,7 @@ fn clusters_generator_expands_over_cluster_secrets() {
 #[test]
 fn flux_apps_outside_the_source_artifact_are_not_deployed() {
     let git = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  interval: 10m\n  url: https://git.example.com/platform/fleet.git\n  ref:\n    branch: main\n  ignore: |\n    /*\n    !/clusters\n    !/apps\n";
-    let ks = |name: &str, path: &str| {
-        format!(
-            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  interval: 10m\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n  path: {path}\n  prune: true\n"
-        )
-    };
+    let ks = flux_kustomization;
     let r = lint_tree(&[
         (
             ".gitops-lint.yaml",
@@ -1351,13 +1347,7 @@ fn flux_apps_outside_the_source_artifact_are_not_deployed() {
         ("apps/web.yaml", ks("web", "./apps/web-gone")),
         (".archive/wiki/ks.yaml", ks("wiki", "./apps/wiki")),
     ]);
-    let severity_of = |file: &str| {
-        r.findings
-            .iter()
-            .filter(|f| f.rule == "render-failed" && r.map.path(f.primary.span.file) == file)
-            .map(|f| f.severity.as_str())
-            .collect::<Vec<_>>()
-    };
+    let severity_of = |file: &str| severities(&r, "render-failed", file);
     assert_eq!(
         severity_of(".archive/wiki/ks.yaml"),
         vec!["info"],
@@ -1380,11 +1370,7 @@ fn flux_apps_outside_the_source_artifact_are_not_deployed() {
 #[test]
 fn a_bootstrap_directory_the_source_ships_deploys_what_it_holds() {
     let git = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  interval: 10m\n  url: https://git.example.com/platform/fleet.git\n  ref:\n    branch: main\n  ignore: |\n    /.archive\n";
-    let ks = |name: &str, path: &str| {
-        format!(
-            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  interval: 10m\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n  path: {path}\n  prune: true\n"
-        )
-    };
+    let ks = flux_kustomization;
     let hr = |name: &str| {
         format!(
             "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n  interval: 1h\n  chart:\n    spec:\n      chart: podinfo\n      version: 6.7.1\n      sourceRef:\n        kind: HelmRepository\n        name: podinfo\n        namespace: flux-system\n"
@@ -1414,13 +1400,7 @@ fn a_bootstrap_directory_the_source_ships_deploys_what_it_holds() {
         (".archive/wiki/ks.yaml", ks("wiki", "./apps/wiki-gone")),
         (".archive/wiki/hr.yaml", hr("wiki")),
     ]);
-    let severity_of = |rule: &str, file: &str| {
-        r.findings
-            .iter()
-            .filter(|f| f.rule == rule && r.map.path(f.primary.span.file) == file)
-            .map(|f| f.severity.as_str())
-            .collect::<Vec<_>>()
-    };
+    let severity_of = |rule: &str, file: &str| severities(&r, rule, file);
     let all = findings(&r);
     assert_eq!(
         severity_of("render-failed", "apps/web.yaml"),
@@ -1442,4 +1422,20 @@ fn a_bootstrap_directory_the_source_ships_deploys_what_it_holds() {
         vec!["info"],
         "{all:#?}"
     );
+}
+
+/// A Flux Kustomization `name` building `path` from the flux-system GitRepository.
+fn flux_kustomization(name: &str, path: &str) -> String {
+    format!(
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  interval: 10m\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n  path: {path}\n  prune: true\n"
+    )
+}
+
+/// The severities of `rule`'s findings whose primary label is in `file`.
+fn severities<'a>(r: &'a gitops_lint::lint::LintResult, rule: &str, file: &str) -> Vec<&'a str> {
+    r.findings
+        .iter()
+        .filter(|f| f.rule == rule && r.map.path(f.primary.span.file) == file)
+        .map(|f| f.severity.as_str())
+        .collect()
 }
