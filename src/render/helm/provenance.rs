@@ -243,15 +243,7 @@ impl TemplateIndex<'_> {
             } else {
                 Vec::new()
             };
-            if !taint.is_empty() {
-                let mut list = node
-                    .related
-                    .as_ref()
-                    .map(|r| r.as_ref().clone())
-                    .unwrap_or_default();
-                list.extend(taint);
-                node.related = Some(Arc::new(list));
-            }
+            add_related(node, taint);
             if let Some(seg) = seg
                 && seg.kind == SegmentKind::Action
             {
@@ -259,15 +251,7 @@ impl TemplateIndex<'_> {
                     Some((at, path)) if at == seg.range.start => path.to_vec(),
                     _ => Vec::new(),
                 };
-                if let Some(rel) = self.related(output, seg, &path) {
-                    let mut list = node
-                        .related
-                        .as_ref()
-                        .map(|r| r.as_ref().clone())
-                        .unwrap_or_default();
-                    list.push(rel);
-                    node.related = Some(Arc::new(list));
-                }
+                add_related(node, self.related(output, seg, &path));
                 inner = Some((seg.range.start, path));
             } else if scalar {
                 // A scalar that starts with template text and prints a value later
@@ -277,15 +261,7 @@ impl TemplateIndex<'_> {
                     .filter(|s| s.kind == SegmentKind::Action)
                     .filter_map(|s| self.related(output, s, &[]))
                     .collect();
-                if !printed.is_empty() {
-                    let mut list = node
-                        .related
-                        .as_ref()
-                        .map(|r| r.as_ref().clone())
-                        .unwrap_or_default();
-                    list.extend(printed);
-                    node.related = Some(Arc::new(list));
-                }
+                add_related(node, printed);
             }
         }
         let child = |key: String| {
@@ -318,4 +294,19 @@ impl TemplateIndex<'_> {
             _ => {}
         }
     }
+}
+
+/// Append `more` to the node's related labels (the list is shared, so it is copied once).
+fn add_related(node: &mut Node, more: impl IntoIterator<Item = Related>) {
+    let mut more = more.into_iter().peekable();
+    if more.peek().is_none() {
+        return;
+    }
+    let mut list = node
+        .related
+        .as_ref()
+        .map(|r| r.as_ref().clone())
+        .unwrap_or_default();
+    list.extend(more);
+    node.related = Some(Arc::new(list));
 }
