@@ -4,8 +4,9 @@
 
 use super::crd::Unknown;
 use crate::object::Object;
-use crate::yaml::Node;
+use crate::yaml::{Entry, Node};
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::sync::OnceLock;
 
 pub const KUBERNETES_VERSION: &str = "v1.33";
@@ -17,6 +18,8 @@ struct Table {
     roots: HashMap<&'static str, &'static str>,
     /// type name → (field, field type).
     types: HashMap<&'static str, HashMap<&'static str, &'static str>>,
+    /// Types with a `Quantity` somewhere below them (the quantity walk skips the others).
+    holds_quantity: std::collections::HashSet<&'static str>,
 }
 
 fn table() -> &'static Table {
@@ -40,7 +43,12 @@ fn table() -> &'static Table {
                 types.entry(ty).or_default().insert(name, fty);
             }
         }
-        Table { roots, types }
+        let holds_quantity = types_holding_quantity(&types);
+        Table {
+            roots,
+            types,
+            holds_quantity,
+        }
     })
 }
 
@@ -60,51 +68,87 @@ fn gvk(obj: &Object) -> String {
 /// Declared fields of a built-in object that its type does not have. `status` is left to
 /// `committed-live-state`.
 pub fn unknown_fields(obj: &Object) -> Vec<Unknown<'_>> {
-    let t = table();
     let mut out = Vec::new();
-    let Some(root_type) = t.roots.get(gvk(obj).as_str()) else {
-        return out;
-    };
-    let mut stack: Vec<(&Node, &str, Vec<String>)> = vec![(&obj.root, root_type, Vec::new())];
-    while let Some((node, ty, path)) = stack.pop() {
-        if path.len() > 64 {
-            continue;
-        }
-        if let Some(item) = ty.strip_prefix('[') {
-            for (i, n) in node.as_seq().unwrap_or_default().iter().enumerate() {
-                let mut p = path.clone();
-                p.push(i.to_string());
-                stack.push((n, item, p));
-            }
-            continue;
-        }
-        if let Some(value) = ty.strip_prefix('{') {
-            for e in node.as_map().unwrap_or_default() {
-                let mut p = path.clone();
-                p.push(e.key.key_str().into_owned());
-                stack.push((&e.value, value, p));
-            }
-            continue;
-        }
-        // Scalars, unchecked objects and types without a field list.
-        let Some(fields) = t.types.get(ty) else {
-            continue;
-        };
-        for e in node.as_map().unwrap_or_default() {
-            let key = e.key.key_str().into_owned();
-            if path.is_empty() && key == "status" {
-                continue;
-            }
-            let mut p = path.clone();
-            p.push(key.clone());
-            match fields.get(key.as_str()) {
-                Some(child) => stack.push((&e.value, child, p)),
-                None => out.push(Unknown { key: e, path: p }),
-            }
-        }
-    }
+    // The visitor never breaks: every unknown field is collected.
+    let _ = visit_unknown(obj, &mut |key, path| {
+        out.push(Unknown {
+            key,
+            path: path.to_vec(),
+        });
+        ControlFlow::Continue(())
+    });
     out.sort_by_key(|u| u.key.key.span.start);
     out
+}
+
+/// Does a built-in object declare a field its type does not have? (Argo CD then diffs the
+/// raw object.) Stops at the first one.
+pub fn has_unknown_fields(obj: &Object) -> bool {
+    visit_unknown(obj, &mut |_, _| ControlFlow::Break(())).is_break()
+}
+
+/// Calls `found` with each unknown field and its path; one path buffer serves the whole walk
+/// (rules call this for every object).
+fn visit_unknown<'a>(
+    obj: &'a Object,
+    found: &mut dyn FnMut(&'a Entry, &[String]) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let t = table();
+    let Some(root_type) = t.roots.get(gvk(obj).as_str()) else {
+        return ControlFlow::Continue(());
+    };
+    let mut path = Vec::new();
+    walk_unknown(t, &obj.root, root_type, &mut path, found)
+}
+
+fn walk_unknown<'a>(
+    t: &Table,
+    node: &'a Node,
+    ty: &str,
+    path: &mut Vec<String>,
+    found: &mut dyn FnMut(&'a Entry, &[String]) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    if path.len() > 64 {
+        return ControlFlow::Continue(());
+    }
+    // A list or a map of `item`: every element has that type.
+    if let Some(item) = ty.strip_prefix('[') {
+        for (i, n) in node.as_seq().unwrap_or_default().iter().enumerate() {
+            path.push(i.to_string());
+            let flow = walk_unknown(t, n, item, path, found);
+            path.pop();
+            flow?;
+        }
+        return ControlFlow::Continue(());
+    }
+    if let Some(value) = ty.strip_prefix('{') {
+        for e in node.as_map().unwrap_or_default() {
+            path.push(e.key.key_str().into_owned());
+            let flow = walk_unknown(t, &e.value, value, path, found);
+            path.pop();
+            flow?;
+        }
+        return ControlFlow::Continue(());
+    }
+    // Scalars, unchecked objects and types without a field list.
+    let Some(fields) = t.types.get(ty) else {
+        return ControlFlow::Continue(());
+    };
+    for e in node.as_map().unwrap_or_default() {
+        let key = e.key.key_str();
+        if path.is_empty() && key == "status" {
+            continue;
+        }
+        let child = fields.get(key.as_ref()).copied();
+        path.push(key.into_owned());
+        let flow = match child {
+            Some(child) => walk_unknown(t, &e.value, child, path, found),
+            None => found(e, path),
+        };
+        path.pop();
+        flow?;
+    }
+    ControlFlow::Continue(())
 }
 
 /// Does the API server keep an empty `{}` at `path` of a built-in object? Struct-typed fields
@@ -177,43 +221,70 @@ pub fn quantity_entries(obj: &Object) -> Vec<(&crate::yaml::Entry, Vec<String>)>
     let Some(root_type) = t.roots.get(gvk(obj).as_str()) else {
         return out;
     };
-    let mut stack: Vec<(&Node, &str, Vec<String>)> = vec![(&obj.root, root_type, Vec::new())];
-    while let Some((node, ty, path)) = stack.pop() {
-        if path.len() > 64 {
-            continue;
-        }
-        if let Some(item) = ty.strip_prefix('[') {
-            for (i, n) in node.as_seq().unwrap_or_default().iter().enumerate() {
-                let mut p = path.clone();
-                p.push(i.to_string());
-                stack.push((n, item, p));
-            }
-            continue;
-        }
-        let fields = t.types.get(ty);
-        let map_value = ty.strip_prefix('{');
-        if fields.is_none() && map_value.is_none() {
-            continue;
-        }
-        for e in node.as_map().unwrap_or_default() {
-            let key = e.key.key_str();
-            let child = match (map_value, fields) {
-                (Some(v), _) => Some(v),
-                (None, Some(f)) => f.get(key.as_ref()).copied(),
-                _ => None,
-            };
-            let Some(child) = child else { continue };
-            let mut p = path.clone();
-            p.push(key.into_owned());
-            if child == QUANTITY {
-                out.push((e, p));
-            } else {
-                stack.push((&e.value, child, p));
-            }
-        }
-    }
+    walk_quantities(t, &obj.root, root_type, &mut Vec::new(), &mut out);
     out.sort_by_key(|(e, _)| e.key.span.start);
     out
+}
+
+fn walk_quantities<'a>(
+    t: &Table,
+    node: &'a Node,
+    ty: &str,
+    path: &mut Vec<String>,
+    out: &mut Vec<(&'a Entry, Vec<String>)>,
+) {
+    if path.len() > 64 || !t.holds_quantity.contains(element_type(ty)) {
+        return;
+    }
+    if let Some(item) = ty.strip_prefix('[') {
+        for (i, n) in node.as_seq().unwrap_or_default().iter().enumerate() {
+            path.push(i.to_string());
+            walk_quantities(t, n, item, path, out);
+            path.pop();
+        }
+        return;
+    }
+    let fields = t.types.get(ty);
+    let map_value = ty.strip_prefix('{');
+    for e in node.as_map().unwrap_or_default() {
+        let key = e.key.key_str();
+        let child = match (map_value, fields) {
+            (Some(v), _) => Some(v),
+            (None, Some(f)) => f.get(key.as_ref()).copied(),
+            _ => None,
+        };
+        let Some(child) = child else { continue };
+        path.push(key.into_owned());
+        if child == QUANTITY {
+            out.push((e, path.clone()));
+        } else {
+            walk_quantities(t, &e.value, child, path, out);
+        }
+        path.pop();
+    }
+}
+
+/// The type inside list (`[T`) and map (`{T`) markers.
+fn element_type(ty: &str) -> &str {
+    ty.trim_start_matches(['[', '{'])
+}
+
+/// The types from which a `Quantity` can be reached, to a fixed point over the field table.
+fn types_holding_quantity(
+    types: &HashMap<&'static str, HashMap<&'static str, &'static str>>,
+) -> std::collections::HashSet<&'static str> {
+    let mut holds = std::collections::HashSet::from([QUANTITY]);
+    loop {
+        let before = holds.len();
+        for (ty, fields) in types {
+            if !holds.contains(ty) && fields.values().any(|f| holds.contains(element_type(f))) {
+                holds.insert(ty);
+            }
+        }
+        if holds.len() == before {
+            return holds;
+        }
+    }
 }
 
 #[cfg(test)]

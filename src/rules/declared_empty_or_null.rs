@@ -90,41 +90,91 @@ pub fn opaque(path: &[String]) -> bool {
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     let ownership = Ownership::build(model);
     for mo in &model.objects {
-        // Argo normalizes built-in kinds, unless an unknown field makes it fall back to the raw
-        // object (gitops-engine's diff:
-        // https://github.com/argoproj/gitops-engine/blob/master/pkg/diff/diff.go).
-        let builtin = in_argo_scheme(mo.object.group())
-            && crate::ownership::k8s_schema::unknown_fields(&mo.object).is_empty();
-        // Fields someone else writes: an empty or null there is filled in after apply.
-        let writers = field_writers(model, &ownership, mo);
-        let mut stack: Vec<(&Node, Vec<String>)> = vec![(&mo.object.root, Vec::new())];
-        while let Some((node, path)) = stack.pop() {
-            if opaque(&path) || path.len() > 64 {
-                continue;
-            }
-            match &node.value {
-                Value::Map(entries) => {
-                    for e in entries {
-                        let key = e.key.key_str().into_owned();
-                        let mut p = path.clone();
-                        p.push(key);
-                        if let Some(f) = judge(model, mo, e, &p, builtin, &writers) {
-                            out.push(f);
-                        }
-                        stack.push((&e.value, p));
+        let mut walk = Walk {
+            model,
+            ownership: &ownership,
+            mo,
+            context: None,
+            path: Vec::new(),
+            out: &mut *out,
+        };
+        walk.node(&mo.object.root);
+    }
+}
+
+/// What judging an entry of one object needs beyond the entry.
+struct ObjectContext {
+    /// Argo normalizes built-in kinds, unless an unknown field makes it fall back to the raw
+    /// object (gitops-engine's diff:
+    /// https://github.com/argoproj/gitops-engine/blob/master/pkg/diff/diff.go).
+    builtin: bool,
+    /// Fields someone else writes: an empty or null there is filled in after apply.
+    writers: Vec<FieldWriter>,
+}
+
+/// One object's walk: one path buffer for every entry, and the object's context worked out
+/// only when an entry is null or empty (most objects have none).
+struct Walk<'m, 'o> {
+    model: &'m Model,
+    ownership: &'m Ownership,
+    mo: &'m ModelObject,
+    context: Option<ObjectContext>,
+    path: Vec<String>,
+    out: &'o mut Vec<Finding>,
+}
+
+impl Walk<'_, '_> {
+    fn node(&mut self, node: &Node) {
+        if self.path.len() > 64 {
+            return;
+        }
+        match &node.value {
+            Value::Map(entries) => {
+                for e in entries {
+                    let key = e.key.key_str().into_owned();
+                    // Opaque data is judged as a value, never walked into.
+                    let walk_into = !opaque(std::slice::from_ref(&key));
+                    self.path.push(key);
+                    if candidate(e, &self.path) {
+                        self.judge_entry(e);
                     }
-                }
-                Value::Seq(items) => {
-                    for (i, item) in items.iter().enumerate() {
-                        let mut p = path.clone();
-                        p.push(i.to_string());
-                        stack.push((item, p));
+                    if walk_into {
+                        self.node(&e.value);
                     }
+                    self.path.pop();
                 }
-                _ => {}
             }
+            Value::Seq(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    self.path.push(i.to_string());
+                    self.node(item);
+                    self.path.pop();
+                }
+            }
+            _ => {}
         }
     }
+
+    fn judge_entry(&mut self, e: &Entry) {
+        let (model, mo) = (self.model, self.mo);
+        let ownership = self.ownership;
+        let context = self.context.get_or_insert_with(|| ObjectContext {
+            builtin: in_argo_scheme(mo.object.group())
+                && !crate::ownership::k8s_schema::has_unknown_fields(&mo.object),
+            writers: field_writers(model, ownership, mo),
+        });
+        if let Some(f) = judge(model, mo, e, &self.path, context.builtin, &context.writers) {
+            self.out.push(f);
+        }
+    }
+}
+
+/// Could `judge` report this entry? (A null, or an empty value of a key that is reported.)
+fn candidate(e: &Entry, path: &[String]) -> bool {
+    let Some(key) = path.last().map(String::as_str) else {
+        return false;
+    };
+    e.value.is_null() || (is_empty(&e.value) && EMPTY_KEYS.contains(&key))
 }
 
 fn judge(

@@ -61,39 +61,57 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
         let o = &mo.object;
         let typed_lists =
             in_argo_scheme(o.group()) || (o.group() == "argoproj.io" && o.kind == "Rollout");
-        let mut stack: Vec<(&Node, Vec<String>)> = vec![(&o.root, Vec::new())];
-        while let Some((node, path)) = stack.pop() {
-            if path.len() > 64 {
-                continue;
+        walk(model, mo, typed_lists, &o.root, &mut Vec::new(), out);
+    }
+}
+
+/// One object's nodes, depth first, with one path buffer for the whole walk.
+fn walk(
+    model: &Model,
+    mo: &ModelObject,
+    typed_lists: bool,
+    node: &Node,
+    path: &mut Vec<String>,
+    out: &mut Vec<Finding>,
+) {
+    if path.len() > 64 {
+        return;
+    }
+    match &node.value {
+        Value::Map(entries) => {
+            let keys: Vec<std::borrow::Cow<'_, str>> =
+                entries.iter().map(|e| e.key.key_str()).collect();
+            // Where each key first appears (a map may hold thousands of keys: no pairwise scan).
+            let mut first_at: std::collections::HashMap<&str, usize> =
+                std::collections::HashMap::with_capacity(keys.len());
+            for (i, e) in entries.iter().enumerate() {
+                match first_at.get(keys[i].as_ref()) {
+                    Some(&first) => out.push(map_duplicate(model, mo, e, &entries[first], path)),
+                    None => {
+                        first_at.insert(keys[i].as_ref(), i);
+                    }
+                }
             }
-            match &node.value {
-                Value::Map(entries) => {
-                    for (i, e) in entries.iter().enumerate() {
-                        let key = e.key.key_str();
-                        if let Some(first) = entries[..i].iter().find(|p| p.key.key_str() == key) {
-                            out.push(map_duplicate(model, mo, e, first, &path));
-                        }
-                        let mut p = path.clone();
-                        p.push(key.into_owned());
-                        stack.push((&e.value, p));
-                    }
-                }
-                Value::Seq(items) => {
-                    if typed_lists
-                        && let Some((list_key, parent)) = path.split_last()
-                        && let Some(fields) = merge_key(list_key, parent, &o.kind)
-                    {
-                        list_duplicates(model, mo, items, fields, &path, out);
-                    }
-                    for (i, item) in items.iter().enumerate() {
-                        let mut p = path.clone();
-                        p.push(i.to_string());
-                        stack.push((item, p));
-                    }
-                }
-                _ => {}
+            for (e, key) in entries.iter().zip(&keys) {
+                path.push(key.to_string());
+                walk(model, mo, typed_lists, &e.value, path, out);
+                path.pop();
             }
         }
+        Value::Seq(items) => {
+            if typed_lists
+                && let Some((list_key, parent)) = path.split_last()
+                && let Some(fields) = merge_key(list_key, parent, &mo.object.kind)
+            {
+                list_duplicates(model, mo, items, fields, path, out);
+            }
+            for (i, item) in items.iter().enumerate() {
+                path.push(i.to_string());
+                walk(model, mo, typed_lists, item, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
     }
 }
 

@@ -117,13 +117,16 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     let schemas = crate::ownership::crd::crd_schemas(model);
     for mo in &model.objects {
         let o = &mo.object;
-        // An unknown field makes Argo fall back to the raw object.
-        let raw_fallback = in_argo_scheme(o.group())
-            && !crate::ownership::k8s_schema::unknown_fields(o).is_empty();
+        // An unknown field makes Argo fall back to the raw object (worked out once, for an
+        // object with quantities).
+        let mut raw_fallback = None;
         for (e, path) in quantities(mo, &schemas) {
             if crate::gitops::sops::is_ciphertext(&e.value) {
                 continue;
             }
+            let raw_fallback = *raw_fallback.get_or_insert_with(|| {
+                in_argo_scheme(o.group()) && crate::ownership::k8s_schema::has_unknown_fields(o)
+            });
             if let Some(f) = judge(model, mo, e, &path, raw_fallback) {
                 out.push(f);
             }
