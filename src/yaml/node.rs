@@ -183,6 +183,22 @@ impl Node {
         }
     }
 
+    /// Place this tree in `file`: text parsed once before its file was registered (Helm's
+    /// rendered documents) takes the file's spans, offsets unchanged.
+    pub fn set_file(&mut self, file: crate::source::FileId) {
+        self.span.file = file;
+        match &mut self.value {
+            Value::Seq(items) => items.iter_mut().for_each(|n| n.set_file(file)),
+            Value::Map(entries) => {
+                for e in entries {
+                    e.key.set_file(file);
+                    e.value.set_file(file);
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// The whole extent of this node including its children (block collections end at
     /// their last child).
     pub fn full_span(&self) -> Span {

@@ -71,6 +71,9 @@ pub struct Manifest {
     pub name: String,
     /// Hook events; empty for a plain manifest.
     pub hooks: Vec<String>,
+    /// The document's YAML, parsed once for the head and kept for lint's objects (spans in
+    /// a placeholder file until the rendered text has its own, `Node::set_file`).
+    pub docs: Vec<Node>,
 }
 
 impl Manifest {
@@ -135,8 +138,16 @@ pub fn split_manifests(text: &str) -> Vec<Range<usize>> {
         .collect()
 }
 
+/// A document's kind, name and `helm.sh/hook` annotation.
+type Head = (String, String, Option<String>);
+
 /// Read the head of a document as Helm's `SimpleHead` does, with its error texts.
-pub fn simple_head(doc: &str) -> Result<(String, String, Option<String>), String> {
+pub fn simple_head(doc: &str) -> Result<Head, String> {
+    parse_document(doc).map(|(head, _)| head)
+}
+
+/// The head of a document and its parsed YAML (one parse serves both).
+fn parse_document(doc: &str) -> Result<(Head, Vec<Node>), String> {
     let parsed = parse_str(doc, Default::default(), &Limits::default());
     if let Some(e) = parsed.error {
         return Err(format!(
@@ -144,7 +155,14 @@ pub fn simple_head(doc: &str) -> Result<(String, String, Option<String>), String
             super::values::go_yaml_error(&e, doc)
         ));
     }
-    let Some(root) = parsed.docs.into_iter().next().map(|d| d.root) else {
+    let roots: Vec<Node> = parsed.docs.into_iter().map(|d| d.root).collect();
+    let head = head_of(roots.first())?;
+    Ok((head, roots))
+}
+
+/// Helm's `SimpleHead` of a parsed document (`None`: an empty one).
+fn head_of(root: Option<&Node>) -> Result<Head, String> {
+    let Some(root) = root else {
         return Ok(Default::default());
     };
     let kind_of = |n: &Node| match &n.value {
@@ -223,8 +241,8 @@ pub fn file_manifests(source: &str, text: &str) -> Result<Vec<Manifest>, String>
     let mut out = Vec::new();
     for range in split_manifests(text) {
         let content = &text[range.clone()];
-        let (kind, name, hook) =
-            simple_head(content).map_err(|e| format!("YAML parse error on {source}: {e}"))?;
+        let ((kind, name, hook), docs) =
+            parse_document(content).map_err(|e| format!("YAML parse error on {source}: {e}"))?;
         let mut hooks = Vec::new();
         if let Some(h) = hook {
             let mut unknown = false;
@@ -249,6 +267,7 @@ pub fn file_manifests(source: &str, text: &str) -> Result<Vec<Manifest>, String>
             kind,
             name,
             hooks,
+            docs,
         });
     }
     Ok(out)
@@ -326,6 +345,7 @@ mod tests {
             kind: k.into(),
             name: n.into(),
             hooks: vec![],
+            docs: vec![],
         };
         let mut v = vec![
             mk("Deployment", "a"),

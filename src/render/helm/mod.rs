@@ -643,8 +643,16 @@ fn run_inner(
     sort_pairs(&mut generic);
     sort_pairs(&mut hooks);
     // The release manifest, then hooks, as cmd/helm/template.go prints them.
+    let generic_count = generic.len();
+    let printed: Vec<Placed> = generic
+        .into_iter()
+        .chain(
+            hooks
+                .into_iter()
+                .filter(|(m, _)| !opts.no_hooks && !(opts.skip_tests && m.is_test_hook())),
+        )
+        .collect();
     let mut body = String::new();
-    let mut printed: Vec<&Placed> = Vec::new();
     let mut crd_texts: Vec<(String, String)> = Vec::new();
     if opts.include_crds {
         collect_crds(&chart, chart.name(), &mut crd_texts)
@@ -653,24 +661,15 @@ fn run_inner(
     for (name, text) in &crd_texts {
         push_document(&mut body, name, text);
     }
-    for placed in &generic {
-        let m = &placed.0;
+    for (m, _) in &printed[..generic_count] {
         push_document(&mut body, &m.source, &m.content);
-        printed.push(placed);
     }
     // `body` starts with `---` or is empty: trimming it is cutting its trailing space.
     body.truncate(body.trim_end().len());
     body.push('\n');
     let mut stdout = body;
-    if !opts.no_hooks {
-        for placed in &hooks {
-            let m = &placed.0;
-            if opts.skip_tests && m.is_test_hook() {
-                continue;
-            }
-            push_document(&mut stdout, &m.source, &m.content);
-            printed.push(placed);
-        }
+    for (m, _) in &printed[generic_count..] {
+        push_document(&mut stdout, &m.source, &m.content);
     }
     let mut shown: Option<Vec<String>> = None;
     if !opts.show_only.is_empty() {
@@ -714,7 +713,7 @@ fn run_inner(
             &chart,
             &entries,
             &rendered,
-            &printed,
+            printed,
             &crd_texts,
             &user_origins,
             &mut origins,
@@ -765,7 +764,7 @@ fn build_objects(
     chart: &Chart,
     entries: &[render::TemplateEntry],
     rendered: &[(usize, crate::render::gotmpl::Output)],
-    printed: &[&Placed],
+    printed: Vec<Placed>,
     crds: &[(String, String)],
     user_origins: &ValueOrigins,
     origins: &mut ValueOrigins,
@@ -796,20 +795,21 @@ fn build_objects(
     if chart_crds_visible(shown) {
         for (name, text) in crds {
             let id = map.add(SourceFile::new(name.clone(), text.clone(), Origin::Virtual));
-            push_docs(map, id, text, None, run);
+            let docs = parse_str(text, id, &Limits::default()).docs;
+            push_docs(id, docs.into_iter().map(|d| d.root), None, run);
         }
     }
-    for (m, i) in printed.iter().copied() {
+    for (m, i) in printed {
         if !visible(&m.source) {
             continue;
         }
         let id = map.add(SourceFile::new(
             format!("{} (rendered)", m.source),
-            m.content.clone(),
+            m.content,
             Origin::Virtual,
         ));
-        let mapping = outputs.get(i).map(|o| (&index, *o, m.range.start));
-        push_docs(map, id, &m.content, mapping, run);
+        let mapping = outputs.get(&i).map(|o| (&index, *o, m.range.start));
+        push_docs(id, m.docs, mapping, run);
     }
 }
 
@@ -817,10 +817,11 @@ fn chart_crds_visible(shown: Option<&[String]>) -> bool {
     shown.is_none()
 }
 
+/// A document's objects, in the file `id` (its rendered text) and, given the template's
+/// output, traced back to the template and values lines that printed them.
 fn push_docs(
-    map: &SourceMap,
     id: FileId,
-    text: &str,
+    roots: impl IntoIterator<Item = crate::yaml::Node>,
     mapping: Option<(
         &provenance::TemplateIndex<'_>,
         &crate::render::gotmpl::Output,
@@ -828,10 +829,8 @@ fn push_docs(
     )>,
     run: &mut Run,
 ) {
-    let _ = map;
-    let parsed = parse_str(text, id, &Limits::default());
-    for doc in parsed.docs {
-        let mut root = doc.root;
+    for mut root in roots {
+        root.set_file(id);
         if let Some((index, output, start)) = mapping {
             index.map_node(output, start, &mut root);
         }
