@@ -33,7 +33,7 @@ pub struct VarDef {
 pub struct Acc {
     pub resources: Vec<Resource>,
     /// kustomize's builtin field specs plus every `configurations:`/`crds:` file seen.
-    pub config: TransformerConfig,
+    pub config: std::sync::Arc<TransformerConfig>,
     pub vars: Vec<VarDef>,
     /// The build's `openapi:` choice as this kustomization's patches see it.
     pub openapi: SchemaChoice,
@@ -43,7 +43,7 @@ impl Default for Acc {
     fn default() -> Self {
         Acc {
             resources: Vec::new(),
-            config: TransformerConfig::defaults().clone(),
+            config: TransformerConfig::shared_defaults().clone(),
             vars: Vec::new(),
             openapi: SchemaChoice::default(),
         }

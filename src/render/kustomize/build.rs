@@ -84,13 +84,13 @@ impl Builder<'_> {
         for item in k.items("configurations") {
             let docs = self.load_docs(k, &item)?;
             for d in docs {
-                acc.config.merge(&TransformerConfig::from_node(&d));
+                std::sync::Arc::make_mut(&mut acc.config).merge(&TransformerConfig::from_node(&d));
             }
         }
         for item in k.items("crds") {
             let docs = self.load_docs(k, &item)?;
             for d in docs {
-                super::crds::add_crd_config(&d, &mut acc.config);
+                super::crds::add_crd_config(&d, std::sync::Arc::make_mut(&mut acc.config));
             }
         }
         generators::run_builtin(self, k, acc)?;
@@ -212,7 +212,7 @@ impl Builder<'_> {
         }
         let mut sub_acc = Acc::default();
         self.run(&sub, &mut sub_acc, item.span)?;
-        acc.config.merge(&sub_acc.config);
+        TransformerConfig::merge_shared(&mut acc.config, &sub_acc.config);
         for v in sub_acc.vars {
             if acc.vars.iter().any(|x| x.name == v.name) {
                 return Err(failed(

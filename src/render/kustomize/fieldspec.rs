@@ -6,7 +6,7 @@ use super::resource::Resource;
 use super::tree;
 use crate::source::Span;
 use crate::yaml::{Node, Value};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Gvk {
@@ -169,13 +169,13 @@ pub fn apply_specs(
 }
 
 /// A back reference: fields that hold the name of a resource of kind `gvk`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct NameBackRef {
     pub gvk: Gvk,
     pub referrers: Vec<FieldSpec>,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TransformerConfig {
     pub name_prefix: Vec<FieldSpec>,
     pub name_suffix: Vec<FieldSpec>,
@@ -263,9 +263,20 @@ impl TransformerConfig {
         c
     }
 
-    pub fn defaults() -> &'static TransformerConfig {
-        static CELL: OnceLock<TransformerConfig> = OnceLock::new();
-        CELL.get_or_init(build_defaults)
+    /// The defaults as every accumulator starts with them: one allocation for the process,
+    /// copied only by a build that adds to it (`configurations:`, `crds:`).
+    pub fn shared_defaults() -> &'static Arc<TransformerConfig> {
+        static CELL: OnceLock<Arc<TransformerConfig>> = OnceLock::new();
+        CELL.get_or_init(|| Arc::new(build_defaults()))
+    }
+
+    /// `to.merge(from)` on shared configurations. A configuration merged with itself is
+    /// unchanged (merges keep first occurrences, and the defaults repeat nothing), so the
+    /// usual case, a base and an overlay both on the defaults, copies nothing.
+    pub fn merge_shared(to: &mut Arc<TransformerConfig>, from: &Arc<TransformerConfig>) {
+        if !Arc::ptr_eq(to, from) {
+            Arc::make_mut(to).merge(from);
+        }
     }
 }
 
@@ -580,6 +591,29 @@ mod tests {
         assert_eq!(
             split_path("metadata/annotations/a.b\\/c"),
             vec!["metadata", "annotations", "a.b/c"]
+        );
+    }
+
+    /// `merge_shared` skips merging a configuration with itself: that is only right while
+    /// such a merge changes nothing, i.e. while the defaults repeat no spec.
+    #[test]
+    fn the_defaults_merged_with_themselves_are_unchanged() {
+        let defaults = TransformerConfig::shared_defaults();
+        let mut merged = TransformerConfig::clone(defaults);
+        merged.merge(&TransformerConfig::clone(defaults));
+        assert_eq!(&merged, defaults.as_ref());
+        let mut with_extra = TransformerConfig::clone(defaults);
+        with_extra.merge(&TransformerConfig {
+            images: vec![FieldSpec {
+                path: vec!["spec".into(), "image".into()],
+                ..FieldSpec::default()
+            }],
+            ..TransformerConfig::default()
+        });
+        assert_ne!(
+            &with_extra,
+            defaults.as_ref(),
+            "a merge that adds a spec shows"
         );
     }
 }

@@ -215,8 +215,8 @@ fn build_top(b: &mut Builder, dir: &str) -> Result<Vec<Resource>, Fail> {
             r.set_name(&name, span);
         }
     }
-    let mut config = fieldspec::TransformerConfig::defaults().clone();
-    config.merge(&acc.config);
+    let mut config = fieldspec::TransformerConfig::shared_defaults().clone();
+    fieldspec::TransformerConfig::merge_shared(&mut config, &acc.config);
     nameref::fix(&mut acc.resources, &config)?;
     vars::resolve(&mut acc, &config.var_reference)?;
     // Local-config objects (`config.kubernetes.io/local-config: "true"`) feed the build but

@@ -24,7 +24,8 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
     if let Some((ns, span)) = k.string("namespace")
         && !ns.is_empty()
     {
-        let specs = acc.config.namespace.clone();
+        let config = acc.config.clone();
+        let specs = &config.namespace;
         namespace(acc, &ns, span, &specs, false, SubjectMode::DefaultOnly)?;
         check_unique(acc, span)?;
         record(acc, &kf, "NamespaceTransformer", None);
@@ -32,14 +33,16 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
     if let Some((p, span)) = k.string("namePrefix")
         && !p.is_empty()
     {
-        let specs = acc.config.name_prefix.clone();
+        let config = acc.config.clone();
+        let specs = &config.name_prefix;
         prefix_suffix(acc, &p, "", span, &specs);
         record(acc, &kf, "PrefixTransformer", None);
     }
     if let Some((s, span)) = k.string("nameSuffix")
         && !s.is_empty()
     {
-        let specs = acc.config.name_suffix.clone();
+        let config = acc.config.clone();
+        let specs = &config.name_suffix;
         prefix_suffix(acc, "", &s, span, &specs);
         record(acc, &kf, "SuffixTransformer", None);
     }
@@ -72,13 +75,15 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
     }
     let common = k.string_map("commonLabels");
     if !common.is_empty() {
-        let specs = acc.config.common_labels.clone();
+        let config = acc.config.clone();
+        let specs = &config.common_labels;
         set_map_fields(acc, &common, &specs);
         record(acc, &kf, "LabelTransformer", None);
     }
     let ann = k.string_map("commonAnnotations");
     if !ann.is_empty() {
-        let specs = acc.config.common_annotations.clone();
+        let config = acc.config.clone();
+        let specs = &config.common_annotations;
         set_map_fields(acc, &ann, &specs);
         record(acc, &kf, "AnnotationsTransformer", None);
     }
@@ -94,14 +99,16 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
                 format!("replicas entry '{name}' has no count"),
             ));
         };
-        let specs = acc.config.replicas.clone();
+        let config = acc.config.clone();
+        let specs = &config.replicas;
         replicas(acc, &name, count, &specs, r.span)?;
         record(acc, &kf, "ReplicaCountTransformer", None);
     }
     let mut images: Vec<&Node> = k.seq("images").iter().collect();
     images.extend(k.seq("imageTags").iter());
     for img in images {
-        let specs = acc.config.images.clone();
+        let config = acc.config.clone();
+        let specs = &config.images;
         image(acc, img, &specs);
         record(acc, &kf, "ImageTagTransformer", None);
     }
