@@ -179,7 +179,7 @@ fn head_of(root: Option<&Node>) -> Result<Head, String> {
         _ => {
             return Err(format!(
                 "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type releaseutil.SimpleHead",
-                kind_of(&root)
+                kind_of(root)
             ));
         }
     }

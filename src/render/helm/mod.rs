@@ -649,7 +649,7 @@ fn run_inner(
         .chain(
             hooks
                 .into_iter()
-                .filter(|(m, _)| !opts.no_hooks && !(opts.skip_tests && m.is_test_hook())),
+                .filter(|(m, _)| !(opts.no_hooks || (opts.skip_tests && m.is_test_hook()))),
         )
         .collect();
     let mut body = String::new();
