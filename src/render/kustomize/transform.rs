@@ -26,7 +26,7 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
     {
         let config = acc.config.clone();
         let specs = &config.namespace;
-        namespace(acc, &ns, span, &specs, false, SubjectMode::DefaultOnly)?;
+        namespace(acc, &ns, span, specs, false, SubjectMode::DefaultOnly)?;
         check_unique(acc, span)?;
         record(acc, &kf, "NamespaceTransformer", None);
     }
@@ -35,7 +35,7 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
     {
         let config = acc.config.clone();
         let specs = &config.name_prefix;
-        prefix_suffix(acc, &p, "", span, &specs);
+        prefix_suffix(acc, &p, "", span, specs);
         record(acc, &kf, "PrefixTransformer", None);
     }
     if let Some((s, span)) = k.string("nameSuffix")
@@ -43,7 +43,7 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
     {
         let config = acc.config.clone();
         let specs = &config.name_suffix;
-        prefix_suffix(acc, "", &s, span, &specs);
+        prefix_suffix(acc, "", &s, span, specs);
         record(acc, &kf, "SuffixTransformer", None);
     }
     for l in k.seq("labels") {
@@ -77,14 +77,14 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
     if !common.is_empty() {
         let config = acc.config.clone();
         let specs = &config.common_labels;
-        set_map_fields(acc, &common, &specs);
+        set_map_fields(acc, &common, specs);
         record(acc, &kf, "LabelTransformer", None);
     }
     let ann = k.string_map("commonAnnotations");
     if !ann.is_empty() {
         let config = acc.config.clone();
         let specs = &config.common_annotations;
-        set_map_fields(acc, &ann, &specs);
+        set_map_fields(acc, &ann, specs);
         record(acc, &kf, "AnnotationsTransformer", None);
     }
     patches::json6902_patches(b, k, acc)?;
@@ -101,7 +101,7 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
         };
         let config = acc.config.clone();
         let specs = &config.replicas;
-        replicas(acc, &name, count, &specs, r.span)?;
+        replicas(acc, &name, count, specs, r.span)?;
         record(acc, &kf, "ReplicaCountTransformer", None);
     }
     let mut images: Vec<&Node> = k.seq("images").iter().collect();
@@ -109,7 +109,7 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
     for img in images {
         let config = acc.config.clone();
         let specs = &config.images;
-        image(acc, img, &specs);
+        image(acc, img, specs);
         record(acc, &kf, "ImageTagTransformer", None);
     }
     replacements::run_field(b, k, acc)?;
