@@ -7,8 +7,9 @@
 #   GITOPS_LINT_BIN=/path/to/gitops-lint bench/helm.sh   # that build, one process per case
 #
 # helm runs once per case (a process each, as Argo CD's repo-server runs it). The native side
-# runs `gitops-lint helm template` once per case too (the like-for-like figure), and then all
-# cases in one test process with a fresh filesystem per case (nothing cached between cases).
+# runs `gitops-lint helm template` once per case too (the like-for-like figure), then all
+# cases in one test process with a fresh filesystem per case (nothing cached between cases),
+# and then the same in-process run as `lint` renders charts (stand-in keys, objects built).
 # Both wall time and CPU time (user+sys, children included) are printed: on a shared machine
 # the CPU-time ratio is the steadier figure.
 set -euo pipefail
@@ -58,6 +59,12 @@ native_inprocess_all() {
   HELM_BENCH_ROUNDS="$ROUNDS" "$BENCH" --ignored --nocapture bench_native_corpus
 }
 
+# As `lint` renders each app's chart: lint's fixed clock and seed (stand-in keys: the output
+# is never printed) and the objects built with their provenance.
+native_inprocess_as_lint_all() {
+  HELM_BENCH_AS_LINT=1 HELM_BENCH_ROUNDS="$ROUNDS" "$BENCH" --ignored --nocapture bench_native_corpus
+}
+
 read -r helm_wall helm_cpu < <(measure helm_all)
 per() { echo "$1 / $ROUNDS" | bc -l; }
 printf 'cases: %d, rounds: %d (times per round)\n' "${#CMDS[@]}" "$ROUNDS"
@@ -76,4 +83,6 @@ fi
 if [ -n "$BENCH" ]; then
   read -r in_wall in_cpu < <(measure native_inprocess_all)
   report "in-process, tests/helm_bench.rs, fresh filesystem per case" "$in_wall" "$in_cpu"
+  read -r lint_wall lint_cpu < <(measure native_inprocess_as_lint_all)
+  report "in-process as lint renders: stand-in keys, objects and provenance built" "$lint_wall" "$lint_cpu"
 fi

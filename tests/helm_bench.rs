@@ -1,6 +1,7 @@
 //! Timing of native `helm template` over every chart case of the corpus (run by
 //! `bench/helm.sh` in release mode; ignored in normal test runs).
 
+use gitops_lint::render::helm::render::RenderClock;
 use gitops_lint::render::helm::{cli_fs, parse_helm_template_args, run};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -29,6 +30,10 @@ fn bench_native_corpus() {
         .unwrap_or(1);
     // HELM_BENCH_FILTER=text keeps the cases whose command contains it (for profiling one).
     let filter = std::env::var("HELM_BENCH_FILTER").unwrap_or_default();
+    // HELM_BENCH_AS_LINT=1 renders each case as `lint` renders an app's chart: with lint's
+    // fixed clock and seed (stand-in keys, whose output is never printed) and the objects
+    // built with their provenance. Otherwise as `helm template`: real keys and randomness.
+    let as_lint = std::env::var("HELM_BENCH_AS_LINT").is_ok_and(|v| v == "1");
     let cases: Vec<Vec<String>> = index
         .lines()
         .skip(1)
@@ -45,11 +50,18 @@ fn bench_native_corpus() {
             // A fresh filesystem per case: no file or chart is kept between renders. Parsed
             // templates are (per process, by text), as in a `lint` rendering many apps.
             let Ok(fs) = cli_fs(&root) else { continue };
-            let Ok((chart, opts)) = parse_helm_template_args(args) else {
+            let Ok((chart, mut opts)) = parse_helm_template_args(args) else {
                 continue;
             };
+            if as_lint {
+                opts.clock = Some(RenderClock {
+                    seed: 1,
+                    now_unix_nanos: 1_767_225_600_000_000_000,
+                    utc_offset_secs: 0,
+                });
+            }
             let t = Instant::now();
-            let r = run(&fs, &chart, &opts, false);
+            let r = run(&fs, &chart, &opts, as_lint);
             if std::env::var("HELM_BENCH_VERBOSE").is_ok() {
                 let failed = r.failure.as_ref().map(|f| {
                     let first = f.message.lines().next().unwrap_or("");
@@ -69,7 +81,8 @@ fn bench_native_corpus() {
     }
     let secs = start.elapsed().as_secs_f64() / rounds as f64;
     println!(
-        "native: {} cases in {secs:.3} s per round ({rounds} rounds, {failures} failed renders)",
+        "native{}: {} cases in {secs:.3} s per round ({rounds} rounds, {failures} failed renders)",
+        if as_lint { " as lint renders" } else { "" },
         cases.len()
     );
 }

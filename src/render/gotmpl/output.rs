@@ -153,11 +153,16 @@ impl Output {
         self.segments.get(i).filter(|s| s.range.contains(&offset))
     }
 
-    /// Segments overlapping a byte range of the output.
+    /// Segments overlapping a byte range of the output (found by binary search: provenance
+    /// asks this for every scalar of a document).
     pub fn segments_in(&self, range: Range<usize>) -> impl Iterator<Item = &OutputSegment> {
-        self.segments
+        let first = self
+            .segments
+            .partition_point(|s| s.range.end <= range.start);
+        self.segments[first..]
             .iter()
-            .filter(move |s| s.range.start < range.end && range.start < s.range.end)
+            .take_while(move |s| s.range.start < range.end)
+            .filter(move |s| range.start < s.range.end)
     }
 
     /// Helm's post-processing: deletes every `<no value>` from the text, keeping segments aligned.
@@ -183,5 +188,55 @@ impl Output {
         }
         self.segments.retain(|s| !s.range.is_empty());
         self.text = self.text.replace(NO_VALUE, "");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segment(range: Range<usize>) -> OutputSegment {
+        OutputSegment {
+            range,
+            kind: SegmentKind::Text,
+            pos: Pos {
+                file: "t".into(),
+                offset: 0,
+                line: 1,
+                col: 0,
+            },
+            values_paths: Vec::new(),
+            taint: None,
+            release: None,
+            release_branch: None,
+            via: Vec::new(),
+            conditions: Rc::default(),
+        }
+    }
+
+    #[test]
+    fn segments_in_finds_exactly_the_overlapping_segments() {
+        let output = Output {
+            text: "x".repeat(20),
+            segments: [0..3, 3..4, 4..10, 10..11, 11..20]
+                .into_iter()
+                .map(segment)
+                .collect(),
+        };
+        for start in 0..20 {
+            for end in start + 1..=21 {
+                let found: Vec<Range<usize>> = output
+                    .segments_in(start..end)
+                    .map(|s| s.range.clone())
+                    .collect();
+                let expected: Vec<Range<usize>> = output
+                    .segments
+                    .iter()
+                    .filter(|s| s.range.start < end && start < s.range.end)
+                    .map(|s| s.range.clone())
+                    .collect();
+                assert_eq!(found, expected, "range {start}..{end}");
+            }
+        }
     }
 }

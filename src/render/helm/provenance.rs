@@ -69,7 +69,18 @@ impl TemplateIndex<'_> {
     /// For output whose segment has no source file (`tpl` text): the action after the
     /// last literal text of a real template before it, which is the action that printed it.
     fn enclosing_action(&self, output: &Output, seg: &OutputSegment) -> Option<Span> {
-        let idx = output.segments.iter().position(|s| std::ptr::eq(s, seg))?;
+        // Segments tile the output in order: the one starting where `seg` starts is `seg`
+        // (a search per node: a scan here made large `tpl` output quadratic).
+        let idx = output
+            .segments
+            .partition_point(|s| s.range.start < seg.range.start);
+        if !output
+            .segments
+            .get(idx)
+            .is_some_and(|s| std::ptr::eq(s, seg))
+        {
+            return None;
+        }
         for prev in output.segments[..idx].iter().rev() {
             let Some((Some(file), _)) = self.files.get(&*prev.pos.file) else {
                 continue;
