@@ -143,11 +143,24 @@ impl Prepared {
         // What Flux references can name: declared objects first, then every object written
         // in a render input as it is (the ConfigMap a `substituteFrom` names often sits in a
         // kustomization another Kustomization builds).
-        let mut catalog: Vec<Object> = plain.iter().map(|(o, _)| o.clone()).collect();
+        let mut catalog: Vec<Object> = plain
+            .iter()
+            .filter(|(o, _)| flux_can_name(&o.api_version, &o.kind))
+            .map(|(o, _)| o.clone())
+            .collect();
         for f in files.iter().filter(|f| layout.is_render_input(&f.path)) {
             catalog.extend(
                 f.docs
                     .iter()
+                    .filter(|d| {
+                        let text = |key| {
+                            d.root
+                                .get(key)
+                                .and_then(crate::yaml::Node::as_str)
+                                .unwrap_or("")
+                        };
+                        flux_can_name(text("apiVersion"), text("kind"))
+                    })
                     .filter_map(|d| Object::from_node(d.root.clone())),
             );
         }
@@ -579,6 +592,17 @@ fn kustomization_span(files: &[(FileId, String)], dir: &str) -> Span {
         .find(|(_, path)| dir_of(path) == dir && is_kustomization_file(path))
         .map(|(id, _)| Span::new(*id, 0, 0))
         .unwrap_or_default()
+}
+
+/// Can a Flux reference name an object of this kind? Source, Kustomization and HelmRelease
+/// references name Flux objects; `valuesFrom`, `substituteFrom` and `secretRef` name
+/// ConfigMaps and Secrets. The catalog keeps only these (a monorepo's render inputs hold
+/// thousands of Deployments no reference can name).
+fn flux_can_name(api_version: &str, kind: &str) -> bool {
+    match api_version.split_once('/') {
+        Some((group, _)) => group.ends_with(".fluxcd.io"),
+        None => matches!(kind, "ConfigMap" | "Secret"),
+    }
 }
 
 /// The artifacts of this repository's GitRepositories that filter it (`spec.ignore`,
