@@ -3,8 +3,8 @@
 //! overrides. Each test builds a small repository in a temporary directory.
 
 use gitops_lint::render::kustomize::{
-    BuildOptions, ImageOverride, KustomizeOverrides, LoadRestrictions, build, build_with_overrides,
-    to_yaml_stream,
+    BuildOptions, ImageOverride, KustomizeOverrides, LoadRestrictions, SharedBuilds, build,
+    build_with_overrides, to_yaml_stream,
 };
 use gitops_lint::render::{IssueKind, RenderOutput};
 use gitops_lint::source::{DiskFs, SourceMap, Span};
@@ -727,4 +727,104 @@ fn render_errors_outside_a_repository_keep_the_absolute_path() {
     let named = format!("(resource in '{}')", dir.display());
     assert!(err.contains(&named), "{err}");
     assert!(err.contains("'missing.yaml'"), "{err}");
+}
+
+/// The output of `dir` built alone, and with `shared` sub-builds, as text (objects, then
+/// issues).
+fn built_text(r: &Repo, dir: &str, shared: Option<&Arc<SharedBuilds>>) -> String {
+    let opts = BuildOptions {
+        shared: shared.cloned(),
+        ..BuildOptions::default()
+    };
+    let out = build(&r.fs, dir, &opts);
+    let issues: Vec<&str> = out.issues.iter().map(|i| i.message.as_str()).collect();
+    format!("{}\n{issues:?}", to_yaml_stream(&out.objects))
+}
+
+/// Overlays over one base share its build (`BuildOptions::shared`), and each prints what it
+/// prints when it builds the base itself: its own prefix, namespace, image and patch on the
+/// base's objects, generated names and hashes included, however the overlays nest.
+#[test]
+fn overlays_sharing_a_base_print_what_they_print_alone() {
+    let Some(r) = repo(&[
+        (
+            "repo/base/kustomization.yaml",
+            "resources:\n- deployment.yaml\nlabels:\n- pairs:\n    tier: web\nconfigMapGenerator:\n- name: web-config\n  literals:\n  - MODE=base\n",
+        ),
+        ("repo/base/deployment.yaml", DEPLOY),
+        (
+            "repo/overlays/a/kustomization.yaml",
+            "resources:\n- ../../base\nnamePrefix: a-\nimages:\n- name: nginx\n  newTag: \"2.0\"\n",
+        ),
+        (
+            "repo/overlays/b/kustomization.yaml",
+            "resources:\n- ../../base\nnamespace: team-b\npatches:\n- patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 3\n  target:\n    kind: Deployment\n",
+        ),
+        (
+            "repo/overlays/c/kustomization.yaml",
+            "resources:\n- ../a\nnameSuffix: -c\nconfigMapGenerator:\n- name: a-web-config\n  behavior: merge\n  literals:\n  - MODE=c\n",
+        ),
+    ]) else {
+        return;
+    };
+    let shared = Arc::new(SharedBuilds::default());
+    for dir in [
+        "overlays/a",
+        "overlays/b",
+        "overlays/c",
+        "overlays/a",
+        "base",
+    ] {
+        let alone = built_text(&r, dir, None);
+        let with_shared = built_text(&r, dir, Some(&shared));
+        assert!(alone.contains("kind: Deployment"), "{dir}: {alone}");
+        assert_eq!(alone, with_shared, "{dir}");
+    }
+    // The base (under a, b and c) and overlays/a (under c) were each built once and kept.
+    assert_eq!(shared.len(), 2);
+}
+
+/// A shared build never hides a cycle or a limit: they fail as when built alone.
+#[test]
+fn a_shared_base_still_fails_on_a_cycle_and_on_the_depth_limit() {
+    let Some(r) = repo(&[
+        (
+            "repo/base/kustomization.yaml",
+            "resources:\n- deployment.yaml\n",
+        ),
+        ("repo/base/deployment.yaml", DEPLOY),
+        ("repo/mid/kustomization.yaml", "resources:\n- ../base\n"),
+        ("repo/top/kustomization.yaml", "resources:\n- ../mid\n"),
+        ("repo/x/kustomization.yaml", "resources:\n- ../y\n"),
+        ("repo/y/kustomization.yaml", "resources:\n- ../x\n"),
+    ]) else {
+        return;
+    };
+    let shared = Arc::new(SharedBuilds::default());
+    for dir in ["top", "x", "y", "top"] {
+        assert_eq!(
+            built_text(&r, dir, None),
+            built_text(&r, dir, Some(&shared)),
+            "{dir}"
+        );
+    }
+    // `top` nests three deep: with a depth limit of 2 it fails, shared `mid` or not.
+    let limited = |shared: Option<Arc<SharedBuilds>>| {
+        let opts = BuildOptions {
+            max_depth: 2,
+            shared,
+            ..BuildOptions::default()
+        };
+        let out = build(&r.fs, "top", &opts);
+        out.issues
+            .iter()
+            .map(|i| i.message.clone())
+            .collect::<Vec<_>>()
+    };
+    let alone = limited(None);
+    assert!(
+        alone.iter().any(|m| m.contains("deeper than 2")),
+        "{alone:?}"
+    );
+    assert_eq!(alone, limited(Some(shared)));
 }

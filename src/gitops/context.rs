@@ -522,6 +522,7 @@ impl Ctx<'_> {
             budget: &self.budget,
             remotes: &self.remotes,
             kustomizations: &self.layout.kustomizations,
+            shared: &self.memo.shared,
         }
     }
 

@@ -158,6 +158,8 @@ pub(super) struct JobEnv<'a> {
     pub(super) remotes: &'a RemoteInputs,
     /// The repo's kustomization directories (what a generated kustomization must not list).
     pub(super) kustomizations: &'a BTreeSet<String>,
+    /// Included kustomizations built so far, for every job of this model build.
+    pub(super) shared: &'a Arc<kustomize::SharedBuilds>,
 }
 
 impl JobEnv<'_> {
@@ -184,10 +186,15 @@ impl JobEnv<'_> {
                         self.remotes,
                         self.budget.render_twice,
                     ),
-                    _ => (
-                        units::render_unguarded(unit, fs, self.budget, self.remotes),
-                        Vec::new(),
-                    ),
+                    _ => {
+                        // Included kustomizations are shared between jobs that read the
+                        // repo itself (an artifact tree is another set of files).
+                        let shared = tree_ref(job).is_none().then(|| self.shared.clone());
+                        (
+                            units::render_unguarded(unit, fs, self.budget, self.remotes, shared),
+                            Vec::new(),
+                        )
+                    }
                 };
                 JobOutput {
                     objects: r.objects,
@@ -226,6 +233,8 @@ impl JobEnv<'_> {
             max_depth: self.budget.max_kustomize_depth,
             deadline: Some(self.budget.deadline()),
             remotes: self.remotes.clone(),
+            // The generated kustomization and the Flux options live in this view only.
+            shared: None,
         };
         // A component is a directory relative to the kustomization (remote ones are kept:
         // the build reports them).
@@ -271,6 +280,8 @@ impl JobEnv<'_> {
 #[derive(Default)]
 pub(super) struct RenderMemo {
     done: HashMap<String, Arc<JobOutput>>,
+    /// Included kustomizations built once for all jobs (a base under many overlays).
+    pub(super) shared: Arc<kustomize::SharedBuilds>,
 }
 
 impl RenderMemo {

@@ -91,9 +91,10 @@ pub(super) fn render_unguarded(
     fs: &dyn RepoFs,
     budget: &RenderBudget,
     remotes: &RemoteInputs,
+    shared: Option<std::sync::Arc<crate::render::kustomize::SharedBuilds>>,
 ) -> RenderOutput {
     match unit {
-        Unit::Kustomize(k) => render_kustomize(k, fs, budget, remotes),
+        Unit::Kustomize(k) => render_kustomize(k, fs, budget, remotes, shared),
         Unit::Helm(h) => render_helm(h, fs, budget, remotes, false).0,
         Unit::Directory { .. } | Unit::FluxDirectory { .. } => RenderOutput::default(),
     }
@@ -112,6 +113,7 @@ fn render_kustomize(
     fs: &dyn RepoFs,
     budget: &RenderBudget,
     remotes: &RemoteInputs,
+    shared: Option<std::sync::Arc<crate::render::kustomize::SharedBuilds>>,
 ) -> RenderOutput {
     use crate::render::kustomize::{self, BuildOptions, LoadRestrictions};
     let opts = BuildOptions {
@@ -124,6 +126,7 @@ fn render_kustomize(
         max_depth: budget.max_kustomize_depth,
         deadline: Some(budget.deadline()),
         remotes: remotes.clone(),
+        shared,
     };
     match kustomize_overrides(k, fs) {
         Some(o) => kustomize::build_with_overrides(fs, &k.dir, &o, &opts),

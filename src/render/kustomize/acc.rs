@@ -30,6 +30,7 @@ pub struct VarDef {
 }
 
 /// Resources and configuration gathered so far.
+#[derive(Clone)]
 pub struct Acc {
     pub resources: Vec<Resource>,
     /// kustomize's builtin field specs plus every `configurations:`/`crds:` file seen.
@@ -83,6 +84,10 @@ pub struct Builder<'a> {
     pub opts: &'a BuildOptions,
     /// Directories being built, outermost first (cycle detection).
     pub(super) stack: Vec<String>,
+    /// Every directory entered so far, in order, and the deepest the stack has been (what a
+    /// shared sub-build records: `shared.rs`).
+    pub(super) entered: Vec<String>,
+    pub(super) deepest: usize,
     pub resource_count: usize,
     /// In-memory replacement for a kustomization file (Argo CD overrides).
     pub overlay: Option<(String, Node)>,
@@ -112,6 +117,8 @@ impl<'a> Builder<'a> {
             fs,
             opts,
             stack: Vec::new(),
+            entered: Vec::new(),
+            deepest: 0,
             resource_count: 0,
             overlay: None,
             openapi: std::cell::RefCell::new(SchemaChoice::default()),

@@ -10,6 +10,7 @@ use super::generators;
 use super::helm_charts;
 use super::kustomization::{self, Item, Kustomization, display_dir, join};
 use super::openapi::{self, CustomSchema, SchemaChoice};
+use super::shared::SharedBuild;
 use super::transform;
 use crate::remote::RemoteRef;
 use crate::render::{Fetched, RemoteUse};
@@ -57,6 +58,8 @@ impl Builder<'_> {
         }
         self.check_deadline(from)?;
         self.stack.push(dir.to_string());
+        self.entered.push(dir.to_string());
+        self.deepest = self.deepest.max(self.stack.len());
         Ok(())
     }
 
@@ -210,8 +213,7 @@ impl Builder<'_> {
                 ),
             ));
         }
-        let mut sub_acc = Acc::default();
-        self.run(&sub, &mut sub_acc, item.span)?;
+        let sub_acc = self.build_included(&sub, &path, item.span)?;
         TransformerConfig::merge_shared(&mut acc.config, &sub_acc.config);
         for v in sub_acc.vars {
             if acc.vars.iter().any(|x| x.name == v.name) {
@@ -226,6 +228,83 @@ impl Builder<'_> {
             self.append(acc, r, item.span)?;
         }
         Ok(())
+    }
+
+    /// The accumulator of an included kustomization (`sub`, in `dir`): shared with the
+    /// other builds of this model build when its conditions hold (`shared.rs`), else built.
+    fn build_included(&mut self, sub: &Kustomization, dir: &str, from: Span) -> Result<Acc, Fail> {
+        let Some(shared) = self.opts.shared.clone() else {
+            return self.build_fresh(sub, from);
+        };
+        let restrictions = self.opts.load_restrictions;
+        // An `openapi:` choice in force changes what the sub-build's patches see.
+        let no_openapi = !self.openapi.borrow().chosen;
+        if no_openapi
+            && let Some(done) = shared.get(dir, restrictions)
+            && self.can_reuse(&done)
+        {
+            self.check_deadline(from)?;
+            self.resource_count += done.appended;
+            self.remotes
+                .borrow_mut()
+                .extend(done.remotes.iter().cloned());
+            self.skipped
+                .borrow_mut()
+                .extend(done.skipped.iter().cloned());
+            return Ok(done.acc.clone());
+        }
+        let entered_from = self.entered.len();
+        let deepest_before = std::mem::replace(&mut self.deepest, self.stack.len());
+        let (count, remotes, skipped) = (
+            self.resource_count,
+            self.remotes.borrow().len(),
+            self.skipped.borrow().len(),
+        );
+        let built = self.build_fresh(sub, from);
+        let depth = self.deepest - self.stack.len();
+        self.deepest = self.deepest.max(deepest_before);
+        let entered = self.entered[entered_from..].to_vec();
+        let rewritten = |d: &String| self.overlay.as_ref().is_some_and(|(o, _)| o == d);
+        if let Ok(acc) = &built
+            && no_openapi
+            && !self.openapi.borrow().chosen
+            && !entered.iter().any(rewritten)
+        {
+            shared.insert(
+                dir,
+                restrictions,
+                SharedBuild {
+                    acc: acc.clone(),
+                    entered,
+                    depth,
+                    appended: self.resource_count - count,
+                    remotes: self.remotes.borrow()[remotes..].to_vec(),
+                    skipped: self.skipped.borrow()[skipped..].to_vec(),
+                },
+            );
+        }
+        built
+    }
+
+    fn build_fresh(&mut self, sub: &Kustomization, from: Span) -> Result<Acc, Fail> {
+        let mut acc = Acc::default();
+        self.run(sub, &mut acc, from)?;
+        Ok(acc)
+    }
+
+    /// Does a shared sub-build hold here? Not if it would close a cycle, nest too deep,
+    /// hold too many resources, or read the file an Argo CD override rewrites: building it
+    /// then reports (or applies) exactly that.
+    fn can_reuse(&self, done: &SharedBuild) -> bool {
+        let on_stack = done.entered.iter().any(|d| self.stack.contains(d));
+        let rewritten = self
+            .overlay
+            .as_ref()
+            .is_some_and(|(o, _)| done.entered.contains(o));
+        !on_stack
+            && !rewritten
+            && self.stack.len() + done.depth <= self.opts.max_depth
+            && self.resource_count + done.appended <= self.opts.max_resources
     }
 
     /// A remote entry of `resources:` / `components:`: a git base renders from the cache

@@ -27,12 +27,15 @@ mod plugins;
 mod replacements;
 mod resource;
 mod selector;
+mod shared;
 mod smp;
 mod sort;
 mod transform;
 mod tree;
 mod value_add;
 mod vars;
+
+pub use shared::SharedBuilds;
 
 pub use overrides::{ImageOverride, KustomizeOverrides, PatchOverride, ReplicaOverride};
 
@@ -43,7 +46,7 @@ use acc::{Builder, Fail};
 use resource::Resource;
 
 /// Where files may be loaded from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum LoadRestrictions {
     /// kustomize's default (and Argo CD's): files only in or below the kustomization's
     /// directory; other directories only as kustomizations.
@@ -65,6 +68,9 @@ pub struct BuildOptions {
     pub deadline: Option<std::time::Instant>,
     /// Fetched remote bases and charts (`helmCharts` with a `repo`).
     pub remotes: crate::render::RemoteInputs,
+    /// Included kustomizations built once and shared with other builds over the same files
+    /// (`shared.rs`); `None` builds every one.
+    pub shared: Option<std::sync::Arc<SharedBuilds>>,
 }
 
 impl Default for BuildOptions {
@@ -75,6 +81,7 @@ impl Default for BuildOptions {
             max_depth: 64,
             deadline: None,
             remotes: crate::render::RemoteInputs::default(),
+            shared: None,
         }
     }
 }
