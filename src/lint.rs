@@ -312,9 +312,12 @@ fn lint_walked(
     let mut model = build_model(&loaded, fs, map.clone(), &root, &settings);
     model.platform = config.platform.clone();
     crate::gitops::sops::strip_decrypted(&mut model);
-    let deployed = Deployed::of(&model);
-    for (path, err) in yaml_errors {
-        findings.push(yaml_error_finding(&path, err, deployed.contains(&path)));
+    // What the apps deploy (every file their objects come from) matters only to YAML errors.
+    if !yaml_errors.is_empty() {
+        let deployed = Deployed::of(&model);
+        for (path, err) in yaml_errors {
+            findings.push(yaml_error_finding(&path, err, deployed.contains(&path)));
+        }
     }
     let mut checked = rules::run_all(&model);
     crate::gitops::remote_render::relocate(&mut checked, &model, &remotes);

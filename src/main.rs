@@ -616,7 +616,7 @@ fn check(args: CheckArgs) -> ExitCode {
         Some(files) => only_changed(findings, &result, files, quiet),
     };
     let prefix = cli_output::repo_prefix(&result.root);
-    Output {
+    let code = Output {
         args: &args.out,
         findings: &findings,
         map: &result.map,
@@ -625,7 +625,11 @@ fn check(args: CheckArgs) -> ExitCode {
         diff: None,
         coverage: Some(gitops_lint::gitops::listing::coverage_line(&result.model)),
     }
-    .emit()
+    .emit();
+    // The process ends here and the kernel takes its memory back at once: freeing the model
+    // node by node first cost ~3% of a 6,000-object lint.
+    std::mem::forget(result);
+    code
 }
 
 /// `--changed FILE…`: the findings of the apps whose inputs include a changed file (see

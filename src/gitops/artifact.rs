@@ -47,7 +47,7 @@ fn join(dir: &str, name: &str) -> String {
 
 /// Is `path` inside `dir` (or equal)? `""` is the root.
 fn under(path: &str, dir: &str) -> bool {
-    dir.is_empty() || path == dir || path.starts_with(&format!("{dir}/"))
+    crate::source::is_within(dir, path)
 }
 
 impl ArtifactTree {

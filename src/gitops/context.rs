@@ -42,7 +42,7 @@ pub(super) fn is_kustomization_file(path: &str) -> bool {
 
 /// Is `path` inside `dir` (or equal to it)? `""` is the repo root.
 pub(super) fn under(path: &str, dir: &str) -> bool {
-    dir.is_empty() || path == dir || path.starts_with(&format!("{dir}/"))
+    crate::source::is_within(dir, path)
 }
 
 /// The component directories a Flux Kustomization adds (`spec.components`, relative to its
@@ -130,8 +130,8 @@ impl Layout {
     /// A file the Helm or kustomize renderer reads (templates, values, patches, bases), not
     /// a manifest applied as it is.
     pub(super) fn is_render_input(&self, path: &str) -> bool {
-        self.charts.iter().any(|d| under(path, d))
-            || self.kustomizations.iter().any(|d| under(path, d))
+        crate::source::self_and_parents(path)
+            .any(|d| self.charts.contains(d) || self.kustomizations.contains(d))
     }
 
     /// Argo CD's source type discovery
@@ -555,11 +555,11 @@ impl Ctx<'_> {
         let Some(r) = self.job_output(&job) else {
             return;
         };
-        out.objects.extend(r.objects.iter().cloned());
         out.issues.extend(r.issues.iter().cloned());
         out.issues.extend(r.panic_issue(&job, at));
         out.remotes.extend(r.remotes.iter().cloned());
         out.differences.extend(r.differences.iter().cloned());
+        out.objects.extend_job(r);
     }
 
     /// Note the remote inputs a render named that are not fetched: the app is partly rendered

@@ -472,6 +472,8 @@ fn build_pass(
         .map(|(_, p)| p)
         .collect();
     let source_trees = local_source_trees(ctx);
+    // This pass is the model: no render is asked for from here on.
+    ctx.memo.release_outputs();
     for (mut app, mut rendered, ns_override) in pending {
         let index = model.apps.len();
         let shipped = |file: &str| {
@@ -506,7 +508,7 @@ fn build_pass(
             }
         }
         app.render_differences.extend(rendered.differences);
-        for obj in rendered.objects {
+        for obj in rendered.objects.into_objects() {
             let namespace = if obj.is_cluster_scoped() {
                 String::new()
             } else {

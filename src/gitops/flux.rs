@@ -656,7 +656,7 @@ pub(super) fn flux_kustomization(ctx: &mut Ctx, obj: &Object) -> (App, Rendered,
         if vars.is_empty() && !strategy_always {
             fx.substitution_skipped = true;
         }
-        for o in &mut rendered.objects {
+        for o in rendered.objects.iter_mut() {
             let disabled = o.label("kustomize.toolkit.fluxcd.io/substitute") == Some("disabled")
                 || o.annotation("kustomize.toolkit.fluxcd.io/substitute") == Some("disabled");
             if disabled || fx.substitution_skipped {
@@ -668,8 +668,11 @@ pub(super) fn flux_kustomization(ctx: &mut Ctx, obj: &Object) -> (App, Rendered,
             }
         }
     }
-    for o in &mut rendered.objects {
-        super::flux_overlay::apply_common_metadata(o, spec);
+    // Only a Kustomization with commonMetadata changes objects (and so copies shared ones).
+    if spec.get("commonMetadata").is_some() {
+        for o in rendered.objects.iter_mut() {
+            super::flux_overlay::apply_common_metadata(o, spec);
+        }
     }
     app.flux = Some(fx);
     (app, rendered, target_ns)

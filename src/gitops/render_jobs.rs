@@ -296,6 +296,13 @@ impl RenderMemo {
         }
     }
 
+    /// Let go of every output: the pass that becomes the model then takes the objects of a
+    /// render no other app shares instead of copying them. Only for that pass, once it asks
+    /// for no more renders.
+    pub(super) fn release_outputs(&mut self) {
+        self.done.clear();
+    }
+
     pub(super) fn insert(&mut self, key: String, out: JobOutput) -> Arc<JobOutput> {
         let out = Arc::new(out);
         self.done.insert(key, out.clone());

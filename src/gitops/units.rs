@@ -3,7 +3,6 @@
 //! renderers. Units are rendered as jobs (`render_jobs.rs`); objects keep spans into the
 //! files to edit.
 
-use crate::object::Object;
 use crate::render::{IssueKind, RemoteInputs, RenderBudget, RenderIssue, RenderOutput};
 use crate::source::{RepoFs, Span};
 use crate::yaml::Node;
@@ -11,7 +10,7 @@ use crate::yaml::Node;
 /// What rendering one app's sources produced.
 #[derive(Default)]
 pub(super) struct Rendered {
-    pub(super) objects: Vec<Object>,
+    pub(super) objects: super::rendered_objects::RenderedObjects,
     pub(super) issues: Vec<RenderIssue>,
     pub(super) sources: Vec<String>,
     pub(super) differences: Vec<super::twice::RenderDifference>,

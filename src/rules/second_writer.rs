@@ -50,9 +50,8 @@ fn is_gitops(app: &App) -> bool {
 }
 
 fn overlaps(a: &str, b: &str) -> bool {
-    let under =
-        |x: &str, dir: &str| dir.is_empty() || x == dir || x.starts_with(&format!("{dir}/"));
-    !a.is_empty() && !b.is_empty() && (under(a, b) || under(b, a))
+    use crate::source::is_within;
+    !a.is_empty() && !b.is_empty() && (is_within(b, a) || is_within(a, b))
 }
 
 /// The GitOps app this command writes into, with the evidence span and a description.

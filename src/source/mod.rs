@@ -299,9 +299,46 @@ pub fn normalize_relative(path: &str) -> Option<String> {
     Some(out.join("/"))
 }
 
+/// Is the repo-relative `path` the directory `dir` or below it (`""` is the root, which holds
+/// everything)? `apps/web` holds `apps/web/x.yaml`, not `apps/website`.
+pub fn is_within(dir: &str, path: &str) -> bool {
+    dir.is_empty()
+        || path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// The directories that hold the repo-relative `path`, from itself up to the root (`""`):
+/// what [`is_within`] is true of, to look up in a set instead of testing every directory.
+pub fn self_and_parents(path: &str) -> impl Iterator<Item = &str> {
+    let parents = path.match_indices('/').rev().map(|(i, _)| &path[..i]);
+    std::iter::once(path)
+        .chain(parents)
+        .chain((!path.is_empty()).then_some(""))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn within_a_directory_means_the_directory_or_below_it() {
+        assert!(is_within("", "apps/web/x.yaml"));
+        assert!(is_within("apps/web", "apps/web"));
+        assert!(is_within("apps/web", "apps/web/x.yaml"));
+        assert!(!is_within("apps/web", "apps/website/x.yaml"));
+        assert!(!is_within("apps/web", "apps"));
+        let holders: Vec<&str> = self_and_parents("apps/web/x.yaml").collect();
+        assert_eq!(holders, ["apps/web/x.yaml", "apps/web", "apps", ""]);
+        assert_eq!(self_and_parents("").collect::<Vec<_>>(), [""]);
+        for dir in ["", "apps", "apps/web", "apps/web/x.yaml", "apps/we", "x"] {
+            assert_eq!(
+                holders.contains(&dir),
+                is_within(dir, "apps/web/x.yaml"),
+                "{dir}"
+            );
+        }
+    }
 
     #[test]
     fn line_col_counts_characters() {

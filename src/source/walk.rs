@@ -162,8 +162,19 @@ pub fn walk_repo(root: &Path, opts: &WalkOptions, map: &SourceMap) -> std::io::R
         paths.truncate(opts.max_files);
     }
 
-    for (rel, path) in paths {
-        match read_text(&path, opts.max_file_bytes) {
+    // Read on all cores; files enter the map in walk order, so ids do not depend on timing.
+    let read: Vec<(String, Result<String, String>)> = {
+        use rayon::prelude::*;
+        paths
+            .into_par_iter()
+            .map(|(rel, path)| {
+                let text = read_text(&path, opts.max_file_bytes);
+                (rel, text)
+            })
+            .collect()
+    };
+    for (rel, text) in read {
+        match text {
             Ok(text) => files.push(map.add(SourceFile::new(rel, text, Origin::Repo))),
             Err(message) => issues.push(WalkIssue { path: rel, message }),
         }

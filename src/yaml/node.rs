@@ -244,22 +244,29 @@ impl Node {
     /// Visit every node below (and including) this one with its path from here. Iterative,
     /// so even a deep tree cannot overflow the stack.
     pub fn walk<'a>(&'a self, mut f: impl FnMut(&[PathSeg<'a>], &'a Node)) {
-        let mut stack: Vec<(Vec<PathSeg<'a>>, &'a Node)> = vec![(Vec::new(), self)];
-        while let Some((path, node)) = stack.pop() {
+        // One path buffer for the whole walk: each stacked node carries the length of its
+        // parent's path and its own step, and the buffer is cut back to that length when the
+        // node is visited (a path copied per node cost an allocation per node).
+        let mut stack: Vec<(usize, Option<PathSeg<'a>>, &'a Node)> = vec![(0, None, self)];
+        let mut path: Vec<PathSeg<'a>> = Vec::new();
+        while let Some((parent_len, step, node)) = stack.pop() {
+            path.truncate(parent_len);
+            path.extend(step);
             f(&path, node);
+            let len = path.len();
             match &node.value {
                 Value::Seq(items) => {
                     for (i, item) in items.iter().enumerate().rev() {
-                        let mut p = path.clone();
-                        p.push(PathSeg::Index(i));
-                        stack.push((p, item));
+                        stack.push((len, Some(PathSeg::Index(i)), item));
                     }
                 }
                 Value::Map(entries) => {
                     for e in entries.iter().rev() {
-                        let mut p = path.clone();
-                        p.push(PathSeg::Key(e.key.as_str().unwrap_or("")));
-                        stack.push((p, &e.value));
+                        stack.push((
+                            len,
+                            Some(PathSeg::Key(e.key.as_str().unwrap_or(""))),
+                            &e.value,
+                        ));
                     }
                 }
                 _ => {}
@@ -296,3 +303,37 @@ pub fn path_to_string(path: &[PathSeg<'_>]) -> String {
 
 // Deep trees are capped by the parser's depth limit, but a Drop of a long chain is still
 // recursive; the cap keeps it well within the stack.
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walk_visits_every_node_in_document_order_with_its_path() {
+        let text = "a:\n  b: [x, {c: y}]\nd: z\n";
+        let root = crate::yaml::parse_str(text, crate::source::FileId(0), &Default::default())
+            .docs
+            .remove(0)
+            .root;
+        let mut seen = Vec::new();
+        root.walk(|path, node| {
+            seen.push(format!(
+                "{} = {}",
+                path_to_string(path),
+                node.scalar_text().unwrap_or_default()
+            ));
+        });
+        assert_eq!(
+            seen,
+            [
+                " = ",
+                "a = ",
+                "a.b = ",
+                "a.b[0] = x",
+                "a.b[1] = ",
+                "a.b[1].c = y",
+                "d = z",
+            ]
+        );
+    }
+}

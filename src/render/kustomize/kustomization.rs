@@ -34,9 +34,7 @@ pub fn join(dir: &str, rel: &str) -> Option<String> {
     crate::source::normalize_relative(&joined)
 }
 
-pub fn is_within(dir: &str, path: &str) -> bool {
-    dir.is_empty() || path == dir || path.starts_with(&format!("{dir}/"))
-}
+pub use crate::source::is_within;
 
 pub fn display_dir(dir: &str) -> &str {
     if dir.is_empty() { "." } else { dir }
