@@ -5,6 +5,7 @@
 use super::crd::Unknown;
 use crate::object::Object;
 use crate::yaml::{Entry, Node};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::OnceLock;
@@ -73,7 +74,7 @@ pub fn unknown_fields(obj: &Object) -> Vec<Unknown<'_>> {
     let _ = visit_unknown(obj, &mut |key, path| {
         out.push(Unknown {
             key,
-            path: path.to_vec(),
+            path: path.iter().map(|step| step.to_string()).collect(),
         });
         ControlFlow::Continue(())
     });
@@ -87,11 +88,14 @@ pub fn has_unknown_fields(obj: &Object) -> bool {
     visit_unknown(obj, &mut |_, _| ControlFlow::Break(())).is_break()
 }
 
-/// Calls `found` with each unknown field and its path; one path buffer serves the whole walk
-/// (rules call this for every object).
+/// What `visit_unknown` calls with each unknown field and its path.
+type UnknownVisitor<'a, 'f> = dyn FnMut(&'a Entry, &[Cow<'a, str>]) -> ControlFlow<()> + 'f;
+
+/// Calls `found` with each unknown field and its path; one path buffer serves the whole walk,
+/// and it borrows the keys (rules call this for every object).
 fn visit_unknown<'a>(
     obj: &'a Object,
-    found: &mut dyn FnMut(&'a Entry, &[String]) -> ControlFlow<()>,
+    found: &mut UnknownVisitor<'a, '_>,
 ) -> ControlFlow<()> {
     let t = table();
     let Some(root_type) = t.roots.get(gvk(obj).as_str()) else {
@@ -105,8 +109,8 @@ fn walk_unknown<'a>(
     t: &Table,
     node: &'a Node,
     ty: &str,
-    path: &mut Vec<String>,
-    found: &mut dyn FnMut(&'a Entry, &[String]) -> ControlFlow<()>,
+    path: &mut Vec<Cow<'a, str>>,
+    found: &mut UnknownVisitor<'a, '_>,
 ) -> ControlFlow<()> {
     if path.len() > 64 {
         return ControlFlow::Continue(());
@@ -114,7 +118,7 @@ fn walk_unknown<'a>(
     // A list or a map of `item`: every element has that type.
     if let Some(item) = ty.strip_prefix('[') {
         for (i, n) in node.as_seq().unwrap_or_default().iter().enumerate() {
-            path.push(i.to_string());
+            path.push(Cow::Owned(i.to_string()));
             let flow = walk_unknown(t, n, item, path, found);
             path.pop();
             flow?;
@@ -123,7 +127,7 @@ fn walk_unknown<'a>(
     }
     if let Some(value) = ty.strip_prefix('{') {
         for e in node.as_map().unwrap_or_default() {
-            path.push(e.key.key_str().into_owned());
+            path.push(e.key.key_str());
             let flow = walk_unknown(t, &e.value, value, path, found);
             path.pop();
             flow?;
@@ -140,7 +144,7 @@ fn walk_unknown<'a>(
             continue;
         }
         let child = fields.get(key.as_ref()).copied();
-        path.push(key.into_owned());
+        path.push(key);
         let flow = match child {
             Some(child) => walk_unknown(t, &e.value, child, path, found),
             None => found(e, path),

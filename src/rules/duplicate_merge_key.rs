@@ -25,23 +25,44 @@ pub const META: RuleMeta = RuleMeta {
 
 /// The merge key of a list, by the key that holds it and where (`ports` differ between a
 /// container and a Service).
-fn merge_key(
-    list_key: &str,
-    parent_path: &[String],
-    kind: &str,
-) -> Option<&'static [&'static str]> {
+fn merge_key(list_key: &str, parent_path: &[Step<'_>], kind: &str) -> Option<&'static [&'static str]> {
+    let is_key = |step: &Step<'_>, f: &dyn Fn(&str) -> bool| matches!(step, Step::Key(k) if f(k));
     Some(match list_key {
         "containers" | "initContainers" | "ephemeralContainers" => &["name"],
         "env" | "volumes" | "imagePullSecrets" => &["name"],
         "volumeMounts" => &["mountPath"],
         "hostAliases" => &["ip"],
-        "ports" if parent_path.iter().any(|k| k.ends_with("ontainers")) => {
+        "ports" if parent_path.iter().any(|s| is_key(s, &|k| k.ends_with("ontainers"))) => {
             &["containerPort", "protocol"]
         }
-        "ports" if kind == "Service" && parent_path == ["spec"] => &["port", "protocol"],
+        "ports" if kind == "Service" && matches!(parent_path, [s] if is_key(s, &|k| k == "spec")) => {
+            &["port", "protocol"]
+        }
         _ => return None,
     })
 }
+
+/// One step of the walk's path: a map key or a list index (text only for messages).
+enum Step<'a> {
+    Key(std::borrow::Cow<'a, str>),
+    Index(usize),
+}
+
+/// The path as messages write it (`spec.template.spec.containers.0.env`).
+fn joined(path: &[Step<'_>]) -> String {
+    let steps: Vec<String> = path
+        .iter()
+        .map(|s| match s {
+            Step::Key(k) => k.to_string(),
+            Step::Index(i) => i.to_string(),
+        })
+        .collect();
+    steps.join(".")
+}
+
+/// Maps up to this size are searched for a repeated key pairwise (no allocation); larger
+/// ones through a hash map.
+const PAIRWISE_MAP_LEN: usize = 32;
 
 fn key_of(item: &Node, fields: &[&str]) -> Option<String> {
     let mut parts = Vec::new();
@@ -65,13 +86,12 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     }
 }
 
-/// One object's nodes, depth first, with one path buffer for the whole walk.
-fn walk(
+fn walk<'a>(
     model: &Model,
     mo: &ModelObject,
     typed_lists: bool,
-    node: &Node,
-    path: &mut Vec<String>,
+    node: &'a Node,
+    path: &mut Vec<Step<'a>>,
     out: &mut Vec<Finding>,
 ) {
     if path.len() > 64 {
@@ -79,40 +99,56 @@ fn walk(
     }
     match &node.value {
         Value::Map(entries) => {
-            let keys: Vec<std::borrow::Cow<'_, str>> =
-                entries.iter().map(|e| e.key.key_str()).collect();
-            // Where each key first appears (a map may hold thousands of keys: no pairwise scan).
-            let mut first_at: std::collections::HashMap<&str, usize> =
-                std::collections::HashMap::with_capacity(keys.len());
-            for (i, e) in entries.iter().enumerate() {
-                match first_at.get(keys[i].as_ref()) {
-                    Some(&first) => out.push(map_duplicate(model, mo, e, &entries[first], path)),
-                    None => {
-                        first_at.insert(keys[i].as_ref(), i);
-                    }
-                }
+            for (i, first) in repeated_keys(entries) {
+                out.push(map_duplicate(model, mo, &entries[i], &entries[first], path));
             }
-            for (e, key) in entries.iter().zip(&keys) {
-                path.push(key.to_string());
+            for e in entries {
+                path.push(Step::Key(e.key.key_str()));
                 walk(model, mo, typed_lists, &e.value, path, out);
                 path.pop();
             }
         }
         Value::Seq(items) => {
             if typed_lists
-                && let Some((list_key, parent)) = path.split_last()
+                && let Some((Step::Key(list_key), parent)) = path.split_last()
                 && let Some(fields) = merge_key(list_key, parent, &mo.object.kind)
             {
                 list_duplicates(model, mo, items, fields, path, out);
             }
             for (i, item) in items.iter().enumerate() {
-                path.push(i.to_string());
+                path.push(Step::Index(i));
                 walk(model, mo, typed_lists, item, path, out);
                 path.pop();
             }
         }
         _ => {}
     }
+}
+
+/// Each entry whose key an earlier entry already has, with the index of the first one.
+fn repeated_keys(entries: &[crate::yaml::Entry]) -> Vec<(usize, usize)> {
+    let mut repeated = Vec::new();
+    if entries.len() <= PAIRWISE_MAP_LEN {
+        for (i, e) in entries.iter().enumerate().skip(1) {
+            let key = e.key.key_str();
+            if let Some(first) = entries[..i].iter().position(|p| p.key.key_str() == key) {
+                repeated.push((i, first));
+            }
+        }
+        return repeated;
+    }
+    let keys: Vec<std::borrow::Cow<'_, str>> = entries.iter().map(|e| e.key.key_str()).collect();
+    let mut first_at: std::collections::HashMap<&str, usize> =
+        std::collections::HashMap::with_capacity(keys.len());
+    for (i, key) in keys.iter().enumerate() {
+        match first_at.get(key.as_ref()) {
+            Some(&first) => repeated.push((i, first)),
+            None => {
+                first_at.insert(key.as_ref(), i);
+            }
+        }
+    }
+    repeated
 }
 
 fn severity(model: &Model, mo: &ModelObject) -> Severity {
@@ -128,7 +164,7 @@ fn list_duplicates(
     mo: &ModelObject,
     items: &[Node],
     fields: &[&str],
-    path: &[String],
+    path: &[Step<'_>],
     out: &mut Vec<Finding>,
 ) {
     for (i, item) in items.iter().enumerate() {
@@ -146,7 +182,10 @@ fn list_duplicates(
             .entry(fields[0])
             .map(|e| e.key.span.cover(e.value.span))
             .unwrap_or(item.span);
-        let list = path.last().map(String::as_str).unwrap_or("list");
+        let list = match path.last() {
+            Some(Step::Key(k)) => k.as_ref(),
+            _ => "list",
+        };
         let mut f = Finding::new(
             ID,
             severity(model, mo),
@@ -171,7 +210,7 @@ fn list_duplicates(
         )
         .label("duplicate")
         .secondary(first.span, "first declared here")
-        .field(format!("{}[{i}]", path.join(".")))
+        .field(format!("{}[{i}]", joined(path)))
         .help(format!(
             "Remove the duplicate `{list}` entry (often produced by merged Helm `env` lists); keep the value that should win."
         ));
@@ -191,7 +230,7 @@ fn map_duplicate(
     mo: &ModelObject,
     e: &crate::yaml::Entry,
     first: &crate::yaml::Entry,
-    path: &[String],
+    path: &[Step<'_>],
 ) -> Finding {
     let key = e.key.key_str().into_owned();
     let f = Finding::new(
@@ -204,7 +243,7 @@ fn map_duplicate(
             if path.is_empty() {
                 String::new()
             } else {
-                format!(" at {}", path.join("."))
+                format!(" at {}", joined(path))
             }
         ),
         e.key.span.cover(e.value.span),

@@ -93,6 +93,37 @@ pub struct DiskFs {
     /// Regular files seen by `list_entries`, by repo path, with their real paths. A chart's
     /// templates are listed and then read; reading them needs no second resolution.
     listed: Mutex<HashMap<String, PathBuf>>,
+    /// The tree does not change during a lint, and renders ask the same questions again (a
+    /// chart is listed and its files resolved once per release that renders it: 150
+    /// releases of 30 charts made 16,000 `stat` calls): resolutions, kinds and listings are
+    /// kept, by normalised repo path.
+    resolved: Mutex<HashMap<String, Result<PathBuf, FsError>>>,
+    kinds: Mutex<HashMap<String, Option<PathKind>>>,
+    listings: Mutex<HashMap<String, Result<Vec<DirEntry>, FsError>>>,
+}
+
+/// What a resolved path is, for `is_file` / `is_dir`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PathKind {
+    File,
+    Dir,
+    Other,
+}
+
+/// A cached answer, or the computed one (then kept). A poisoned lock only loses the cache.
+fn cached<V: Clone>(
+    cache: &Mutex<HashMap<String, V>>,
+    key: &str,
+    compute: impl FnOnce() -> V,
+) -> V {
+    if let Some(hit) = cache.lock().ok().and_then(|c| c.get(key).cloned()) {
+        return hit;
+    }
+    let value = compute();
+    if let Ok(mut c) = cache.lock() {
+        c.insert(key.to_string(), value.clone());
+    }
+    value
 }
 
 impl DiskFs {
@@ -105,6 +136,9 @@ impl DiskFs {
             cache: Mutex::new(HashMap::new()),
             real_dirs: Mutex::new(HashMap::new()),
             listed: Mutex::new(HashMap::new()),
+            resolved: Mutex::new(HashMap::new()),
+            kinds: Mutex::new(HashMap::new()),
+            listings: Mutex::new(HashMap::new()),
         }
     }
 
@@ -147,12 +181,36 @@ impl DiskFs {
     /// Lexically normalise and check that the real path (after symlinks) stays inside.
     fn resolve(&self, path: &str) -> Result<(String, PathBuf), FsError> {
         let rel = normalize_relative(path).ok_or_else(|| FsError::OutsideRepo(path.into()))?;
-        let full = join_relative(&self.root, &rel);
-        match self.real_path(&full) {
-            Ok(real) if real.starts_with(&self.root) => Ok((rel, real)),
-            Ok(_) => Err(FsError::OutsideRepo(path.into())),
-            Err(_) => Err(FsError::NotFound(rel)),
+        let real = cached(&self.resolved, &rel, || {
+            let full = join_relative(&self.root, &rel);
+            match self.real_path(&full) {
+                Ok(real) if real.starts_with(&self.root) => Ok(real),
+                Ok(_) => Err(FsError::OutsideRepo(rel.clone())),
+                Err(_) => Err(FsError::NotFound(rel.clone())),
+            }
+        });
+        // Errors name the path as the caller wrote it when it climbs out.
+        match real {
+            Ok(real) => Ok((rel, real)),
+            Err(FsError::OutsideRepo(_)) => Err(FsError::OutsideRepo(path.into())),
+            Err(e) => Err(e),
         }
+    }
+
+    /// What is at `path` inside the root, if anything.
+    fn kind(&self, path: &str) -> Option<PathKind> {
+        let rel = normalize_relative(path)?;
+        cached(&self.kinds, &rel, || {
+            let (_, real) = self.resolve(&rel).ok()?;
+            let meta = std::fs::metadata(real).ok()?;
+            Some(if meta.is_file() {
+                PathKind::File
+            } else if meta.is_dir() {
+                PathKind::Dir
+            } else {
+                PathKind::Other
+            })
+        })
     }
 
     /// What a listed entry is. The listing's file type costs nothing (getdents gives it), a
@@ -204,6 +262,27 @@ impl DiskFs {
         }
     }
 
+    /// A directory's entries, sorted by name (`rel` inside the root, `real` its real path).
+    fn read_listing(&self, rel: &str, real: &Path) -> Result<Vec<DirEntry>, FsError> {
+        let rd =
+            std::fs::read_dir(real).map_err(|e| FsError::Unreadable(rel.into(), e.to_string()))?;
+        let mut entries: Vec<DirEntry> = rd
+            .filter_map(|e| e.ok())
+            .map(|entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let child = if rel.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{rel}/{name}")
+                };
+                let kind = self.entry_kind(&entry, child);
+                DirEntry { name, kind }
+            })
+            .collect();
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(entries)
+    }
+
     /// A file `list_entries` saw as regular and inside the root: no `lstat`/`stat` again.
     fn take_listed(&self, rel: &str) -> Option<PathBuf> {
         self.listed.lock().ok()?.remove(rel)
@@ -247,11 +326,11 @@ impl RepoFs for DiskFs {
     }
 
     fn is_file(&self, path: &str) -> bool {
-        self.resolve(path).is_ok_and(|(_, real)| real.is_file())
+        self.kind(path) == Some(PathKind::File)
     }
 
     fn is_dir(&self, path: &str) -> bool {
-        self.resolve(path).is_ok_and(|(_, real)| real.is_dir())
+        self.kind(path) == Some(PathKind::Dir)
     }
 
     fn list_dir(&self, path: &str) -> Result<Vec<String>, FsError> {
@@ -267,23 +346,7 @@ impl RepoFs for DiskFs {
 
     fn list_entries(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
         let (rel, real) = self.resolve(path)?;
-        let rd = std::fs::read_dir(&real)
-            .map_err(|e| FsError::Unreadable(rel.clone(), e.to_string()))?;
-        let mut entries: Vec<DirEntry> = rd
-            .filter_map(|e| e.ok())
-            .map(|entry| {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                let child = if rel.is_empty() {
-                    name.clone()
-                } else {
-                    format!("{rel}/{name}")
-                };
-                let kind = self.entry_kind(&entry, child);
-                DirEntry { name, kind }
-            })
-            .collect();
-        entries.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(entries)
+        cached(&self.listings, &rel, || self.read_listing(&rel, &real))
     }
 
     fn source_map(&self) -> &SourceMap {
@@ -330,6 +393,44 @@ mod tests {
         #[cfg(unix)]
         assert!(matches!(fs.read("link.yaml"), Err(FsError::OutsideRepo(_))));
         assert!(matches!(fs.read("missing.yaml"), Err(FsError::NotFound(_))));
+    }
+
+    #[test]
+    fn one_lint_sees_one_state_of_the_tree_and_stays_confined() {
+        let Some(dir) = tempfile::tempdir().ok() else {
+            return;
+        };
+        let root = std::fs::canonicalize(dir.path()).unwrap_or_default();
+        std::fs::create_dir_all(root.join("repo/chart/templates")).ok();
+        std::fs::write(root.join("repo/chart/Chart.yaml"), "name: c").ok();
+        std::fs::write(root.join("secret.txt"), "x").ok();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(root.join("secret.txt"), root.join("repo/chart/out.yaml")).ok();
+        let fs = DiskFs::new(root.join("repo"), Arc::new(SourceMap::new()), 1 << 20);
+        let names = |fs: &DiskFs| -> Vec<String> {
+            fs.list_entries("chart")
+                .map(|es| es.into_iter().map(|e| e.name).collect())
+                .unwrap_or_default()
+        };
+        let first = names(&fs);
+        assert!(fs.is_file("chart/Chart.yaml") && fs.is_dir("./chart/templates"));
+        // Renders ask again and again; what they are told does not change under them.
+        std::fs::write(root.join("repo/chart/late.yaml"), "a: 1").ok();
+        std::fs::remove_file(root.join("repo/chart/Chart.yaml")).ok();
+        assert_eq!(names(&fs), first);
+        assert!(fs.is_file("chart/Chart.yaml"));
+        for _ in 0..2 {
+            assert!(!fs.is_file("../secret.txt") && !fs.is_dir(".."));
+            assert!(
+                matches!(fs.read("../secret.txt"), Err(FsError::OutsideRepo(p)) if p == "../secret.txt")
+            );
+            #[cfg(unix)]
+            assert!(!fs.is_file("chart/out.yaml"));
+        }
+        // A new lint reads the tree as it is now.
+        let fresh = DiskFs::new(root.join("repo"), Arc::new(SourceMap::new()), 1 << 20);
+        assert!(names(&fresh).contains(&"late.yaml".to_string()));
+        assert!(!fresh.is_file("chart/Chart.yaml"));
     }
 
     #[cfg(unix)]

@@ -310,7 +310,7 @@ mod tests {
 
     #[test]
     fn walk_visits_every_node_in_document_order_with_its_path() {
-        let text = "a:\n  b: [x, {c: y}]\nd: z\n";
+        let text = "a:\n  b: [x, {c: w}]\nd: z\n";
         let root = crate::yaml::parse_str(text, crate::source::FileId(0), &Default::default())
             .docs
             .remove(0)
@@ -331,7 +331,7 @@ mod tests {
                 "a.b = ",
                 "a.b[0] = x",
                 "a.b[1] = ",
-                "a.b[1].c = y",
+                "a.b[1].c = w",
                 "d = z",
             ]
         );
