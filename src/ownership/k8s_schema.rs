@@ -93,10 +93,7 @@ type UnknownVisitor<'a, 'f> = dyn FnMut(&'a Entry, &[Cow<'a, str>]) -> ControlFl
 
 /// Calls `found` with each unknown field and its path; one path buffer serves the whole walk,
 /// and it borrows the keys (rules call this for every object).
-fn visit_unknown<'a>(
-    obj: &'a Object,
-    found: &mut UnknownVisitor<'a, '_>,
-) -> ControlFlow<()> {
+fn visit_unknown<'a>(obj: &'a Object, found: &mut UnknownVisitor<'a, '_>) -> ControlFlow<()> {
     let t = table();
     let Some(root_type) = t.roots.get(gvk(obj).as_str()) else {
         return ControlFlow::Continue(());

@@ -843,12 +843,20 @@ mod tests {
             "{:?}",
             chart.err()
         );
+        // A lint reads the tree once (`DiskFs` keeps its listings): each change is a new lint.
+        let relint = || {
+            DiskFs::new(
+                fs.root().to_path_buf(),
+                std::sync::Arc::new(SourceMap::new()),
+                1 << 20,
+            )
+        };
         std::os::unix::fs::symlink(&outside, root.join("escape")).ok();
-        let err = load(&fs, "c", "c").err().unwrap_or_default();
+        let err = load(&relint(), "c", "c").err().unwrap_or_default();
         assert_eq!(err, "`c/escape` is outside the repository");
         std::fs::remove_file(root.join("escape")).ok();
         let _socket = std::os::unix::net::UnixListener::bind(root.join("sock"));
-        let err = load(&fs, "c", "c").err().unwrap_or_default();
+        let err = load(&relint(), "c", "c").err().unwrap_or_default();
         assert!(
             err.starts_with("cannot load irregular file c/sock"),
             "{err}"
