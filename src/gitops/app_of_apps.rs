@@ -6,7 +6,7 @@
 
 use super::App;
 use super::argo::{is_argo_app, is_argo_appset};
-use super::units::Rendered;
+use super::rendered::Rendered;
 use crate::object::Object;
 use crate::render::{IssueKind, RenderIssue};
 use crate::source::Span;

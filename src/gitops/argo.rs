@@ -4,7 +4,8 @@
 use super::appset::{self, RepoTree};
 use super::context::*;
 use super::ignore::{IgnoreEntry, IgnoreOrigin};
-use super::units::{HelmUnit, KustomizeUnit, Rendered, Unit};
+use super::rendered::Rendered;
+use super::units::{HelmUnit, KustomizeUnit, Unit};
 use super::{App, AppKind};
 use crate::object::Object;
 use crate::render::{IssueKind, RenderIssue};

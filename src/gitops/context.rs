@@ -6,8 +6,9 @@
 use super::artifact::ArtifactTree;
 use super::remotes::RepoIdentity;
 use super::render_jobs::{JobEnv, JobOutput, RenderJob, RenderMemo};
+use super::rendered::Rendered;
 use super::sourceignore::IgnoreRules;
-use super::units::{KustomizeUnit, Rendered, Unit};
+use super::units::{KustomizeUnit, Unit};
 use super::{App, AppKind};
 use crate::config::Profile;
 use crate::object::Object;

@@ -21,7 +21,7 @@ pub mod remote_charts;
 pub mod remote_render;
 pub mod remotes;
 mod render_jobs;
-mod rendered_objects;
+mod rendered;
 mod secret_data;
 pub mod sops;
 pub mod sourceignore;

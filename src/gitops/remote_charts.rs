@@ -5,8 +5,9 @@
 
 use super::Skip;
 use super::context::Ctx;
+use super::rendered::Rendered;
 use super::secret_data::decode_base64;
-use super::units::{HelmUnit, Rendered, Unit};
+use super::units::{HelmUnit, Unit};
 use super::{App, RemoteUse};
 use crate::object::Object;
 use crate::remote::RemoteRef;

@@ -7,19 +7,6 @@ use crate::render::{IssueKind, RemoteInputs, RenderBudget, RenderIssue, RenderOu
 use crate::source::{RepoFs, Span};
 use crate::yaml::Node;
 
-/// What rendering one app's sources produced.
-#[derive(Default)]
-pub(super) struct Rendered {
-    pub(super) objects: super::rendered_objects::RenderedObjects,
-    pub(super) issues: Vec<RenderIssue>,
-    pub(super) sources: Vec<String>,
-    pub(super) differences: Vec<super::twice::RenderDifference>,
-    /// Remote inputs named while rendering (charts, dependencies, remote bases).
-    pub(super) remotes: Vec<super::RemoteUse>,
-    /// Inputs left out of the render (a remote base that is not fetched).
-    pub(super) skipped: Vec<super::Skip>,
-}
-
 #[derive(Clone, Debug)]
 pub enum Unit {
     /// Argo CD directory source: YAML files directly in `dir`, or below it with `recurse`.

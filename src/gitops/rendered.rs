@@ -1,4 +1,4 @@
-//! The objects an app's sources rendered, in order. A memoised render's objects are held by
+//! What rendering an app's sources produced. A memoised render's objects are held by
 //! reference to the memo's output, not copied: the model builder runs several passes over
 //! the repo and all but the last are thrown away, so copying every object in every pass
 //! (and dropping the copies) was most of a pass's cost. The pass that becomes the model
@@ -6,8 +6,23 @@
 
 use super::render_jobs::JobOutput;
 use crate::object::Object;
+use crate::render::RenderIssue;
 use std::sync::Arc;
 
+/// What rendering one app's sources produced.
+#[derive(Default)]
+pub(super) struct Rendered {
+    pub(super) objects: RenderedObjects,
+    pub(super) issues: Vec<RenderIssue>,
+    pub(super) sources: Vec<String>,
+    pub(super) differences: Vec<super::twice::RenderDifference>,
+    /// Remote inputs named while rendering (charts, dependencies, remote bases).
+    pub(super) remotes: Vec<super::RemoteUse>,
+    /// Inputs left out of the render (a remote base that is not fetched).
+    pub(super) skipped: Vec<super::Skip>,
+}
+
+/// An app's rendered objects, in order.
 #[derive(Default)]
 pub(super) struct RenderedObjects {
     parts: Vec<Part>,
