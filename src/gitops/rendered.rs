@@ -134,13 +134,17 @@ mod tests {
         assert_eq!(names(owned.iter()), ["a", "b", "c", "d"]);
     }
 
+    /// An app whose only source is the memoised render `out`.
+    fn holding(out: &Arc<JobOutput>) -> RenderedObjects {
+        let mut r = RenderedObjects::default();
+        r.extend_job(out.clone());
+        r
+    }
+
     #[test]
     fn a_change_to_one_app_does_not_reach_another_app_sharing_the_render() {
         let shared = job(&["web"]);
-        let mut first = RenderedObjects::default();
-        first.extend_job(shared.clone());
-        let mut second = RenderedObjects::default();
-        second.extend_job(shared.clone());
+        let (mut first, second) = (holding(&shared), holding(&shared));
         for o in first.iter_mut() {
             o.name = "changed".into();
         }
@@ -152,10 +156,8 @@ mod tests {
     #[test]
     fn a_render_still_shared_is_copied_and_the_last_holder_takes_it() {
         let shared = job(&["web"]);
-        let mut first = RenderedObjects::default();
-        first.extend_job(shared.clone());
-        let mut second = RenderedObjects::default();
-        second.extend_job(shared);
+        let (first, second) = (holding(&shared), holding(&shared));
+        drop(shared);
         let from_first = first.into_objects();
         let Some(Part::Job(out)) = second.parts.first() else {
             panic!("the second app holds the render");
