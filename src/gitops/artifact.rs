@@ -5,7 +5,7 @@
 
 use super::sourceignore::IgnoreRules;
 use crate::object::Object;
-use crate::source::{FileId, FsError, RepoFs, SourceMap, Span};
+use crate::source::{FileId, FsError, RepoFs, SourceMap, Span, is_within};
 use crate::yaml::Node;
 use std::collections::BTreeMap;
 
@@ -45,11 +45,6 @@ fn join(dir: &str, name: &str) -> String {
     }
 }
 
-/// Is `path` inside `dir` (or equal)? `""` is the root.
-fn under(path: &str, dir: &str) -> bool {
-    crate::source::is_within(dir, path)
-}
-
 impl ArtifactTree {
     /// A GitRepository's artifact: the repo minus what its ignore rules exclude.
     pub fn filtered(files: &[String], rules: &IgnoreRules) -> ArtifactTree {
@@ -76,7 +71,7 @@ impl ArtifactTree {
         let mut out: Vec<String> = self
             .files
             .iter()
-            .filter(|(a, _)| under(a, dir))
+            .filter(|(a, _)| is_within(dir, a))
             .map(|(_, r)| r.rsplit_once('/').map(|(d, _)| d).unwrap_or("").to_string())
             .collect();
         out.sort();
@@ -103,7 +98,7 @@ impl ArtifactTree {
     pub fn repo_files_under(&self, dir: &str) -> Vec<&str> {
         self.files
             .iter()
-            .filter(|(a, _)| under(a, dir))
+            .filter(|(a, _)| is_within(dir, a))
             .map(|(_, r)| r.as_str())
             .collect()
     }
@@ -312,7 +307,7 @@ fn copy(
         }
     };
     let copy_dir = |dir: &str, to: &str, base: &str, put: &mut dyn FnMut(&str, String)| {
-        for f in src.files.keys().filter(|f| under(f, dir) && *f != dir) {
+        for f in src.files.keys().filter(|f| is_within(dir, f) && *f != dir) {
             if excluded(f, base) {
                 continue;
             }

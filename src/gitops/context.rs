@@ -13,7 +13,7 @@ use super::{App, AppKind};
 use crate::config::Profile;
 use crate::object::Object;
 use crate::render::RenderBudget;
-use crate::source::{FileId, RepoFs, Span, normalize_relative};
+use crate::source::{FileId, RepoFs, Span, is_within, normalize_relative};
 use crate::yaml::{Document, Node};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
@@ -39,11 +39,6 @@ pub(super) fn is_kustomization_file(path: &str) -> bool {
         file_name(path),
         "kustomization.yaml" | "kustomization.yml" | "Kustomization"
     )
-}
-
-/// Is `path` inside `dir` (or equal to it)? `""` is the repo root.
-pub(super) fn under(path: &str, dir: &str) -> bool {
-    crate::source::is_within(dir, path)
 }
 
 /// The component directories a Flux Kustomization adds (`spec.components`, relative to its
@@ -395,7 +390,7 @@ impl Ctx<'_> {
         for (i, (obj, file)) in self.plain.iter().enumerate() {
             let fdir = dir_of(file);
             let inside = if recurse {
-                under(fdir, dir)
+                is_within(dir, fdir)
             } else {
                 fdir == dir
             };
@@ -462,20 +457,18 @@ impl Ctx<'_> {
             }
             Unit::FluxDirectory { dir } => {
                 // Sub-directories with their own kustomization are built as such.
-                let nested: Vec<String> = self
-                    .layout
-                    .kustomizations
-                    .iter()
-                    .filter(|k| under(k, dir) && *k != dir)
-                    .filter(|k| {
-                        !self
-                            .layout
-                            .kustomizations
-                            .iter()
-                            .any(|o| o != *k && under(k, o) && under(o, dir) && o != dir)
-                    })
-                    .cloned()
-                    .collect();
+                let nested: Vec<String> =
+                    self.layout
+                        .kustomizations
+                        .iter()
+                        .filter(|k| is_within(dir, k) && *k != dir)
+                        .filter(|k| {
+                            !self.layout.kustomizations.iter().any(|o| {
+                                o != *k && is_within(o, k) && is_within(dir, o) && o != dir
+                            })
+                        })
+                        .cloned()
+                        .collect();
                 let objs = self.plain_in(dir, true, None, None);
                 out.objects.extend(objs);
                 for k in nested {

@@ -16,7 +16,7 @@ use super::{App, AppKind, Model, ModelObject};
 use crate::config::Profile;
 use crate::object::Object;
 use crate::render::RenderBudget;
-use crate::source::{FileId, RepoFs, SourceMap, Span};
+use crate::source::{FileId, RepoFs, SourceMap, Span, is_within};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
@@ -307,7 +307,7 @@ fn build_pass(
         .layout
         .charts
         .iter()
-        .filter(|d| !ctx.layout.charts.iter().any(|c| c != *d && under(d, c)))
+        .filter(|d| !ctx.layout.charts.iter().any(|c| c != *d && is_within(c, d)))
         .filter(|d| !ctx.rendered_dirs.contains(*d))
         .cloned()
         .collect();
@@ -543,7 +543,7 @@ fn standalone_kustomizations(layout: &Layout, rendered: &BTreeSet<String>) -> Ve
         .map(|(_, to)| to.as_str())
         .collect();
     let fragment =
-        |d: &str| layout.components.contains(d) || layout.charts.iter().any(|c| under(d, c));
+        |d: &str| layout.components.contains(d) || layout.charts.iter().any(|c| is_within(c, d));
     let mut reached: BTreeSet<String> = rendered.clone();
     // Flux `spec.components` directories are reached through their Kustomization.
     reached.extend(

@@ -9,6 +9,7 @@ use crate::finding::{Finding, Fix, Severity};
 use crate::gitops::{Model, ModelObject};
 use crate::ownership::kb::in_argo_scheme;
 use crate::yaml::{Node, Value};
+use std::borrow::Cow;
 
 pub const ID: &str = "duplicate-merge-key";
 
@@ -25,39 +26,18 @@ pub const META: RuleMeta = RuleMeta {
 
 /// The merge key of a list, by the key that holds it and where (`ports` differ between a
 /// container and a Service).
-fn merge_key(list_key: &str, parent_path: &[Step<'_>], kind: &str) -> Option<&'static [&'static str]> {
-    let is_key = |step: &Step<'_>, f: &dyn Fn(&str) -> bool| matches!(step, Step::Key(k) if f(k));
+fn merge_key(list_key: &str, parent_path: &[Cow<'_, str>], kind: &str) -> Option<&'static [&'static str]> {
     Some(match list_key {
         "containers" | "initContainers" | "ephemeralContainers" => &["name"],
         "env" | "volumes" | "imagePullSecrets" => &["name"],
         "volumeMounts" => &["mountPath"],
         "hostAliases" => &["ip"],
-        "ports" if parent_path.iter().any(|s| is_key(s, &|k| k.ends_with("ontainers"))) => {
+        "ports" if parent_path.iter().any(|k| k.ends_with("ontainers")) => {
             &["containerPort", "protocol"]
         }
-        "ports" if kind == "Service" && matches!(parent_path, [s] if is_key(s, &|k| k == "spec")) => {
-            &["port", "protocol"]
-        }
+        "ports" if kind == "Service" && parent_path == ["spec"] => &["port", "protocol"],
         _ => return None,
     })
-}
-
-/// One step of the walk's path: a map key or a list index (text only for messages).
-enum Step<'a> {
-    Key(std::borrow::Cow<'a, str>),
-    Index(usize),
-}
-
-/// The path as messages write it (`spec.template.spec.containers.0.env`).
-fn joined(path: &[Step<'_>]) -> String {
-    let steps: Vec<String> = path
-        .iter()
-        .map(|s| match s {
-            Step::Key(k) => k.to_string(),
-            Step::Index(i) => i.to_string(),
-        })
-        .collect();
-    steps.join(".")
 }
 
 /// Maps up to this size are searched for a repeated key pairwise (no allocation); larger
@@ -91,7 +71,7 @@ fn walk<'a>(
     mo: &ModelObject,
     typed_lists: bool,
     node: &'a Node,
-    path: &mut Vec<Step<'a>>,
+    path: &mut Vec<Cow<'a, str>>,
     out: &mut Vec<Finding>,
 ) {
     if path.len() > 64 {
@@ -103,20 +83,20 @@ fn walk<'a>(
                 out.push(map_duplicate(model, mo, &entries[i], &entries[first], path));
             }
             for e in entries {
-                path.push(Step::Key(e.key.key_str()));
+                path.push(e.key.key_str());
                 walk(model, mo, typed_lists, &e.value, path, out);
                 path.pop();
             }
         }
         Value::Seq(items) => {
             if typed_lists
-                && let Some((Step::Key(list_key), parent)) = path.split_last()
+                && let Some((list_key, parent)) = path.split_last()
                 && let Some(fields) = merge_key(list_key, parent, &mo.object.kind)
             {
                 list_duplicates(model, mo, items, fields, path, out);
             }
             for (i, item) in items.iter().enumerate() {
-                path.push(Step::Index(i));
+                path.push(Cow::Owned(i.to_string()));
                 walk(model, mo, typed_lists, item, path, out);
                 path.pop();
             }
@@ -137,7 +117,7 @@ fn repeated_keys(entries: &[crate::yaml::Entry]) -> Vec<(usize, usize)> {
         }
         return repeated;
     }
-    let keys: Vec<std::borrow::Cow<'_, str>> = entries.iter().map(|e| e.key.key_str()).collect();
+    let keys: Vec<Cow<'_, str>> = entries.iter().map(|e| e.key.key_str()).collect();
     let mut first_at: std::collections::HashMap<&str, usize> =
         std::collections::HashMap::with_capacity(keys.len());
     for (i, key) in keys.iter().enumerate() {
@@ -164,7 +144,7 @@ fn list_duplicates(
     mo: &ModelObject,
     items: &[Node],
     fields: &[&str],
-    path: &[Step<'_>],
+    path: &[Cow<'_, str>],
     out: &mut Vec<Finding>,
 ) {
     for (i, item) in items.iter().enumerate() {
@@ -182,10 +162,7 @@ fn list_duplicates(
             .entry(fields[0])
             .map(|e| e.key.span.cover(e.value.span))
             .unwrap_or(item.span);
-        let list = match path.last() {
-            Some(Step::Key(k)) => k.as_ref(),
-            _ => "list",
-        };
+        let list = path.last().map(Cow::as_ref).unwrap_or("list");
         let mut f = Finding::new(
             ID,
             severity(model, mo),
@@ -210,7 +187,7 @@ fn list_duplicates(
         )
         .label("duplicate")
         .secondary(first.span, "first declared here")
-        .field(format!("{}[{i}]", joined(path)))
+        .field(format!("{}[{i}]", path.join(".")))
         .help(format!(
             "Remove the duplicate `{list}` entry (often produced by merged Helm `env` lists); keep the value that should win."
         ));
@@ -230,7 +207,7 @@ fn map_duplicate(
     mo: &ModelObject,
     e: &crate::yaml::Entry,
     first: &crate::yaml::Entry,
-    path: &[Step<'_>],
+    path: &[Cow<'_, str>],
 ) -> Finding {
     let key = e.key.key_str().into_owned();
     let f = Finding::new(
@@ -243,7 +220,7 @@ fn map_duplicate(
             if path.is_empty() {
                 String::new()
             } else {
-                format!(" at {}", joined(path))
+                format!(" at {}", path.join("."))
             }
         ),
         e.key.span.cover(e.value.span),
@@ -252,4 +229,36 @@ fn map_duplicate(
     .secondary(first.key.span, "first declared here")
     .help(format!("Keep one `{key}` entry."));
     about(f, model.app_of(mo), mo)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A map with `len` keys where key 2 repeats key 0 and the last repeats key 1.
+    fn map_with_repeats(len: usize) -> Node {
+        let mut text = String::new();
+        for i in 0..len {
+            let key = match i {
+                2 => 0,
+                _ if i == len - 1 => 1,
+                _ => i,
+            };
+            text.push_str(&format!("k{key}: v{i}\n"));
+        }
+        crate::yaml::parse_str(&text, crate::source::FileId(0), &Default::default())
+            .docs
+            .remove(0)
+            .root
+    }
+
+    #[test]
+    fn small_and_large_maps_find_the_same_repeated_keys() {
+        for len in [5, PAIRWISE_MAP_LEN, PAIRWISE_MAP_LEN + 8] {
+            let root = map_with_repeats(len);
+            let entries = root.as_map().unwrap_or_default();
+            assert_eq!(entries.len(), len);
+            assert_eq!(repeated_keys(entries), [(2, 0), (len - 1, 1)], "{len} keys");
+        }
+    }
 }

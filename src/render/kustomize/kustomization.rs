@@ -34,8 +34,6 @@ pub fn join(dir: &str, rel: &str) -> Option<String> {
     crate::source::normalize_relative(&joined)
 }
 
-pub use crate::source::is_within;
-
 pub fn display_dir(dir: &str) -> &str {
     if dir.is_empty() { "." } else { dir }
 }
