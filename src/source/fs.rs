@@ -374,13 +374,21 @@ impl RepoFs for DiskFs {
 mod tests {
     use super::*;
 
+    /// A temporary directory holding `repo/<dir>` and, outside the repo, `secret.txt`; with
+    /// its canonical path (the root a `DiskFs` is given is canonical).
+    fn repo_beside_a_secret(dir: &str) -> Option<(tempfile::TempDir, PathBuf)> {
+        let tmp = tempfile::tempdir().ok()?;
+        let root = std::fs::canonicalize(tmp.path()).ok()?;
+        std::fs::create_dir_all(root.join("repo").join(dir)).ok()?;
+        std::fs::write(root.join("secret.txt"), "x").ok()?;
+        Some((tmp, root))
+    }
+
     #[test]
     fn refuses_paths_outside_the_root() {
-        let dir = tempfile::tempdir().ok();
-        let Some(dir) = dir else { return };
-        let root = std::fs::canonicalize(dir.path()).unwrap_or_default();
-        std::fs::create_dir_all(root.join("repo")).ok();
-        std::fs::write(root.join("secret.txt"), "x").ok();
+        let Some((_dir, root)) = repo_beside_a_secret("") else {
+            return;
+        };
         std::fs::write(root.join("repo/a.yaml"), "a: 1").ok();
         #[cfg(unix)]
         std::os::unix::fs::symlink(root.join("secret.txt"), root.join("repo/link.yaml")).ok();
@@ -397,13 +405,10 @@ mod tests {
 
     #[test]
     fn one_lint_sees_one_state_of_the_tree_and_stays_confined() {
-        let Some(dir) = tempfile::tempdir().ok() else {
+        let Some((_dir, root)) = repo_beside_a_secret("chart/templates") else {
             return;
         };
-        let root = std::fs::canonicalize(dir.path()).unwrap_or_default();
-        std::fs::create_dir_all(root.join("repo/chart/templates")).ok();
         std::fs::write(root.join("repo/chart/Chart.yaml"), "name: c").ok();
-        std::fs::write(root.join("secret.txt"), "x").ok();
         #[cfg(unix)]
         std::os::unix::fs::symlink(root.join("secret.txt"), root.join("repo/chart/out.yaml")).ok();
         let fs = DiskFs::new(root.join("repo"), Arc::new(SourceMap::new()), 1 << 20);
@@ -436,14 +441,11 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn listings_tell_kinds_and_sizes_and_read_files_later() {
-        let Some(dir) = tempfile::tempdir().ok() else {
+        let Some((_dir, root)) = repo_beside_a_secret("d/sub") else {
             return;
         };
-        let root = std::fs::canonicalize(dir.path()).unwrap_or_default();
-        std::fs::create_dir_all(root.join("repo/d/sub")).ok();
         std::fs::write(root.join("repo/d/a.txt"), "abc").ok();
         std::fs::write(root.join("repo/d/big.txt"), "0123456789").ok();
-        std::fs::write(root.join("secret.txt"), "x").ok();
         let link = |target: &str, name: &str| {
             std::os::unix::fs::symlink(root.join(target), root.join("repo/d").join(name)).ok()
         };
