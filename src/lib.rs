@@ -23,6 +23,7 @@ pub mod fuzzing;
 pub mod github;
 pub mod gitops;
 pub mod glob;
+pub mod hash;
 pub mod lint;
 pub mod manifest_files;
 pub mod object;

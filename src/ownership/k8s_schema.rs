@@ -3,10 +3,10 @@
 //! would drop (`schema-pruned-field`).
 
 use super::crd::Unknown;
+use crate::hash::{FastMap as HashMap, FastSet};
 use crate::object::Object;
 use crate::yaml::{Entry, Node};
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::OnceLock;
 
@@ -20,14 +20,14 @@ struct Table {
     /// type name → (field, field type).
     types: HashMap<&'static str, HashMap<&'static str, &'static str>>,
     /// Types with a `Quantity` somewhere below them (the quantity walk skips the others).
-    holds_quantity: std::collections::HashSet<&'static str>,
+    holds_quantity: FastSet<&'static str>,
 }
 
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut roots = HashMap::new();
-        let mut types: HashMap<&str, HashMap<&str, &str>> = HashMap::new();
+        let mut roots = HashMap::default();
+        let mut types: HashMap<&str, HashMap<&str, &str>> = HashMap::default();
         let mut current: Option<&str> = None;
         for line in DATA.lines() {
             if let Some(rest) = line.strip_prefix("G ") {
@@ -273,8 +273,8 @@ fn element_type(ty: &str) -> &str {
 /// The types from which a `Quantity` can be reached, to a fixed point over the field table.
 fn types_holding_quantity(
     types: &HashMap<&'static str, HashMap<&'static str, &'static str>>,
-) -> std::collections::HashSet<&'static str> {
-    let mut holds = std::collections::HashSet::from([QUANTITY]);
+) -> FastSet<&'static str> {
+    let mut holds = FastSet::from_iter([QUANTITY]);
     loop {
         let before = holds.len();
         for (ty, fields) in types {

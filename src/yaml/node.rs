@@ -161,6 +161,15 @@ impl Node {
         }
     }
 
+    /// [`Node::scalar_text`], borrowed when the scalar is a string (hot comparisons such as
+    /// kustomize's resource ids then allocate nothing).
+    pub fn scalar_str(&self) -> Option<std::borrow::Cow<'_, str>> {
+        match &self.value {
+            Value::String(s) => Some(std::borrow::Cow::Borrowed(s)),
+            _ => self.scalar_text().map(std::borrow::Cow::Owned),
+        }
+    }
+
     /// Scalar text as it would appear in a string field (`yes` → `true`, `0644` → `420`).
     pub fn scalar_text(&self) -> Option<String> {
         match &self.value {

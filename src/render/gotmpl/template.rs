@@ -1,7 +1,7 @@
 //! A set of named templates (Go's `*template.Template` with its associated templates) and the
 //! entry point to execute one of them.
 
-use std::collections::HashMap;
+use crate::hash::FastMap as HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -142,7 +142,7 @@ impl Templates {
     /// An empty set whose non-builtin functions come from `funcs`.
     pub fn new(funcs: FuncResolver) -> Templates {
         Templates {
-            trees: HashMap::new(),
+            trees: HashMap::default(),
             funcs,
             left: String::new(),
             right: String::new(),

@@ -45,6 +45,7 @@ pub mod schema;
 pub mod semver;
 pub mod strvals;
 pub mod values;
+mod values_cache;
 mod yamlout;
 
 pub use args::{HelmCli, TEMPLATE_HELP, parse_helm_cli, parse_helm_template_args, set_file_pairs};
@@ -782,7 +783,7 @@ fn build_objects(
         files: entries
             .iter()
             .map(|e| (e.name.clone(), (e.file, e.scope.clone())))
-            .collect::<HashMap<_, _>>(),
+            .collect::<crate::hash::FastMap<_, _>>(),
         map,
         origins,
     };

@@ -5,7 +5,7 @@
 use super::chart::ChartFile;
 use crate::render::gotmpl::value::{Map, Value};
 use crate::source::{FileId, Span};
-use crate::yaml::{Limits, Node, Value as Y, parse_str};
+use crate::yaml::{Node, Value as Y};
 
 /// A values file: the merged map plus the parsed documents (for provenance).
 #[derive(Clone, Debug, Default)]
@@ -141,24 +141,24 @@ pub fn node_to_value(node: &Node) -> Value {
 /// Parse a values text (possibly several documents, merged in order as Helm's
 /// `LoadValues` does).
 pub fn parse_values_text(text: &str, file: Option<FileId>) -> Result<ValuesDoc, String> {
-    let parsed = parse_str(text, file.unwrap_or_default(), &Limits::default());
-    if let Some(err) = parsed.error {
+    let parsed = super::values_cache::parse(text, file.unwrap_or_default());
+    if let Some(err) = &parsed.error {
         return Err(format!(
             "error converting YAML to JSON: {}",
-            go_yaml_error(&err, text)
+            go_yaml_error(err, text)
         ));
     }
     let mut doc = ValuesDoc {
         file,
+        roots: parsed.map_roots.clone(),
         ..ValuesDoc::default()
     };
-    for d in parsed.docs {
-        match node_to_value(&d.root) {
+    for root in &parsed.docs {
+        match node_to_value(root) {
             Value::Nil => {}
             Value::Map(m) => {
                 let m = m.borrow().clone();
                 doc.map = merge_maps(&doc.map, &m);
-                std::sync::Arc::make_mut(&mut doc.roots).push(d.root);
             }
             other => {
                 return Err(format!(
@@ -308,7 +308,7 @@ pub fn path_to_map(path: &str, data: Value) -> Value {
 /// provenance of `.Values.x` in rendered output.
 #[derive(Default, Debug)]
 pub struct ValueOrigins {
-    spans: std::collections::HashMap<String, (Span, String)>,
+    spans: crate::hash::FastMap<String, (Span, String)>,
 }
 
 impl ValueOrigins {

@@ -180,7 +180,7 @@ pub fn add(b: &mut Builder, acc: &mut Acc, r: Resource) -> Result<(), Fail> {
         });
         x.kind() == kind
             && (x.effective_namespace() == ns || spaces.any(|s| s == ns))
-            && x.all_names().contains(&name)
+            && x.all_names().iter().any(|n| *n == *name)
     });
     match (&r.behavior, pos) {
         (Behavior::Create, Some(_)) => Err(failed(

@@ -195,11 +195,11 @@ fn run(
 
 /// kustomize keeps objects without an apiVersion, so the identity is read leniently.
 fn to_object(r: Resource) -> Object {
-    let namespace = Some(r.namespace()).filter(|n| !n.is_empty());
+    let namespace = Some(r.namespace().into_owned()).filter(|n| !n.is_empty());
     Object {
-        api_version: r.api_version(),
-        kind: r.kind(),
-        name: r.name(),
+        api_version: r.api_version().into_owned(),
+        kind: r.kind().into_owned(),
+        name: r.name().into_owned(),
         namespace,
         root: r.root,
     }

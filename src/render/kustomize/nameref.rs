@@ -39,11 +39,11 @@ impl Candidate {
             .history
             .first()
             .map(|(_, ns)| eff(ns))
-            .unwrap_or_else(|| r.effective_namespace());
+            .unwrap_or_else(|| r.effective_namespace().into_owned());
         Candidate {
             prev_names: r.history.iter().map(|(n, _)| n.clone()).collect(),
-            name: r.name(),
-            namespace: r.namespace(),
+            name: r.name().into_owned(),
+            namespace: r.namespace().into_owned(),
             org_namespace,
             cluster_scoped: r.is_cluster_scoped(),
             is_service_account: kind == "ServiceAccount",
@@ -120,12 +120,17 @@ pub fn fix(resources: &mut [Resource], config: &TransformerConfig) -> Result<(),
             .map(|r| {
                 (
                     r.is_cluster_scoped(),
-                    r.effective_namespace(),
-                    r.namespace(),
+                    r.effective_namespace().into_owned(),
+                    r.namespace().into_owned(),
                 )
             })
             .collect();
         for r in resources.iter_mut() {
+            // Most resources hold no field of this reference: skip them before working out
+            // what they reach (that was most of a kustomize build's time).
+            if !backref.referrers.iter().any(|fs| fs.gvk.selects(r)) {
+                continue;
+            }
             let reachable = reachable_from(r, &cands, &all_ns);
             fix_referrer(r, backref, &reachable)?;
         }
@@ -248,12 +253,16 @@ fn same_name_and_namespace(a: &Candidate, b: &Candidate) -> bool {
 }
 
 fn fix_referrer(r: &mut Resource, backref: &NameBackRef, cands: &[&Candidate]) -> Result<(), Fail> {
-    let (g, v, k) = (r.group(), r.version(), r.kind());
+    let (g, v, k) = (
+        r.group().into_owned(),
+        r.version().into_owned(),
+        r.kind().into_owned(),
+    );
     let referral_kind = backref.gvk.kind.clone();
     let referrer = Referrer {
         prefixes: r.prefixes.clone(),
         suffixes: r.suffixes.clone(),
-        namespace: (!r.is_cluster_scoped()).then(|| r.effective_namespace()),
+        namespace: (!r.is_cluster_scoped()).then(|| r.effective_namespace().into_owned()),
         id: r.id_string(),
     };
     let mut seen: Vec<&Vec<String>> = Vec::new();

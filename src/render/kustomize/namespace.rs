@@ -62,8 +62,13 @@ fn namespace_one(
     let cluster = r.is_cluster_scoped();
     // kustomize records the id before a namespace change on every resource, moved or not:
     // name references look only at resources with a previous id.
-    r.history.push((r.name(), r.namespace()));
-    let (g, v, kind) = (r.group(), r.version(), r.kind());
+    r.history
+        .push((r.name().into_owned(), r.namespace().into_owned()));
+    let (g, v, kind) = (
+        r.group().into_owned(),
+        r.version().into_owned(),
+        r.kind().into_owned(),
+    );
     let core = r.api_version() == "v1";
     if is_role_binding(&kind) {
         namespace_subjects(r, ns, span, unset_only, mode);

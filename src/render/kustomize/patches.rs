@@ -46,13 +46,13 @@ pub fn smp_for(r: &Resource, patch: &Node, openapi: &SchemaChoice) -> Smp {
     let kind = patch
         .get("kind")
         .and_then(tree::text)
-        .unwrap_or_else(|| r.kind());
+        .unwrap_or_else(|| r.kind().into_owned());
     let (group, version) = match patch.get("apiVersion").and_then(tree::text) {
         Some(av) => match av.split_once('/') {
             Some((g, v)) => (g.to_string(), v.to_string()),
             None => (String::new(), av),
         },
-        None => (r.group(), r.version()),
+        None => (r.group().into_owned(), r.version().into_owned()),
     };
     Smp {
         builtin: merge_keys::root(
@@ -144,7 +144,7 @@ fn apply_smp_by_id(acc: &mut Acc, doc: &Node, at: Span) -> Result<(), Fail> {
                 && r.all_names().contains(&name)
                 && {
                     let mut spaces: Vec<String> = r.history.iter().map(|(_, ns)| eff(ns)).collect();
-                    spaces.push(r.effective_namespace());
+                    spaces.push(r.effective_namespace().into_owned());
                     spaces.contains(&eff(&ns))
                 }
         })
@@ -281,10 +281,10 @@ pub fn apply_patch(
         let ops = json6902::parse_ops(&docs[0]).map_err(|(s, m)| failed(s, m))?;
         for &i in &idx {
             let r = &mut acc.resources[i];
-            let before = (r.name(), r.namespace());
+            let before = (r.name().into_owned(), r.namespace().into_owned());
             json6902::apply(&mut r.root, &ops)
                 .map_err(|(s, m)| failed(s, format!("{m} (patching {})", r.id_string())))?;
-            if (r.name(), r.namespace()) != before {
+            if r.name() != before.0 || r.namespace() != before.1 {
                 r.history.push(before);
             }
         }
@@ -300,7 +300,7 @@ pub fn apply_patch(
             let r = &mut acc.resources[i];
             let smp = smp_for(r, d, &acc.openapi);
             let mut patch = d.clone();
-            let before = (r.name(), r.namespace());
+            let before = (r.name().into_owned(), r.namespace().into_owned());
             if !allow_name && let Some(meta) = patch.get_mut("metadata") {
                 tree::remove(meta, "name");
             }
@@ -312,7 +312,7 @@ pub fn apply_patch(
                 tree::remove(&mut patch, "apiVersion");
             }
             smp.merge(&mut r.root, &patch);
-            if (r.name(), r.namespace()) != before {
+            if r.name() != before.0 || r.namespace() != before.1 {
                 r.history.push(before);
             }
         }

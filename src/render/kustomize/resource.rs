@@ -4,6 +4,7 @@
 use super::tree;
 use crate::source::Span;
 use crate::yaml::{Node, Value};
+use std::borrow::Cow;
 
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum Behavior {
@@ -68,63 +69,62 @@ impl Resource {
         }
     }
 
-    pub fn api_version(&self) -> String {
-        self.root
-            .get("apiVersion")
-            .and_then(tree::text)
-            .unwrap_or_default()
+    // The id fields are borrowed from the tree: kustomize compares ids across every pair of
+    // resources (duplicates, name references), and a copy per read was most of that cost.
+    pub fn api_version(&self) -> Cow<'_, str> {
+        self.scalar_at(&["apiVersion"])
     }
-    pub fn kind(&self) -> String {
-        self.root
-            .get("kind")
-            .and_then(tree::text)
-            .unwrap_or_default()
+    pub fn kind(&self) -> Cow<'_, str> {
+        self.scalar_at(&["kind"])
     }
     /// Cluster-scoped as kustomize sees it (`is_cluster_scoped`).
     pub fn is_cluster_scoped(&self) -> bool {
         is_cluster_scoped(&self.api_version(), &self.kind())
     }
-    pub fn group(&self) -> String {
-        let av = self.api_version();
-        match av.split_once('/') {
-            Some((g, _)) => g.to_string(),
-            None => String::new(),
+    pub fn group(&self) -> Cow<'_, str> {
+        match self.api_version() {
+            Cow::Borrowed(av) => Cow::Borrowed(av.split_once('/').map_or("", |(g, _)| g)),
+            Cow::Owned(av) => Cow::Owned(av.split_once('/').map_or("", |(g, _)| g).to_string()),
         }
     }
-    pub fn version(&self) -> String {
-        let av = self.api_version();
-        match av.split_once('/') {
-            Some((_, v)) => v.to_string(),
-            None => av,
+    pub fn version(&self) -> Cow<'_, str> {
+        match self.api_version() {
+            Cow::Borrowed(av) => Cow::Borrowed(av.split_once('/').map_or(av, |(_, v)| v)),
+            Cow::Owned(av) => Cow::Owned(av.split_once('/').map_or(&*av, |(_, v)| v).to_string()),
         }
     }
-    pub fn name(&self) -> String {
-        self.root
-            .get_path(&["metadata", "name"])
-            .and_then(tree::text)
-            .unwrap_or_default()
+    pub fn name(&self) -> Cow<'_, str> {
+        self.scalar_at(&["metadata", "name"])
     }
-    pub fn namespace(&self) -> String {
-        self.root
-            .get_path(&["metadata", "namespace"])
-            .and_then(tree::text)
-            .unwrap_or_default()
+    pub fn namespace(&self) -> Cow<'_, str> {
+        self.scalar_at(&["metadata", "namespace"])
     }
     /// Namespace as kustomize compares ids: empty means `default`.
-    pub fn effective_namespace(&self) -> String {
+    pub fn effective_namespace(&self) -> Cow<'_, str> {
         let ns = self.namespace();
-        if ns.is_empty() { "default".into() } else { ns }
+        if ns.is_empty() {
+            Cow::Borrowed("default")
+        } else {
+            ns
+        }
+    }
+
+    fn scalar_at(&self, path: &[&str]) -> Cow<'_, str> {
+        self.root
+            .get_path(path)
+            .and_then(Node::scalar_str)
+            .unwrap_or_default()
     }
 
     /// All names this resource had, including the current one.
     pub fn all_names(&self) -> Vec<String> {
         let mut v: Vec<String> = self.history.iter().map(|(n, _)| n.clone()).collect();
-        v.push(self.name());
+        v.push(self.name().into_owned());
         v
     }
 
     pub fn record_history(&mut self) {
-        let cur = (self.name(), self.namespace());
+        let cur = (self.name().into_owned(), self.namespace().into_owned());
         if self.history.last() != Some(&cur) {
             self.history.push(cur);
         }

@@ -89,7 +89,7 @@ impl CompiledSelector {
         }
         if let Some(re) = &self.namespace {
             let mut spaces: Vec<String> = r.history.iter().map(|(_, ns)| ns.clone()).collect();
-            spaces.push(r.namespace());
+            spaces.push(r.namespace().into_owned());
             let any = spaces.iter().any(|ns| {
                 let eff = if ns.is_empty() {
                     "default"

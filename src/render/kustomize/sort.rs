@@ -44,9 +44,9 @@ fn rank(kind: &str, first: &[String], last: &[String]) -> i64 {
 /// Group, version and kind as kustomize prints a GVK for ordering (`~G` for the core group).
 fn gvk_key(r: &Resource) -> String {
     let g = r.group();
-    let g = if g.is_empty() { "~G".to_string() } else { g };
+    let g = if g.is_empty() { "~G".into() } else { g };
     let v = r.version();
-    let v = if v.is_empty() { "~V".to_string() } else { v };
+    let v = if v.is_empty() { "~V".into() } else { v };
     format!("{g}_{v}_{}", r.kind())
 }
 
@@ -63,14 +63,10 @@ pub fn legacy(
         .unwrap_or_else(|| LAST.iter().map(|s| s.to_string()).collect());
     resources.sort_by_cached_key(|r| {
         let ns = r.namespace();
-        let ns = if ns.is_empty() { "~X".to_string() } else { ns };
+        let ns = if ns.is_empty() { "~X".into() } else { ns };
         // Same-GVK resources compare as kustomize's id string `…|namespace|name`.
         let name = r.name();
-        let name = if name.is_empty() {
-            "~N".to_string()
-        } else {
-            name
-        };
+        let name = if name.is_empty() { "~N".into() } else { name };
         (
             rank(&r.kind(), &first, &last),
             gvk_key(r),

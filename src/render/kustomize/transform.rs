@@ -160,7 +160,7 @@ pub fn prefix_suffix(acc: &mut Acc, prefix: &str, suffix: &str, span: Span, spec
         {
             continue;
         }
-        let before = (r.name(), r.namespace());
+        let before = (r.name().into_owned(), r.namespace().into_owned());
         let make = || tree::string("", span);
         apply_specs(r, specs, span, &make, &mut |n: &mut Node| {
             if let Some(t) = tree::text(n) {
@@ -172,7 +172,7 @@ pub fn prefix_suffix(acc: &mut Acc, prefix: &str, suffix: &str, span: Span, spec
                 );
             }
         });
-        if (r.name(), r.namespace()) != before {
+        if r.name() != before.0 || r.namespace() != before.1 {
             r.history.push(before);
             if !prefix.is_empty() {
                 r.prefixes.push(prefix.to_string());
@@ -219,7 +219,11 @@ pub fn replicas(
         if !r.all_names().iter().any(|n| n == name) {
             continue;
         }
-        let (g, v, k) = (r.group(), r.version(), r.kind());
+        let (g, v, k) = (
+            r.group().into_owned(),
+            r.version().into_owned(),
+            r.kind().into_owned(),
+        );
         for fs in specs {
             if !fs.gvk.selects_gvk(&g, &v, &k) {
                 continue;

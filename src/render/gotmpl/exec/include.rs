@@ -49,7 +49,7 @@ impl State<'_, '_> {
                 if piece.trim().is_empty() {
                     continue;
                 }
-                let Some(off) = text[cursor..].find(piece) else {
+                let Some(off) = find_from(&text[cursor..], piece) else {
                     continue;
                 };
                 let start = cursor + off;
@@ -260,5 +260,42 @@ fn merge_output_meta(meta: &mut Meta, out: &Output) {
             taint: s.taint.clone(),
             release: s.release.clone(),
         });
+    }
+}
+
+/// `hay.find(needle)`, trying first the places an included line usually is: right after the
+/// indentation and newlines `indent`/`nindent` put before it. Positions are tried in order,
+/// so the first match is the first occurrence; only a miss pays for a substring search
+/// (setting one up per line was ~1% of a lint).
+fn find_from(hay: &str, needle: &str) -> Option<usize> {
+    let lead = hay.len() - hay.trim_start_matches([' ', '\n', '\t', '\r']).len();
+    (0..=lead)
+        .find(|&i| hay.as_bytes()[i..].starts_with(needle.as_bytes()))
+        .or_else(|| hay.find(needle))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_from;
+
+    #[test]
+    fn find_from_is_str_find() {
+        let cases = [
+            ("\n    name: x\n", "name: x"),
+            ("\n    name: x\n", "  name: x"),
+            ("   ", "a"),
+            ("", "a"),
+            ("a: 1\nb: 2", "b: 2"),
+            ("  {{{  x", " x"),
+            ("\n  key: v\n  key: v", "key: v"),
+            ("  é: 1", "é: 1"),
+        ];
+        for (hay, needle) in cases {
+            assert_eq!(
+                find_from(hay, needle),
+                hay.find(needle),
+                "{hay:?} {needle:?}"
+            );
+        }
     }
 }
