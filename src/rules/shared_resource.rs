@@ -121,25 +121,28 @@ fn name_list(names: &[&str]) -> String {
 }
 
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
-    type ObjectKey = (String, String, String, String);
-    type Copy<'a> = (&'a ModelObject, Owner, Option<String>, Option<String>);
+    // Keyed and grouped by reference: owners and roots are worked out once per app, and
+    // nothing is copied per object (every object of the model passes through here).
+    type ObjectKey<'a> = (&'a str, &'a str, &'a str, &'a str);
+    type Copy<'a> = (&'a ModelObject, &'a Owner, Option<&'a str>, Option<&'a str>);
     let mut copies: BTreeMap<ObjectKey, Vec<Copy>> = BTreeMap::new();
     let roots: Vec<Option<String>> = model.apps.iter().map(|a| root_of(model, a)).collect();
+    let owners: Vec<Option<(Owner, Option<String>)>> = model.apps.iter().map(owner_of).collect();
     for mo in &model.objects {
-        let Some((owner, cluster)) = owner_of(model.app_of(mo)) else {
+        let Some(Some((owner, cluster))) = owners.get(mo.app) else {
             continue;
         };
-        let root = roots.get(mo.app).cloned().flatten();
+        let root = roots.get(mo.app).and_then(Option::as_deref);
         let key = (
-            mo.object.group().to_string(),
-            mo.object.kind.clone(),
-            mo.namespace.clone(),
-            mo.object.name.clone(),
+            mo.object.group(),
+            mo.object.kind.as_str(),
+            mo.namespace.as_str(),
+            mo.object.name.as_str(),
         );
         copies
             .entry(key)
             .or_default()
-            .push((mo, owner, cluster, root));
+            .push((mo, owner, cluster.as_deref(), root));
     }
     for objs in copies.values() {
         // One finding per place the object is written (a base rendered by many overlays is

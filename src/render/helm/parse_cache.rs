@@ -3,9 +3,9 @@
 //! deploys it, the render-twice check, both sides of `diff` — reuses the first parse. The
 //! cache is keyed by the full text: an edited template is parsed again.
 
+use crate::hash::FastMap;
 use crate::render::gotmpl::Templates;
 use crate::render::gotmpl::parse::{ParseError, Tree};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Beyond this much template text the cache stops growing (later templates are parsed per
@@ -17,7 +17,7 @@ type Parsed = Result<Arc<[Arc<Tree>]>, ParseError>;
 #[derive(Default)]
 struct Cache {
     /// Text → the names it was parsed under, with the result.
-    by_text: HashMap<String, Vec<(String, Parsed)>>,
+    by_text: FastMap<String, Vec<(String, Parsed)>>,
     bytes: usize,
 }
 

@@ -429,16 +429,16 @@ pub fn image(acc: &mut Acc, n: &Node, specs: &[FieldSpec]) {
 }
 
 fn apply_image(acc: &mut Acc, img: &ImageSpec, specs: &[FieldSpec]) {
+    let no_create: Vec<FieldSpec> = specs
+        .iter()
+        .map(|f| FieldSpec {
+            create: false,
+            ..f.clone()
+        })
+        .collect();
     for r in &mut acc.resources {
         legacy_images(&mut r.root, img);
         let make = || tree::string("", img.span);
-        let no_create: Vec<FieldSpec> = specs
-            .iter()
-            .map(|f| FieldSpec {
-                create: false,
-                ..f.clone()
-            })
-            .collect();
         apply_specs(r, &no_create, img.span, &make, &mut |n: &mut Node| {
             img.set(n)
         });
