@@ -45,7 +45,6 @@ pub mod schema;
 pub mod semver;
 pub mod strvals;
 pub mod values;
-mod values_cache;
 mod yamlout;
 
 pub use args::{HelmCli, TEMPLATE_HELP, parse_helm_cli, parse_helm_template_args, set_file_pairs};

@@ -7,6 +7,7 @@ use crate::hash::FastMap as HashMap;
 use crate::render::gotmpl::{Output, OutputSegment, SegmentKind};
 use crate::source::{FileId, SourceMap, Span};
 use crate::yaml::{Node, Related, Value as Y};
+use memchr::memmem;
 use std::sync::Arc;
 
 /// Label prefix of a related span that marks a non-deterministic template call (taint).
@@ -56,11 +57,12 @@ impl TemplateIndex<'_> {
                 Some((Span::new(file, s, e), Some(seg)))
             }
             SegmentKind::Action => {
-                // The whole action `{{ ... }}` (from the pipeline position to its `}}`).
+                // The whole action `{{ ... }}` (from the pipeline position to its `}}`), found
+                // with memchr's search as the lexer does: `str::find` set up a searcher per node.
                 let src = &text.text;
                 let from = seg.pos.offset.min(src.len());
-                let open = rfind_pair(&src[..from], b"{{").unwrap_or(from);
-                let close = find_pair(&src[from..], b"}}")
+                let open = memmem::rfind(&src.as_bytes()[..from], b"{{").unwrap_or(from);
+                let close = memmem::find(&src.as_bytes()[from..], b"}}")
                     .map(|i| from + i + 2)
                     .unwrap_or(from);
                 Some((Span::new(file, open, close), Some(seg)))
@@ -94,12 +96,14 @@ impl TemplateIndex<'_> {
                 SegmentKind::Action => prev.pos.offset.min(src.len()),
             };
             let open = match prev.kind {
-                SegmentKind::Text => find_pair(&src[from..], b"{{")
+                SegmentKind::Text => memmem::find(&src.as_bytes()[from..], b"{{")
                     .map(|i| from + i)
                     .unwrap_or(from),
-                SegmentKind::Action => rfind_pair(&src[..from], b"{{").unwrap_or(from),
+                SegmentKind::Action => {
+                    memmem::rfind(&src.as_bytes()[..from], b"{{").unwrap_or(from)
+                }
             };
-            let close = find_pair(&src[open..], b"}}")
+            let close = memmem::find(&src.as_bytes()[open..], b"}}")
                 .map(|i| open + i + 2)
                 .unwrap_or(open);
             return Some(Span::new(*file, open, close));
@@ -326,59 +330,4 @@ fn add_related(node: &mut Node, more: impl IntoIterator<Item = Related>) {
         .unwrap_or_default();
     list.extend(more);
     node.related = Some(Arc::new(list));
-}
-/// `hay.find` of a two-byte delimiter (`{{`, `}}`) by byte search: a substring searcher set
-/// up per rendered node cost more than the search.
-fn find_pair(hay: &str, pair: &[u8; 2]) -> Option<usize> {
-    let bytes = hay.as_bytes();
-    let mut from = 0;
-    while let Some(at) = memchr::memchr(pair[0], &bytes[from..]).map(|i| from + i) {
-        if bytes.get(at + 1) == Some(&pair[1]) {
-            return Some(at);
-        }
-        from = at + 1;
-    }
-    None
-}
-
-/// `hay.rfind` of a two-byte delimiter, as [`find_pair`].
-fn rfind_pair(hay: &str, pair: &[u8; 2]) -> Option<usize> {
-    let bytes = hay.as_bytes();
-    let mut end = bytes.len().saturating_sub(1);
-    while let Some(at) = memchr::memrchr(pair[0], &bytes[..end]) {
-        if bytes[at + 1] == pair[1] {
-            return Some(at);
-        }
-        end = at;
-    }
-    None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{find_pair, rfind_pair};
-
-    #[test]
-    fn pair_searches_are_str_find_and_rfind() {
-        for hay in [
-            "",
-            "{",
-            "{{",
-            "{{{",
-            "a {{ b }} c {{ d }}",
-            "}{ {",
-            "é{{é}}é",
-            "{x{{",
-        ] {
-            for pair in [b"{{", b"}}"] {
-                let text = std::str::from_utf8(pair).unwrap_or_default();
-                assert_eq!(find_pair(hay, pair), hay.find(text), "find {hay:?} {text}");
-                assert_eq!(
-                    rfind_pair(hay, pair),
-                    hay.rfind(text),
-                    "rfind {hay:?} {text}"
-                );
-            }
-        }
-    }
 }

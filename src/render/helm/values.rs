@@ -141,7 +141,7 @@ pub fn node_to_value(node: &Node) -> Value {
 /// Parse a values text (possibly several documents, merged in order as Helm's
 /// `LoadValues` does).
 pub fn parse_values_text(text: &str, file: Option<FileId>) -> Result<ValuesDoc, String> {
-    let parsed = super::values_cache::parse(text, file.unwrap_or_default());
+    let parsed = super::parse_cache::parse_values(text, file.unwrap_or_default());
     if let Some(err) = &parsed.error {
         return Err(format!(
             "error converting YAML to JSON: {}",

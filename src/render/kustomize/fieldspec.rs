@@ -156,11 +156,7 @@ pub fn apply_specs(
     make_leaf: &dyn Fn() -> Node,
     f: &mut dyn FnMut(&mut Node),
 ) {
-    let (g, v, k) = (
-        r.group().into_owned(),
-        r.version().into_owned(),
-        r.kind().into_owned(),
-    );
+    let (g, v, k) = r.gvk();
     let mut seen: Vec<&Vec<String>> = Vec::new();
     for fs in specs {
         if !fs.gvk.selects_gvk(&g, &v, &k) || seen.contains(&&fs.path) {

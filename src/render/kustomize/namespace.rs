@@ -64,11 +64,7 @@ fn namespace_one(
     // name references look only at resources with a previous id.
     r.history
         .push((r.name().into_owned(), r.namespace().into_owned()));
-    let (g, v, kind) = (
-        r.group().into_owned(),
-        r.version().into_owned(),
-        r.kind().into_owned(),
-    );
+    let (g, v, kind) = r.gvk();
     let core = r.api_version() == "v1";
     if is_role_binding(&kind) {
         namespace_subjects(r, ns, span, unset_only, mode);

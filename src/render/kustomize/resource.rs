@@ -69,8 +69,9 @@ impl Resource {
         }
     }
 
-    // The id fields are borrowed from the tree: kustomize compares ids across every pair of
-    // resources (duplicates, name references), and a copy per read was most of that cost.
+    // The id fields are borrowed from the tree: kustomize compares ids across pairs of
+    // resources (duplicates, name references), and a copy per read allocated on every
+    // comparison.
     pub fn api_version(&self) -> Cow<'_, str> {
         self.scalar_at(&["apiVersion"])
     }
@@ -82,16 +83,18 @@ impl Resource {
         is_cluster_scoped(&self.api_version(), &self.kind())
     }
     pub fn group(&self) -> Cow<'_, str> {
-        match self.api_version() {
-            Cow::Borrowed(av) => Cow::Borrowed(av.split_once('/').map_or("", |(g, _)| g)),
-            Cow::Owned(av) => Cow::Owned(av.split_once('/').map_or("", |(g, _)| g).to_string()),
-        }
+        self.api_version_part(|av| av.split_once('/').map_or("", |(g, _)| g))
     }
     pub fn version(&self) -> Cow<'_, str> {
-        match self.api_version() {
-            Cow::Borrowed(av) => Cow::Borrowed(av.split_once('/').map_or(av, |(_, v)| v)),
-            Cow::Owned(av) => Cow::Owned(av.split_once('/').map_or(&*av, |(_, v)| v).to_string()),
-        }
+        self.api_version_part(|av| av.split_once('/').map_or(av, |(_, v)| v))
+    }
+    /// Group, version and kind, owned: for steps that then change the resource.
+    pub fn gvk(&self) -> (String, String, String) {
+        (
+            self.group().into_owned(),
+            self.version().into_owned(),
+            self.kind().into_owned(),
+        )
     }
     pub fn name(&self) -> Cow<'_, str> {
         self.scalar_at(&["metadata", "name"])
@@ -106,6 +109,13 @@ impl Resource {
             Cow::Borrowed("default")
         } else {
             ns
+        }
+    }
+
+    fn api_version_part(&self, part: impl Fn(&str) -> &str) -> Cow<'_, str> {
+        match self.api_version() {
+            Cow::Borrowed(av) => Cow::Borrowed(part(av)),
+            Cow::Owned(av) => Cow::Owned(part(&av).to_string()),
         }
     }
 

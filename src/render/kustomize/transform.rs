@@ -219,11 +219,7 @@ pub fn replicas(
         if !r.all_names().iter().any(|n| n == name) {
             continue;
         }
-        let (g, v, k) = (
-            r.group().into_owned(),
-            r.version().into_owned(),
-            r.kind().into_owned(),
-        );
+        let (g, v, k) = r.gvk();
         for fs in specs {
             if !fs.gvk.selects_gvk(&g, &v, &k) {
                 continue;

@@ -189,11 +189,7 @@ pub fn resolve(acc: &mut Acc, specs: &[FieldSpec]) -> Result<(), Fail> {
     }
     let mut used = Vec::new();
     for r in &mut acc.resources {
-        let (g, v, k) = (
-            r.group().into_owned(),
-            r.version().into_owned(),
-            r.kind().into_owned(),
-        );
+        let (g, v, k) = r.gvk();
         for fs in specs {
             if !fs.gvk.selects_gvk(&g, &v, &k) {
                 continue;
