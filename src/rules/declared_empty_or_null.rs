@@ -10,6 +10,7 @@ use crate::ownership::kb::in_argo_scheme;
 use crate::ownership::writers::{FieldWriter, field_writers};
 use crate::ownership::{Ownership, edit_span};
 use crate::yaml::{Entry, Node, Value};
+use std::borrow::Cow;
 
 pub const ID: &str = "declared-empty-or-null";
 
@@ -68,23 +69,21 @@ fn is_empty(node: &Node) -> bool {
     }
 }
 
-/// Keys under these paths are opaque data (chart values, policy patches and patterns,
-/// schemas), not fields of the object.
-pub fn opaque(path: &[String]) -> bool {
-    path.iter().any(|k| {
-        matches!(
-            k.as_str(),
-            "values"
-                | "valuesObject"
-                | "valuesInline"
-                | "openAPIV3Schema"
-                | "mutate"
-                | "validate"
-                | "generate"
-                | "patches"
-                | "patchesStrategicMerge"
-        )
-    })
+/// Keys whose values are opaque data (chart values, policy patches and patterns, schemas),
+/// not fields of the object: nothing under them is walked.
+pub fn opaque_key(key: &str) -> bool {
+    matches!(
+        key,
+        "values"
+            | "valuesObject"
+            | "valuesInline"
+            | "openAPIV3Schema"
+            | "mutate"
+            | "validate"
+            | "generate"
+            | "patches"
+            | "patchesStrategicMerge"
+    )
 }
 
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
@@ -119,23 +118,25 @@ struct Walk<'m, 'o> {
     ownership: &'m Ownership,
     mo: &'m ModelObject,
     context: Option<ObjectContext>,
-    path: Vec<String>,
+    /// Keys borrowed from the tree: an entry's key is copied only when it is judged.
+    path: Vec<Cow<'m, str>>,
     out: &'o mut Vec<Finding>,
 }
 
-impl Walk<'_, '_> {
-    fn node(&mut self, node: &Node) {
+impl<'m> Walk<'m, '_> {
+    fn node(&mut self, node: &'m Node) {
         if self.path.len() > 64 {
             return;
         }
         match &node.value {
             Value::Map(entries) => {
                 for e in entries {
-                    let key = e.key.key_str().into_owned();
+                    let key = e.key.key_str();
                     // Opaque data is judged as a value, never walked into.
-                    let walk_into = !opaque(std::slice::from_ref(&key));
+                    let walk_into = !opaque_key(&key);
+                    let judged = candidate(e, &key);
                     self.path.push(key);
-                    if candidate(e, &self.path) {
+                    if judged {
                         self.judge_entry(e);
                     }
                     if walk_into {
@@ -146,7 +147,7 @@ impl Walk<'_, '_> {
             }
             Value::Seq(items) => {
                 for (i, item) in items.iter().enumerate() {
-                    self.path.push(i.to_string());
+                    self.path.push(Cow::Owned(i.to_string()));
                     self.node(item);
                     self.path.pop();
                 }
@@ -163,17 +164,15 @@ impl Walk<'_, '_> {
                 && !crate::ownership::k8s_schema::has_unknown_fields(&mo.object),
             writers: field_writers(model, ownership, mo),
         });
-        if let Some(f) = judge(model, mo, e, &self.path, context.builtin, &context.writers) {
+        let path: Vec<String> = self.path.iter().map(|k| k.to_string()).collect();
+        if let Some(f) = judge(model, mo, e, &path, context.builtin, &context.writers) {
             self.out.push(f);
         }
     }
 }
 
 /// Could `judge` report this entry? (A null, or an empty value of a key that is reported.)
-fn candidate(e: &Entry, path: &[String]) -> bool {
-    let Some(key) = path.last().map(String::as_str) else {
-        return false;
-    };
+fn candidate(e: &Entry, key: &str) -> bool {
     e.value.is_null() || (is_empty(&e.value) && EMPTY_KEYS.contains(&key))
 }
 

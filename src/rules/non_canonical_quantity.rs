@@ -8,6 +8,7 @@ use crate::ownership::kb::in_argo_scheme;
 use super::util::{Controller, about, object_id};
 use crate::ownership::quantity::canonical_quantity;
 use crate::yaml::{Entry, Node, Value};
+use std::borrow::Cow;
 
 pub const ID: &str = "non-canonical-quantity";
 
@@ -25,14 +26,14 @@ pub const META: RuleMeta = RuleMeta {
 /// A custom resource without its CRD in the repo: only quantities of an embedded pod
 /// template (`…template.spec.containers[].resources.requests|limits.*`) are
 /// known to be typed; free-form fields (a HelmRelease's `spec.values`) are not.
-fn embedded_pod_quantity(path: &[String]) -> bool {
+fn embedded_pod_quantity(path: &[Cow<'_, str>]) -> bool {
     let n = path.len();
     n >= 7
         && path[0] == "spec"
-        && matches!(path[n - 2].as_str(), "requests" | "limits")
+        && matches!(path[n - 2].as_ref(), "requests" | "limits")
         && path[n - 3] == "resources"
         && matches!(
-            path[n - 5].as_str(),
+            path[n - 5].as_ref(),
             "containers" | "initContainers" | "ephemeralContainers"
         )
         && path[n - 6] == "spec"
@@ -57,35 +58,49 @@ fn quantities<'a>(
         return crate::ownership::crd::quantity_entries(&o.root, crd.schema);
     }
     let mut out = Vec::new();
-    let mut stack: Vec<(&Node, Vec<String>)> = vec![(&o.root, Vec::new())];
-    while let Some((node, path)) = stack.pop() {
-        // Chart values and patches are free-form data, not fields of the object.
-        if path.len() > 64 || super::declared_empty_or_null::opaque(&path) {
-            continue;
-        }
-        match &node.value {
-            Value::Map(entries) => {
-                for e in entries {
-                    let mut p = path.clone();
-                    p.push(e.key.key_str().into_owned());
-                    if embedded_pod_quantity(&p) {
-                        out.push((e, p));
-                    } else {
-                        stack.push((&e.value, p));
-                    }
-                }
-            }
-            Value::Seq(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    let mut p = path.clone();
-                    p.push(i.to_string());
-                    stack.push((item, p));
-                }
-            }
-            _ => {}
-        }
-    }
+    embedded_pod_quantities(&o.root, &mut Vec::new(), &mut out);
     out
+}
+
+/// The embedded pod quantities under `node` (at `path`), in the order of a depth-first walk
+/// that takes a map's matching entries first and then its other entries and a list's items
+/// last to first. One path buffer serves the walk; a path is copied only for a quantity.
+fn embedded_pod_quantities<'a>(
+    node: &'a Node,
+    path: &mut Vec<Cow<'a, str>>,
+    out: &mut Vec<(&'a Entry, Vec<String>)>,
+) {
+    // Chart values and patches are free-form data, not fields of the object (the keys above
+    // were checked on the way down).
+    if path.len() > 64 || path.last().is_some_and(|k| super::declared_empty_or_null::opaque_key(k)) {
+        return;
+    }
+    match &node.value {
+        Value::Map(entries) => {
+            for e in entries {
+                path.push(e.key.key_str());
+                if embedded_pod_quantity(path) {
+                    out.push((e, path.iter().map(|k| k.to_string()).collect()));
+                }
+                path.pop();
+            }
+            for e in entries.iter().rev() {
+                path.push(e.key.key_str());
+                if !embedded_pod_quantity(path) {
+                    embedded_pod_quantities(&e.value, path, out);
+                }
+                path.pop();
+            }
+        }
+        Value::Seq(items) => {
+            for (i, item) in items.iter().enumerate().rev() {
+                path.push(Cow::Owned(i.to_string()));
+                embedded_pod_quantities(item, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Does Argo normalize this path (built-in kinds, a Rollout's pod spec, knownTypeFields)?

@@ -1,7 +1,7 @@
 //! Executor of parsed templates with Go's `text/template` semantics (`exec.go`), tracking for
 //! every value its provenance (`.Values` paths) and taint (non-deterministic functions).
 
-use std::collections::HashMap;
+use crate::hash::FastMap;
 use std::fmt::Display;
 use std::rc::Rc;
 
@@ -130,9 +130,9 @@ struct Shared<'e> {
     opts: &'e ExecOptions,
     steps: u64,
     output_bytes: usize,
-    include_counts: HashMap<String, usize>,
+    include_counts: FastMap<String, usize>,
     /// Nesting bounds of the lists and maps functions returned, by address.
-    depths: HashMap<usize, u32>,
+    depths: FastMap<usize, u32>,
     template_depth: usize,
     stack_base: usize,
     /// Address of the `.Values` map, to recognise it wherever it is reached from.
@@ -141,7 +141,7 @@ struct Shared<'e> {
     release_root: Option<usize>,
     /// Taint of values stored into maps with `set`, by (map address, key): Go maps are
     /// shared, so a generated password set into `.Values` and printed later is still random.
-    stored_taint: HashMap<(usize, String), Rc<Taint>>,
+    stored_taint: FastMap<(usize, String), Rc<Taint>>,
 }
 
 struct State<'s, 'e> {
@@ -188,13 +188,13 @@ pub fn execute(
         opts,
         steps: 0,
         output_bytes: 0,
-        include_counts: HashMap::new(),
-        depths: HashMap::new(),
+        include_counts: FastMap::default(),
+        depths: FastMap::default(),
         template_depth: 0,
         stack_base: stack_addr(),
         values_root,
         release_root,
-        stored_taint: HashMap::new(),
+        stored_taint: FastMap::default(),
     };
     let Some(tree) = set.trees.get(name).cloned() else {
         return Err(ExecError {

@@ -49,6 +49,7 @@ mod yamlout;
 
 pub use args::{HelmCli, TEMPLATE_HELP, parse_helm_cli, parse_helm_template_args, set_file_pairs};
 
+use crate::hash::FastMap as HashMap;
 use crate::object::Object;
 use crate::render::gotmpl::value::{Map, Value};
 use crate::render::gotmpl::{ExecOptions, Templates};
@@ -58,7 +59,6 @@ use crate::yaml::{Limits, parse_str};
 use builtins::{Capabilities, KubeVersion, release};
 use chart::Chart;
 use manifest::Manifest;
-use std::collections::HashMap;
 use std::path::Path;
 use std::rc::Rc;
 use std::sync::Arc;

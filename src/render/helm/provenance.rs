@@ -118,11 +118,7 @@ impl TemplateIndex<'_> {
     /// text printed.
     fn related(&self, output: &Output, seg: &OutputSegment, inner: &[String]) -> Option<Related> {
         let (_, scope) = self.files.get(&*seg.pos.file)?;
-        let full = |path: &[String]| {
-            let mut full: Vec<String> = scope.clone();
-            full.extend(path.iter().cloned());
-            full.join(".")
-        };
+        let full = |path: &[String]| dotted(scope.iter().chain(path));
         let printed = output
             .text
             .get(seg.range.clone())
@@ -142,7 +138,10 @@ impl TemplateIndex<'_> {
             .or_else(|| seg.values_path())?;
         let block = full(path);
         let exact = (!inner.is_empty())
-            .then(|| self.origins.lookup(&format!("{block}.{}", inner.join("."))))
+            .then(|| {
+                self.origins
+                    .lookup(&dotted(std::iter::once(&block).chain(inner)))
+            })
             .flatten();
         let (span, label) = exact.or_else(|| self.origins.lookup(&block))?;
         Some(Related {
@@ -176,9 +175,10 @@ impl TemplateIndex<'_> {
             label: format!("{TAINT_LABEL}{}", t.func),
         }];
         for path in seg.conditions.iter() {
-            let mut full: Vec<String> = scope.clone();
-            full.extend(path.iter().cloned());
-            if let Some((span, label)) = self.origins.lookup(&full.join(".")) {
+            if let Some((span, label)) = self
+                .origins
+                .lookup(&dotted(scope.iter().chain(path.iter())))
+            {
                 out.push(Related {
                     span: *span,
                     label: format!(
@@ -238,22 +238,23 @@ impl TemplateIndex<'_> {
 
     /// Rewrite every span of `root` (parsed from the output bytes starting at `doc_start`).
     pub fn map_node(&self, output: &Output, doc_start: usize, node: &mut Node) {
-        self.map_node_in(output, doc_start, node, None);
+        let mut walk = MapWalk {
+            output,
+            doc_start,
+            path: Vec::new(),
+        };
+        self.map_node_in(&mut walk, node, None);
     }
 
-    /// `block`: the action segment (by its start) that printed the enclosing node and the
-    /// node's path inside what it printed, so the keys of a printed block find their own
-    /// values lines.
-    fn map_node_in(
-        &self,
-        output: &Output,
-        doc_start: usize,
-        node: &mut Node,
-        block: Option<(usize, &[String])>,
-    ) {
-        let start = node.span.start as usize + doc_start;
+    /// `block`: the action segment (by its start) that printed the enclosing node, and where
+    /// the node's path inside what it printed begins in `walk.path` (the node's own key is
+    /// already there), so the keys of a printed block find their own values lines.
+    fn map_node_in(&self, walk: &mut MapWalk<'_>, node: &mut Node, block: Option<(usize, usize)>) {
+        let output = walk.output;
+        let start = node.span.start as usize + walk.doc_start;
         let len = node.span.len();
-        let mut inner: Option<(usize, Vec<String>)> = None;
+        // The block the children are in: (action start, where their path begins).
+        let mut inner: Option<(usize, usize)> = None;
         if let Some((span, seg)) = self.source_span(output, start, len) {
             node.span = span;
             let scalar = !matches!(node.value, Y::Seq(_) | Y::Map(_));
@@ -268,12 +269,14 @@ impl TemplateIndex<'_> {
             if let Some(seg) = seg
                 && seg.kind == SegmentKind::Action
             {
-                let path: Vec<String> = match block {
-                    Some((at, path)) if at == seg.range.start => path.to_vec(),
-                    _ => Vec::new(),
+                // Inside the block this action printed, the path continues; a new action
+                // starts a block of its own, with an empty path.
+                let from = match block {
+                    Some((at, from)) if at == seg.range.start => from,
+                    _ => walk.path.len(),
                 };
-                add_related(node, self.related(output, seg, &path));
-                inner = Some((seg.range.start, path));
+                add_related(node, self.related(output, seg, &walk.path[from..]));
+                inner = Some((seg.range.start, from));
             } else if scalar {
                 // A scalar that starts with template text and prints a value later
                 // (`path: charts/{{ .Values.chart }}`): the values lines of what it prints.
@@ -285,36 +288,65 @@ impl TemplateIndex<'_> {
                 add_related(node, printed);
             }
         }
-        let child = |key: String| {
-            inner.as_ref().map(|(at, path)| {
-                let mut p = path.clone();
-                p.push(key);
-                (*at, p)
-            })
-        };
         match &mut node.value {
             Y::Seq(items) => {
                 for (i, item) in items.iter_mut().enumerate() {
-                    let c = child(i.to_string());
-                    self.map_node_in(
-                        output,
-                        doc_start,
-                        item,
-                        c.as_ref().map(|(a, p)| (*a, &p[..])),
-                    );
+                    walk.descend(inner, Some(i.to_string()), |walk, c| {
+                        self.map_node_in(walk, item, c)
+                    });
                 }
             }
             Y::Map(entries) => {
                 for e in entries {
-                    let c = e.key.scalar_text().and_then(child);
-                    let c = c.as_ref().map(|(a, p)| (*a, &p[..]));
-                    self.map_node_in(output, doc_start, &mut e.key, c);
-                    self.map_node_in(output, doc_start, &mut e.value, c);
+                    let key = inner.and_then(|_| e.key.scalar_text());
+                    walk.descend(inner, key, |walk, c| {
+                        self.map_node_in(walk, &mut e.key, c);
+                        self.map_node_in(walk, &mut e.value, c);
+                    });
                 }
             }
             _ => {}
         }
     }
+}
+
+/// One document's span mapping: the output it was parsed from and the path buffer that the
+/// nodes inside printed blocks share (a path copied per node cost an allocation per node).
+struct MapWalk<'o> {
+    output: &'o Output,
+    doc_start: usize,
+    path: Vec<String>,
+}
+
+impl MapWalk<'_> {
+    /// Run `f` for a child: inside a block (`inner`) with `key` on the path, else outside any.
+    fn descend(
+        &mut self,
+        inner: Option<(usize, usize)>,
+        key: Option<String>,
+        f: impl FnOnce(&mut Self, Option<(usize, usize)>),
+    ) {
+        match (inner, key) {
+            (Some(block), Some(key)) => {
+                self.path.push(key);
+                f(self, Some(block));
+                self.path.pop();
+            }
+            _ => f(self, None),
+        }
+    }
+}
+
+/// The steps joined with dots (a values path), built in one string.
+fn dotted<'s>(steps: impl IntoIterator<Item = &'s String>) -> String {
+    let mut out = String::new();
+    for (i, step) in steps.into_iter().enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        out.push_str(step);
+    }
+    out
 }
 
 /// Append `more` to the node's related labels (the list is shared, so it is copied once).

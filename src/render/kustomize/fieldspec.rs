@@ -16,12 +16,8 @@ pub struct Gvk {
 }
 
 impl Gvk {
-    /// Does a resource match this (partially filled) selector?
-    pub fn selects(&self, r: &Resource) -> bool {
-        (self.kind.is_empty() || self.kind == r.kind())
-            && (self.group.is_empty() || self.group == r.group())
-            && (self.version.is_empty() || self.version == r.version())
-    }
+    /// Does a resource of this group, version and kind match this (partially filled)
+    /// selector?
     pub fn selects_gvk(&self, group: &str, version: &str, kind: &str) -> bool {
         (self.kind.is_empty() || self.kind == kind)
             && (self.group.is_empty() || self.group == group)

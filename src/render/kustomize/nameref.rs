@@ -104,11 +104,18 @@ pub fn fix(resources: &mut [Resource], config: &TransformerConfig) -> Result<(),
     for r in resources.iter() {
         check_blank_subject_namespaces(r)?;
     }
+    // Each resource's group, version and kind, read once: every back reference tests them
+    // against its field specs (name references never change them).
+    let gvks: Vec<(String, String, String)> = resources.iter().map(Resource::gvk).collect();
+    let selects = |gvk: &super::fieldspec::Gvk, i: usize| {
+        let (g, v, k) = &gvks[i];
+        gvk.selects_gvk(g, v, k)
+    };
     for backref in &config.name_reference {
         let cands: Vec<(usize, Candidate)> = resources
             .iter()
             .enumerate()
-            .filter(|(_, r)| backref.gvk.selects(r))
+            .filter(|(i, _)| selects(&backref.gvk, *i))
             .map(|(i, r)| (i, Candidate::of(r)))
             .collect();
         if cands.is_empty() {
@@ -125,10 +132,10 @@ pub fn fix(resources: &mut [Resource], config: &TransformerConfig) -> Result<(),
                 )
             })
             .collect();
-        for r in resources.iter_mut() {
+        for (i, r) in resources.iter_mut().enumerate() {
             // Most resources hold no field of this reference: skip them before working out
             // what they reach (that work was over a third of a kustomize build's).
-            if !backref.referrers.iter().any(|fs| fs.gvk.selects(r)) {
+            if !backref.referrers.iter().any(|fs| selects(&fs.gvk, i)) {
                 continue;
             }
             let reachable = reachable_from(r, &cands, &all_ns);
