@@ -7,6 +7,7 @@
 use super::App;
 use super::argo::{is_argo_app, is_argo_appset};
 use super::rendered::Rendered;
+use crate::hash::FastMap;
 use crate::object::Object;
 use crate::render::{IssueKind, RenderIssue};
 use crate::source::Span;
@@ -64,6 +65,14 @@ pub(super) fn expand(
 ) {
     origins.resize(pending.len(), None);
     let mut parents: Vec<Option<usize>> = vec![None; pending.len()];
+    // The pending apps declared by an object of each name, in order: looking a child up
+    // among all pending apps made expanding hundreds of Applications quadratic.
+    let mut by_name: FastMap<String, Vec<usize>> = FastMap::default();
+    for (j, o) in origins.iter().enumerate() {
+        if let Some(o) = o {
+            by_name.entry(o.name.clone()).or_default().push(j);
+        }
+    }
     let mut i = 0;
     while i < pending.len() {
         let is_parent = if from_builds {
@@ -126,7 +135,11 @@ pub(super) fn expand(
             // A child declared in the repo (or created for an earlier parent) already exists.
             // One template line renders many Applications (a `range`, a chain of levels), so
             // the same span alone does not make the same app: the name must match too.
-            let existing: Vec<usize> = (0..pending.len())
+            let existing: Vec<usize> = by_name
+                .get(&origin.name)
+                .into_iter()
+                .flatten()
+                .copied()
                 .filter(|&j| {
                     origins[j].as_ref().is_some_and(|o| {
                         o.same_object(&origin) && (o.span == origin.span || j != i)
@@ -154,6 +167,10 @@ pub(super) fn expand(
                 continue;
             }
             for app in create(&child) {
+                by_name
+                    .entry(origin.name.clone())
+                    .or_default()
+                    .push(pending.len());
                 pending.push(app);
                 origins.push(Some(origin.clone()));
                 parents.push(Some(i));

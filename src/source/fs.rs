@@ -200,6 +200,11 @@ impl DiskFs {
     /// What is at `path` inside the root, if anything.
     fn kind(&self, path: &str) -> Option<PathKind> {
         let rel = normalize_relative(path)?;
+        // A repo file in the map was read from a regular file inside the root (the walk and
+        // `read` check both): asking the file system again cost two `stat`s per question.
+        if self.map.find(&rel).is_some() {
+            return Some(PathKind::File);
+        }
         cached(&self.kinds, &rel, || {
             let (_, real) = self.resolve(&rel).ok()?;
             let meta = std::fs::metadata(real).ok()?;

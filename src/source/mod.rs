@@ -199,6 +199,9 @@ pub fn comment_in(line: &str) -> Option<&str> {
 #[derive(Default)]
 pub struct SourceMap {
     files: RwLock<Vec<Arc<SourceFile>>>,
+    /// The first repo file added under each path (`find`): renders ask for files by path
+    /// thousands of times, and a map holds thousands of files.
+    repo_paths: RwLock<crate::hash::FastMap<String, FileId>>,
 }
 
 impl SourceMap {
@@ -208,8 +211,14 @@ impl SourceMap {
 
     pub fn add(&self, file: SourceFile) -> FileId {
         let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
+        let id = FileId(files.len() as u32);
+        if file.origin == Origin::Repo {
+            // Taken while `files` is held, so ids and the index agree.
+            let mut paths = self.repo_paths.write().unwrap_or_else(|e| e.into_inner());
+            paths.entry(file.path.clone()).or_insert(id);
+        }
         files.push(Arc::new(file));
-        FileId(files.len() as u32 - 1)
+        id
     }
 
     pub fn add_text(&self, path: impl Into<String>, text: impl Into<Arc<str>>) -> FileId {
@@ -228,11 +237,8 @@ impl SourceMap {
 
     /// The file registered under `path` (relative, `/`-separated), if any.
     pub fn find(&self, path: &str) -> Option<FileId> {
-        let files = self.files.read().unwrap_or_else(|e| e.into_inner());
-        files
-            .iter()
-            .position(|f| f.path == path && f.origin == Origin::Repo)
-            .map(|i| FileId(i as u32))
+        let paths = self.repo_paths.read().unwrap_or_else(|e| e.into_inner());
+        paths.get(path).copied()
     }
 
     pub fn len(&self) -> usize {
