@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 /// The stages in data-flow order. A module may import its own stage and earlier ones, never
 /// a later one. Modules on one line are peers that must not import each other.
 const LAYERS: &[&[&str]] = &[
-    &["alloc", "glob", "hash", "source"],
+    &["alloc", "glob", "hash"],
+    &["source"],
     &["yaml", "finding"],
     &["remote"],
     &["object"],

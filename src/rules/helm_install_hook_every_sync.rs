@@ -3,7 +3,6 @@
 //! template` fixes to a first install: the install-only side is applied on every sync.
 
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
-use super::release_state;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
@@ -31,14 +30,14 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
 
 /// A template that branches on (or computes from) the release's install/upgrade state, in a
 /// chart an Argo app renders: reported at the read, once per object it shapes.
-fn install_state_logic(model: &Model, out: &mut Vec<Finding>) {
-    for mo in &model.objects {
+fn install_state_logic(model: &Scope, out: &mut Vec<Finding>) {
+    for (index, mo) in model.objects.iter().enumerate() {
         let app = model.app_of(mo);
         if app.argo.is_none() {
             continue;
         }
         let mut seen: BTreeSet<Span> = BTreeSet::new();
-        for read in release_state::reads(mo) {
+        for read in model.marks(index).into_iter().flat_map(|m| &m.release_reads) {
             if !read.is_logic() || !seen.insert(read.at) {
                 continue;
             }

@@ -5,13 +5,11 @@
 //! deterministic input (checksum/config) stays clean.
 
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
-use super::release_state;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
-use crate::gitops::{AppKind, Model, ModelObject};
+use crate::gitops::{AppKind, ModelObject};
 use crate::render::helm::provenance::TAINT_LABEL;
 use crate::source::Span;
-use crate::yaml::path_to_string;
 use std::collections::BTreeSet;
 
 pub const ID: &str = "helm-nondeterministic-function";
@@ -54,14 +52,14 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
 /// install and `.Release.Revision` grows with every upgrade, so a field computed from them (or
 /// inside a branch on them) changes between releases of the same commit. Under Argo CD they are
 /// constants (`helm-install-hook-every-sync` reports the install-only logic there).
-fn release_state_under_flux(model: &Model, out: &mut Vec<Finding>) {
-    for mo in &model.objects {
+fn release_state_under_flux(model: &Scope, out: &mut Vec<Finding>) {
+    for (index, mo) in model.objects.iter().enumerate() {
         let app = model.app_of(mo);
         if app.kind != AppKind::FluxHelmRelease {
             continue;
         }
         let mut seen: BTreeSet<Span> = BTreeSet::new();
-        for read in release_state::reads(mo) {
+        for read in model.marks(index).into_iter().flat_map(|m| &m.release_reads) {
             if !seen.insert(read.at) {
                 continue;
             }
@@ -92,12 +90,13 @@ fn release_state_under_flux(model: &Model, out: &mut Vec<Finding>) {
     }
 }
 
-fn nondeterministic_calls(model: &Model, out: &mut Vec<Finding>) {
+fn nondeterministic_calls(model: &Scope, out: &mut Vec<Finding>) {
     let mut seen: BTreeSet<(usize, Span)> = BTreeSet::new();
     for (index, mo) in model.objects.iter().enumerate() {
         let app = model.app_of(mo);
-        mo.object.root.walk(|path, node| {
-            let Some(related) = &node.related else { return };
+        let tainted = model.marks(index).into_iter().flat_map(|m| &m.tainted);
+        for (field, node) in tainted {
+            let Some(related) = &node.related else { continue };
             for r in related.iter() {
                 let Some(func) = r.label.strip_prefix(TAINT_LABEL) else { continue };
                 if !seen.insert((index, r.span)) {
@@ -117,7 +116,6 @@ fn nondeterministic_calls(model: &Model, out: &mut Vec<Finding>) {
                     AppKind::Argo | AppKind::ArgoAppSet if !hook => Severity::Error,
                     _ => Severity::Warning,
                 };
-                let field = path_to_string(path);
                 let text = model.map.get(r.span.file);
                 let message = if live_lookup && func == "lookup" {
                     format!("`lookup` reads the live cluster when helm-controller installs or upgrades (offline it is empty); its result reaches {} `{field}`", object_id(mo))
@@ -145,6 +143,6 @@ fn nondeterministic_calls(model: &Model, out: &mut Vec<Finding>) {
                 }
                 out.push(about(f, app, mo));
             }
-        });
+        }
     }
 }

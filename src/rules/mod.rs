@@ -8,6 +8,7 @@ use std::collections::HashMap;
 pub mod app_edits;
 pub mod fixes;
 mod release_state;
+mod template_marks;
 pub mod util;
 
 /// What a rule's fixes are, as ruff distinguishes them: `Safe` fixes apply with `--fix`
@@ -106,6 +107,7 @@ impl<'m> KindIndex<'m> {
 pub struct Scope<'m> {
     model: &'m Model,
     selected: Vec<usize>,
+    marks: &'m [template_marks::ObjectMarks<'m>],
 }
 
 impl<'m> Scope<'m> {
@@ -113,6 +115,11 @@ impl<'m> Scope<'m> {
     pub fn in_scope(&self) -> impl Iterator<Item = &'m ModelObject> + '_ {
         let objects = &self.model.objects;
         self.selected.iter().filter_map(move |&i| objects.get(i))
+    }
+
+    /// What the Helm renderer marked on the object at `index` of the model's objects.
+    pub fn marks(&self, index: usize) -> Option<&'m template_marks::ObjectMarks<'m>> {
+        self.marks.get(index)
     }
 }
 
@@ -216,6 +223,7 @@ pub fn find(id: &str) -> Option<&'static Rule> {
 pub fn run_all(model: &Model) -> Vec<Finding> {
     use rayon::prelude::*;
     let index = KindIndex::new(model);
+    let marks = template_marks::of_model(model);
     // Rules read the model only: they run side by side, and their findings are joined in
     // registry order, as when they ran one after another.
     let per_rule: Vec<Vec<Finding>> = registry()
@@ -226,6 +234,7 @@ pub fn run_all(model: &Model) -> Vec<Finding> {
                 let scope = Scope {
                     model,
                     selected: index.select(model, rule.meta.kinds),
+                    marks: &marks,
                 };
                 check(&scope, &mut out);
             }

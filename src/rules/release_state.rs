@@ -5,10 +5,9 @@
 //! Flux's helm-controller really installs and upgrades, so the object changes between install and
 //! upgrade (`helm-nondeterministic-function`).
 
-use crate::gitops::ModelObject;
 use crate::render::helm::provenance::{RELEASE_BRANCH_LABEL, RELEASE_VALUE_LABEL};
 use crate::source::Span;
-use crate::yaml::path_to_string;
+use crate::yaml::{Node, PathSeg, Related, path_to_string};
 use std::collections::BTreeSet;
 
 /// One read whose result reaches a field of an object.
@@ -47,13 +46,18 @@ impl ReleaseRead {
     }
 }
 
-/// Each read that reaches `mo`, once per read position (the first field it reaches).
-pub fn reads(mo: &ModelObject) -> Vec<ReleaseRead> {
-    let mut seen: BTreeSet<(Span, bool)> = BTreeSet::new();
-    let mut out = Vec::new();
-    mo.object.root.walk(|path, node| {
-        let Some(related) = &node.related else { return };
-        for r in related.iter() {
+/// The reads found so far in a walk of one object, once per read position (the first field
+/// it reaches, in document order).
+#[derive(Default)]
+pub struct Reads {
+    seen: BTreeSet<(Span, bool)>,
+    out: Vec<ReleaseRead>,
+}
+
+impl Reads {
+    /// The reads among a node's related labels.
+    pub fn add(&mut self, path: &[PathSeg<'_>], node: &Node, related: &[Related]) {
+        for r in related {
             let (name, branch) = match (
                 r.label.strip_prefix(RELEASE_VALUE_LABEL),
                 r.label.strip_prefix(RELEASE_BRANCH_LABEL),
@@ -62,8 +66,8 @@ pub fn reads(mo: &ModelObject) -> Vec<ReleaseRead> {
                 (_, Some(n)) => (n, true),
                 _ => continue,
             };
-            if seen.insert((r.span, branch)) {
-                out.push(ReleaseRead {
+            if self.seen.insert((r.span, branch)) {
+                self.out.push(ReleaseRead {
                     name: name.to_string(),
                     at: r.span,
                     branch,
@@ -72,6 +76,9 @@ pub fn reads(mo: &ModelObject) -> Vec<ReleaseRead> {
                 });
             }
         }
-    });
-    out
+    }
+
+    pub fn into_reads(self) -> Vec<ReleaseRead> {
+        self.out
+    }
 }
