@@ -8,6 +8,8 @@ use crate::finding::{Finding, Severity};
 use crate::gitops::{App, Model};
 use crate::source::{Origin, Span, normalize_relative};
 use crate::yaml::Node;
+use crate::hash::FastMap;
+use std::cell::OnceCell;
 
 pub const ID: &str = "kustomize-generator-hygiene";
 
@@ -24,31 +26,41 @@ pub const META: RuleMeta = RuleMeta {
 
 const GENERATORS: &[&str] = &["configMapGenerator", "secretGenerator"];
 
-/// Apps that build this kustomization directory, with whether they prune and the span
-/// that says so.
-fn owners<'a>(model: &'a Model, dir: &str) -> Vec<(&'a App, bool, Option<Span>)> {
-    let mut out = Vec::new();
+/// An app that builds a kustomization directory, whether it prunes, and the span that says so.
+type Owner<'m> = (&'m App, bool, Option<Span>);
+
+/// The directories each app builds, with the apps in model order (an Argo app before the
+/// Flux side of the same app).
+fn owners_by_dir(model: &Model) -> FastMap<String, Vec<Owner<'_>>> {
+    let mut by_dir: FastMap<String, Vec<Owner<'_>>> = FastMap::default();
     for app in &model.apps {
         if let Some(argo) = &app.argo
             && argo.sync.automated
-            && argo.sources.iter().any(|s| {
-                s.chart.is_none()
-                    && s.path.as_deref().and_then(normalize_relative).as_deref() == Some(dir)
-            })
         {
-            out.push((app, argo.sync.prune, argo.sync.span));
+            let mut dirs: Vec<String> = argo
+                .sources
+                .iter()
+                .filter(|s| s.chart.is_none())
+                .filter_map(|s| s.path.as_deref().and_then(normalize_relative))
+                .collect();
+            dirs.sort();
+            dirs.dedup();
+            for dir in dirs {
+                by_dir
+                    .entry(dir)
+                    .or_default()
+                    .push((app, argo.sync.prune, argo.sync.span));
+            }
         }
         if let Some(flux) = &app.flux
             && flux.kind == crate::gitops::flux::FluxKind::Kustomization
-            && flux
+            && let Some(dir) = flux
                 .decl
                 .root
                 .get_path(&["spec", "path"])
                 .and_then(Node::scalar_text)
                 .as_deref()
                 .and_then(normalize_relative)
-                .as_deref()
-                == Some(dir)
         {
             let span = flux
                 .decl
@@ -56,25 +68,59 @@ fn owners<'a>(model: &'a Model, dir: &str) -> Vec<(&'a App, bool, Option<Span>)>
                 .get_path(&["spec", "prune"])
                 .map(|n| n.span)
                 .or(app.span);
-            out.push((app, flux.prune, span));
+            by_dir.entry(dir).or_default().push((app, flux.prune, span));
         }
     }
-    out
+    by_dir
 }
 
-/// Do the workloads roll on config changes anyway (Reloader, checksum annotations)?
-fn reloads(model: &Model, dir: &str) -> bool {
-    model.map.ids().into_iter().any(|id| {
-        let f = model.map.get(id);
-        f.origin == Origin::Repo
-            && (dir.is_empty() || f.path.starts_with(&format!("{dir}/")))
-            && (f.text.contains("reloader.stakater.com") || f.text.contains("checksum/"))
-    })
+/// What judging the generators needs from the whole model, worked out once per lint when a
+/// generator first asks (per generator, scanning every file and every app was quadratic in
+/// a monorepo).
+struct Context<'m> {
+    model: &'m Model,
+    /// The repo files that make workloads roll on config changes anyway (Reloader,
+    /// checksum annotations).
+    paths: OnceCell<Vec<String>>,
+    owners: OnceCell<FastMap<String, Vec<Owner<'m>>>>,
+}
+
+impl<'m> Context<'m> {
+    /// Apps that build the kustomization directory `dir`.
+    fn owners(&self, dir: &str) -> &[Owner<'m>] {
+        let by_dir = self.owners.get_or_init(|| owners_by_dir(self.model));
+        by_dir.get(dir).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// Do the workloads under `dir` roll on config changes anyway?
+    fn reloads(&self, dir: &str) -> bool {
+        let paths = self.paths.get_or_init(|| {
+            let map = &self.model.map;
+            map.ids()
+                .into_iter()
+                .map(|id| map.get(id))
+                .filter(|f| {
+                    f.origin == Origin::Repo
+                        && (f.text.contains("reloader.stakater.com") || f.text.contains("checksum/"))
+                })
+                .map(|f| f.path.clone())
+                .collect()
+        });
+        let prefix = format!("{dir}/");
+        paths
+            .iter()
+            .any(|path| dir.is_empty() || path.starts_with(&prefix))
+    }
 }
 
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
+    let context = Context {
+        model,
+        paths: OnceCell::new(),
+        owners: OnceCell::new(),
+    };
     for file in model.kustomization_files() {
-        check_file(model, &file.dir, &file.root, out);
+        check_file(&context, &file.dir, &file.root, out);
     }
 }
 
@@ -84,7 +130,12 @@ fn hash_disabled(options: Option<&Node>) -> Option<&crate::yaml::Entry> {
         .filter(|e| e.value.as_bool() == Some(true))
 }
 
-fn check_file(model: &Model, dir: &str, root: &Node, out: &mut Vec<Finding>) {
+fn check_file(
+    context: &Context<'_>,
+    dir: &str,
+    root: &Node,
+    out: &mut Vec<Finding>,
+) {
     let global = root.get("generatorOptions");
     let global_off = hash_disabled(global);
     let ignore_extraneous = global
@@ -103,7 +154,7 @@ fn check_file(model: &Model, dir: &str, root: &Node, out: &mut Vec<Finding>) {
             let off = hash_disabled(item.get("options")).or(global_off);
             if let Some(off) = off {
                 // (a) stable name: changed config never rolls the pods.
-                if !reloads(model, dir) {
+                if !context.reloads(dir) {
                     out.push(
                         Finding::new(
                             ID,
@@ -125,7 +176,7 @@ fn check_file(model: &Model, dir: &str, root: &Node, out: &mut Vec<Finding>) {
             if ignore_extraneous {
                 continue;
             }
-            for (app, prune, span) in owners(model, dir) {
+            for &(app, prune, span) in context.owners(dir) {
                 if prune {
                     continue;
                 }
