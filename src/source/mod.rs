@@ -347,6 +347,21 @@ mod tests {
     }
 
     #[test]
+    fn find_answers_the_first_repo_file_of_a_path() {
+        let map = SourceMap::new();
+        // A rendered document named like a repo file is no repo file.
+        let rendered = map.add(SourceFile::new("apps/a.yaml", "", Origin::Virtual));
+        assert_eq!(map.find("apps/a.yaml"), None);
+        let first = map.add_text("apps/a.yaml", "a: 1\n");
+        let second = map.add_text("apps/a.yaml", "a: 2\n");
+        assert_ne!(rendered, first);
+        assert_ne!(first, second);
+        assert_eq!(map.find("apps/a.yaml"), Some(first));
+        assert_eq!(map.find("apps"), None);
+        assert_eq!(map.find("apps/b.yaml"), None);
+    }
+
+    #[test]
     fn line_col_counts_characters() {
         let f = SourceFile::new("a.yaml", "a: é\nb: 2\n", Origin::Repo);
         assert_eq!(f.line_col(0), LineCol { line: 1, column: 1 });
