@@ -63,16 +63,8 @@ fn gvk(obj: &Object) -> String {
         Some((g, v)) => (g, v),
         None => ("", obj.api_version.as_str()),
     };
-    // Built by hand: `format!` cost ~1,400 instructions a call, and every object is looked up
-    // by several rules.
-    let mut key = String::with_capacity(group.len() + version.len() + obj.kind.len() + 2);
-    for (i, part) in [group, version, obj.kind.as_str()].into_iter().enumerate() {
-        if i > 0 {
-            key.push('/');
-        }
-        key.push_str(part);
-    }
-    key
+    // Joined, not `format!`ed (~1,400 instructions a call): several rules look up every object.
+    [group, version, obj.kind.as_str()].join("/")
 }
 
 /// Declared fields of a built-in object that its type does not have. `status` is left to

@@ -81,7 +81,7 @@ struct Context<'m> {
     model: &'m Model,
     /// The repo files that make workloads roll on config changes anyway (Reloader,
     /// checksum annotations).
-    paths: OnceCell<Vec<String>>,
+    reloading_files: OnceCell<Vec<String>>,
     owners: OnceCell<FastMap<String, Vec<Owner<'m>>>>,
 }
 
@@ -94,7 +94,7 @@ impl<'m> Context<'m> {
 
     /// Do the workloads under `dir` roll on config changes anyway?
     fn reloads(&self, dir: &str) -> bool {
-        let paths = self.paths.get_or_init(|| {
+        let files = self.reloading_files.get_or_init(|| {
             let map = &self.model.map;
             map.ids()
                 .into_iter()
@@ -107,7 +107,7 @@ impl<'m> Context<'m> {
                 .collect()
         });
         let prefix = format!("{dir}/");
-        paths
+        files
             .iter()
             .any(|path| dir.is_empty() || path.starts_with(&prefix))
     }
@@ -116,7 +116,7 @@ impl<'m> Context<'m> {
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     let context = Context {
         model,
-        paths: OnceCell::new(),
+        reloading_files: OnceCell::new(),
         owners: OnceCell::new(),
     };
     for file in model.kustomization_files() {

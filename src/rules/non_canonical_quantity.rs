@@ -246,3 +246,57 @@ fn judge(
     }
     Some(about(f, model.app_of(mo), mo))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quantity_paths(yaml: &str) -> Vec<String> {
+        let doc = crate::yaml::parse_str(yaml, crate::source::FileId(0), &Default::default())
+            .docs
+            .remove(0);
+        let mut out = Vec::new();
+        embedded_pod_quantities(&doc.root, &mut Vec::new(), &mut out);
+        out.iter().map(|(_, path)| path.join(".")).collect()
+    }
+
+    #[test]
+    fn a_custom_resource_without_schema_has_quantities_only_in_embedded_pod_templates() {
+        let paths = quantity_paths(
+            "apiVersion: example.com/v1
+kind: Worker
+spec:
+  values:
+    template:
+      spec:
+        containers:
+          - resources: {requests: {cpu: 1000m}}
+  template:
+    spec:
+      containers:
+        - name: a
+          resources:
+            requests: {cpu: 500m, memory: 1Gi}
+            limits: {cpu: 1000m}
+        - name: b
+          resources:
+            requests: {memory: 512Mi}
+      initContainers:
+        - resources: {limits: {memory: 64Mi}}
+  replicas: 2
+",
+        );
+        // Chart values are free-form data; the order is the walk's: a map's later entries and
+        // a list's later items first, each map's own quantities before its children.
+        assert_eq!(
+            paths,
+            [
+                "spec.template.spec.initContainers.0.resources.limits.memory",
+                "spec.template.spec.containers.1.resources.requests.memory",
+                "spec.template.spec.containers.0.resources.limits.cpu",
+                "spec.template.spec.containers.0.resources.requests.cpu",
+                "spec.template.spec.containers.0.resources.requests.memory",
+            ]
+        );
+    }
+}

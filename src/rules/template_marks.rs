@@ -12,7 +12,7 @@ use crate::yaml::{Node, path_to_string};
 /// The marks of one object.
 #[derive(Default)]
 pub struct ObjectMarks<'m> {
-    /// Release-state reads that reach the object (see [`release_state::reads`]).
+    /// Release-state reads that reach the object (see [`release_state::Reads`]).
     pub release_reads: Vec<ReleaseRead>,
     /// Nodes with at least one non-deterministic call among their related labels, in
     /// document order, with their field paths.
