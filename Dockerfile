@@ -6,7 +6,8 @@
 # No USER line: the image runs as the container's default user, so a mounted workspace and
 # the files it writes (SARIF, the job summary) stay writable whoever owns them.
 #
-# Default target (`docker build .`): built from this source with the command CI runs.
+# Default target (`docker build .`): built from this source in the `dist` profile the release
+# binaries use (CI builds the same code in `release`, without whole-program LTO).
 # `--target prebuilt`: the release workflow's image from the released binaries in
 # dist/linux-<arch>/ (TARGETARCH is set by buildx per platform).
 
@@ -16,7 +17,7 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY src ./src
 COPY rules ./rules
-RUN cargo build --release --locked && cp target/release/gitops-lint /gitops-lint
+RUN cargo build --profile dist --locked && cp target/dist/gitops-lint /gitops-lint
 
 FROM gcr.io/distroless/static-debian12 AS prebuilt
 ARG TARGETARCH

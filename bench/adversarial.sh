@@ -3,11 +3,12 @@
 # scalar, recursing template, `until 100000000`, a slow template stopped by the time limit,
 # a 3-hop kustomization cycle, 10,000 tiny files, a symlink farm) and prints wall time, peak
 # memory and the located errors. Targets: under 10 s and 1 GiB.
-# Usage: bench/adversarial.sh   (builds the release binary first)
+# Usage: bench/adversarial.sh   (builds the `dist` binary first; bench/measure.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-bin=target/release/gitops-lint
+. bench/measure.sh
+build_lint
+bin=$(lint_bin)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 testdata/adversarial/make.sh "$work/repo"

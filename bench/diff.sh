@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # `gitops-lint diff` on a one-file change in a 300-app monorepo (plain manifests until the
 # kustomize/helm renderers land): prints how many apps diff rendered, and its time against a
-# full lint of the same tree. Usage: bench/diff.sh [APPS]   (builds the release binary first)
+# full lint of the same tree. Usage: bench/diff.sh [APPS]   (builds the `dist` binary first; bench/measure.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-bin="${CARGO_TARGET_DIR:-target}/release/gitops-lint"
+. bench/measure.sh
+build_lint
+bin=$(lint_bin)
 bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
 apps="${1:-300}"
 work=$(mktemp -d)

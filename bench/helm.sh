@@ -14,6 +14,7 @@
 # the CPU-time ratio is the steadier figure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/measure.sh
 CORPUS="${GITOPS_LINT_CORPUS:-$PWD/../shared/corpus}/helm"
 HELM="${HELM:-helm}"
 ROUNDS="${ROUNDS:-1}"
@@ -27,9 +28,9 @@ if [ -n "${GITOPS_LINT_BIN:-}" ]; then
   BIN=$GITOPS_LINT_BIN
   BENCH=""
 else
-  cargo build --release --quiet --bin gitops-lint
-  BIN="$CARGO_TARGET_DIR/release/gitops-lint"
-  BENCH=$(cargo test --release --no-run --test helm_bench 2>&1 | sed -n -E 's/.*Executable .*\((.*)\).*/\1/p' | tail -1)
+  build_lint --bin gitops-lint
+  BIN=$(lint_bin)
+  BENCH=$(cargo test --profile "$BENCH_PROFILE" --no-run --test helm_bench 2>&1 | sed -n -E 's/.*Executable .*\((.*)\).*/\1/p' | tail -1)
 fi
 mapfile -t CMDS < <(tail -n +2 "$CORPUS/charts-expected/INDEX.tsv" | cut -f3)
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Lints a generated repo of 5,000 objects (1,000 apps × Deployment, Service, HPA, ConfigMap,
 # ServiceAccount, plus their Argo CD Applications) and prints objects/second and peak memory.
-# Usage: bench/lint-5000.sh   (builds the release binary first)
+# Usage: bench/lint-5000.sh   (builds the `dist` binary first; bench/measure.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-bin=target/release/gitops-lint
+. bench/measure.sh
+build_lint
+bin=$(lint_bin)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 repo="$work/repo"

@@ -26,3 +26,11 @@ figures() {
   printf '%s: wall %.2fs, cpu %.2fs, cores used %.2f, peak RSS %d MiB\n' \
     "$1" "$BEST_WALL" "$BEST_CPU" "$BEST_CORES" "$BEST_RSS_MIB"
 }
+
+# The build the benches time: the `dist` profile the release binaries ship in (whole-program
+# LTO; the first build takes ~10 minutes on 2 cores). GITOPS_LINT_PROFILE=release times the
+# build the tests use.
+BENCH_PROFILE=${GITOPS_LINT_PROFILE:-dist}
+# build_lint [CARGO ARGS...]: build the binary in that profile; lint_bin: its path.
+build_lint() { cargo build --profile "$BENCH_PROFILE" --quiet "$@"; }
+lint_bin() { echo "${CARGO_TARGET_DIR:-$PWD/target}/$BENCH_PROFILE/gitops-lint"; }

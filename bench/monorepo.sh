@@ -24,8 +24,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 # GITOPS_LINT_BIN=path times another build (an earlier one, for before/after figures).
-if [ -z "${GITOPS_LINT_BIN:-}" ]; then cargo build --release --quiet; fi
-bin=${GITOPS_LINT_BIN:-$PWD/target/release/gitops-lint}
+if [ -z "${GITOPS_LINT_BIN:-}" ]; then build_lint; fi
+bin=${GITOPS_LINT_BIN:-$(lint_bin)}
 work=$(mktemp -d)
 trap '[ -z "$keep" ] && rm -rf "$work"' EXIT
 repo=${keep:-$work/repo}

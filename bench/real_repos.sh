@@ -9,8 +9,8 @@ cd "$(dirname "$0")/.."
 . bench/measure.sh
 corpus="${GITOPS_LINT_SHARED:-$PWD/../shared}/corpus/real-repos"
 [ -d "$corpus" ] || { echo "no corpus at $corpus" >&2; exit 2; }
-if [ -z "${GITOPS_LINT_BIN:-}" ]; then cargo build --release --quiet; fi
-bin=${GITOPS_LINT_BIN:-$PWD/target/release/gitops-lint}
+if [ -z "${GITOPS_LINT_BIN:-}" ]; then build_lint; fi
+bin=${GITOPS_LINT_BIN:-$(lint_bin)}
 for dir in "$corpus"/*/; do
   name=$(basename "$dir")
   files=$(find "$dir" -type f | wc -l)

@@ -836,7 +836,7 @@ pub(super) fn merge_patch(base: &mut Node, patch: &Node) {
     };
     for pe in p {
         let key = pe.key.key_str();
-        match b.iter_mut().find(|e| e.key.key_str() == key) {
+        match b.iter_mut().find(|e| e.key.key_is(&key)) {
             Some(be) if pe.value.is_null() => be.value = pe.value.clone(),
             Some(be) => merge_patch(&mut be.value, &pe.value),
             None => b.push(Entry {

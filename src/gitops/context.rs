@@ -152,6 +152,8 @@ pub(super) struct Ctx<'a> {
     pub(super) fs: &'a dyn RepoFs,
     /// Plain manifests (objects of files that are not render inputs) and their file.
     pub(super) plain: Arc<Vec<(Object, String)>>,
+    /// `plain` by directory (directory apps take a directory's objects).
+    pub(super) plain_by_dir: Arc<super::plain_index::PlainByDir>,
     pub(super) owned: Vec<bool>,
     /// Kustomization and chart directories some app renders (not standalone then).
     pub(super) rendered_dirs: BTreeSet<String>,
@@ -387,16 +389,9 @@ impl Ctx<'_> {
         let include = include.and_then(glob);
         let exclude = exclude.and_then(glob);
         let mut out = Vec::new();
-        for (i, (obj, file)) in self.plain.iter().enumerate() {
-            let fdir = dir_of(file);
-            let inside = if recurse {
-                is_within(dir, fdir)
-            } else {
-                fdir == dir
-            };
-            if !inside {
-                continue;
-            }
+        let plain = self.plain.clone();
+        for i in self.plain_by_dir.indices(dir, recurse) {
+            let (obj, file) = &plain[i];
             let rel = if dir.is_empty() {
                 file.as_str()
             } else {

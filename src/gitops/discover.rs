@@ -107,6 +107,7 @@ pub fn build_model_with(
 struct Prepared {
     layout: Layout,
     plain: Arc<Vec<(Object, String)>>,
+    plain_by_dir: Arc<super::plain_index::PlainByDir>,
     identity: RepoIdentity,
     catalog: Arc<Vec<Object>>,
     tree_files: Vec<(FileId, String)>,
@@ -167,6 +168,9 @@ impl Prepared {
         }
         Prepared {
             layout,
+            plain_by_dir: Arc::new(super::plain_index::PlainByDir::of(
+                plain.iter().map(|(_, file)| file.as_str()),
+            )),
             plain: Arc::new(plain),
             identity,
             catalog: Arc::new(catalog),
@@ -191,6 +195,7 @@ impl Prepared {
             identity: self.identity.clone(),
             fs,
             plain: self.plain.clone(),
+            plain_by_dir: self.plain_by_dir.clone(),
             owned: vec![false; self.plain.len()],
             rendered_dirs: BTreeSet::new(),
             budget: settings.budget.clone(),

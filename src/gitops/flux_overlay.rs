@@ -30,7 +30,7 @@ fn set(root: &mut Node, key: &str, value: Node) {
         root.value = Value::Map(Vec::new());
     }
     if let Value::Map(entries) = &mut root.value {
-        match entries.iter_mut().find(|e| e.key.key_str() == key) {
+        match entries.iter_mut().find(|e| e.key.key_is(key)) {
             Some(e) => e.value = value,
             None => entries.push(Entry {
                 key: Node::string(key, value.span),
@@ -48,12 +48,7 @@ fn list<'a>(root: &'a mut Node, key: &str, like: &Node) -> Option<&'a mut Vec<No
     let Value::Map(entries) = &mut root.value else {
         return None;
     };
-    match &mut entries
-        .iter_mut()
-        .find(|e| e.key.key_str() == key)?
-        .value
-        .value
-    {
+    match &mut entries.iter_mut().find(|e| e.key.key_is(key))?.value.value {
         Value::Seq(items) => Some(items),
         _ => None,
     }

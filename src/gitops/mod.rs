@@ -17,6 +17,7 @@ mod in_place;
 pub mod inputs;
 pub mod kustomization_files;
 pub mod listing;
+mod plain_index;
 pub mod remote_charts;
 pub mod remote_render;
 pub mod remotes;

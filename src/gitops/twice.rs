@@ -87,7 +87,7 @@ fn diff_nodes(
         (Value::Map(ea), Value::Map(eb)) => {
             for e in ea {
                 let k = e.key.key_str().into_owned();
-                match eb.iter().find(|x| x.key.key_str() == k) {
+                match eb.iter().find(|x| x.key.key_is(&k)) {
                     Some(o) => {
                         path.push(k);
                         diff_nodes(object, &e.value, &o.value, path, out);

@@ -111,7 +111,7 @@ fn repeated_keys(entries: &[crate::yaml::Entry]) -> Vec<(usize, usize)> {
     if entries.len() <= PAIRWISE_MAP_LEN {
         for (i, e) in entries.iter().enumerate().skip(1) {
             let key = e.key.key_str();
-            if let Some(first) = entries[..i].iter().position(|p| p.key.key_str() == key) {
+            if let Some(first) = entries[..i].iter().position(|p| p.key.key_is(&key)) {
                 repeated.push((i, first));
             }
         }

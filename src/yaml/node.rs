@@ -118,7 +118,7 @@ impl Node {
 
     /// The entry under `key` (the last one when a key is duplicated: Kubernetes is last-wins).
     pub fn entry(&self, key: &str) -> Option<&Entry> {
-        self.as_map()?.iter().rev().find(|e| e.key.key_str() == key)
+        self.as_map()?.iter().rev().find(|e| e.key.key_is(key))
     }
 
     pub fn get(&self, key: &str) -> Option<&Node> {
@@ -143,9 +143,19 @@ impl Node {
             Value::Map(entries) => entries
                 .iter_mut()
                 .rev()
-                .find(|e| e.key.key_str() == key)
+                .find(|e| e.key.key_is(key))
                 .map(|e| &mut e.value),
             _ => None,
+        }
+    }
+
+    /// Whether this map key is `key` as [`Node::key_str`] names it, without building the
+    /// name of a string key (the lookups every stage makes).
+    #[inline]
+    pub fn key_is(&self, key: &str) -> bool {
+        match &self.value {
+            Value::String(s) => s == key,
+            _ => self.key_str() == key,
         }
     }
 

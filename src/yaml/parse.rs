@@ -309,7 +309,7 @@ fn parse_events(scan: &str, text: &str, file: FileId, limits: &Limits) -> Parsed
                     Some(k) => {
                         let name = k.key_str();
                         if name != "<<"
-                            && let Some(prev) = entries.iter().find(|e| e.key.key_str() == name)
+                            && let Some(prev) = entries.iter().find(|e| e.key.key_is(&name))
                         {
                             out.warnings.push(YamlError {
                                 span: k.span,
@@ -374,14 +374,14 @@ fn count_nodes(node: &Node) -> usize {
 fn apply_merge_keys(entries: Vec<Entry>) -> Vec<Entry> {
     if !entries
         .iter()
-        .any(|e| e.key.key_str() == "<<" && e.key.style == Style::Plain)
+        .any(|e| e.key.key_is("<<") && e.key.style == Style::Plain)
     {
         return entries;
     }
     let mut own: Vec<Entry> = Vec::new();
     let mut merged: Vec<Entry> = Vec::new();
     for e in entries {
-        if e.key.key_str() == "<<" && e.key.style == Style::Plain {
+        if e.key.key_is("<<") && e.key.style == Style::Plain {
             let sources: Vec<&Node> = match &e.value.value {
                 Value::Map(_) => vec![&e.value],
                 Value::Seq(items) => items.iter().collect(),

@@ -175,13 +175,15 @@ fn readme_shows_the_exact_snippets() {
             "README must embed {file} verbatim"
         );
     }
-    // The cargo line installs this package by its name, locked, as the release checks.
+    // The cargo line installs this package by its name, locked, as the release checks, in
+    // the profile the release binaries are built in.
     let name = read("Cargo.toml")
         .lines()
         .find_map(|l| l.strip_prefix("name = \""))
         .map(|n| n.trim_end_matches('"').to_string())
         .expect("package name");
-    assert!(readme.contains(&format!("cargo install --locked {name}\n")));
+    assert!(readme.contains(&format!("cargo install --locked --profile dist {name}\n")));
+    assert!(read(".github/workflows/release.yml").contains("build --profile dist --locked"));
     assert!(read(".github/workflows/release.yml").contains("cargo package --locked"));
     // The two set-up commands stay the only ones under "Set up".
     let setup = readme
@@ -694,7 +696,8 @@ fn release_workflow_builds_every_target_and_the_image() {
 #[test]
 fn dockerfile_is_static_on_distroless_without_a_user_line() {
     let docker = read("Dockerfile");
-    assert!(docker.contains("RUN cargo build --release --locked"));
+    // The image ships the release binaries' build (the `dist` profile).
+    assert!(docker.contains("RUN cargo build --profile dist --locked"));
     assert!(
         !docker.lines().any(|l| l.starts_with("USER ")),
         "a USER line breaks Docker actions"

@@ -94,7 +94,7 @@ fn generator_templates(node: &Node) -> bool {
     while let Some(n) = stack.pop() {
         if let Some(entries) = n.as_map() {
             for e in entries {
-                if e.key.key_str() == "template" {
+                if e.key.key_is("template") {
                     return true;
                 }
                 stack.push(&e.value);

@@ -211,7 +211,7 @@ fn head_of(root: Option<&Node>) -> Result<Head, String> {
                         Y::Map(entries) => {
                             for e in entries {
                                 let v = field(Some(&e.value), "SimpleHead.metadata.annotations")?;
-                                if e.key.key_str() == "helm.sh/hook" {
+                                if e.key.key_is("helm.sh/hook") {
                                     hook = Some(v);
                                 }
                             }

@@ -115,7 +115,7 @@ pub fn visit_mut(
     match first {
         Seg::Field(fname) => match &mut node.value {
             Value::Map(entries) => {
-                if !entries.iter().any(|e| e.key.key_str() == fname.as_str()) {
+                if !entries.iter().any(|e| e.key.key_is(fname)) {
                     if !create {
                         return 0;
                     }

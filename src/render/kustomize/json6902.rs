@@ -83,7 +83,7 @@ fn child_mut<'a>(node: &'a mut Node, seg: &str) -> Option<&'a mut Node> {
         Value::Map(entries) => entries
             .iter_mut()
             .rev()
-            .find(|e| e.key.key_str() == seg)
+            .find(|e| e.key.key_is(seg))
             .map(|e| &mut e.value),
         Value::Seq(items) => seg.parse::<usize>().ok().and_then(|i| items.get_mut(i)),
         _ => None,
@@ -201,11 +201,7 @@ fn add(root: &mut Node, segs: &[String], value: Node, path: &str) -> Result<(), 
     })?;
     match &mut parent.value {
         Value::Map(entries) => {
-            if let Some(e) = entries
-                .iter_mut()
-                .rev()
-                .find(|e| e.key.key_str() == last.as_str())
-            {
+            if let Some(e) = entries.iter_mut().rev().find(|e| e.key.key_is(last)) {
                 let mut value = value;
                 if e.value.as_map().is_none() && e.value.as_seq().is_none() {
                     tree::push_related(&mut value, e.value.span, "base value");
@@ -256,7 +252,7 @@ fn remove(root: &mut Node, segs: &[String], path: &str) -> Result<Node, String> 
         Value::Map(entries) => {
             let pos = entries
                 .iter()
-                .rposition(|e| e.key.key_str() == last.as_str())
+                .rposition(|e| e.key.key_is(last))
                 .ok_or_else(missing)?;
             Ok(entries.remove(pos).value)
         }

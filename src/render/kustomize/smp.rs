@@ -117,7 +117,7 @@ impl Smp {
                 tree::set(base, &key, fresh);
                 // keep the key's span on the patch too
                 if let Value::Map(entries) = &mut base.value
-                    && let Some(e) = entries.iter_mut().rev().find(|e| e.key.key_str() == key)
+                    && let Some(e) = entries.iter_mut().rev().find(|e| e.key.key_is(&key))
                 {
                     e.key.span = pe.key.span;
                 }

@@ -27,7 +27,7 @@ pub fn entry_or_insert<'a>(
     let Value::Map(entries) = &mut node.value else {
         return None;
     };
-    let pos = entries.iter().rposition(|e| e.key.key_str() == key);
+    let pos = entries.iter().rposition(|e| e.key.key_is(key));
     let idx = match pos {
         Some(i) => {
             if entries[i].value.is_null() {
@@ -59,7 +59,7 @@ pub fn set(node: &mut Node, key: &str, value: Node) {
         node.value = Value::Map(Vec::new());
     }
     if let Value::Map(entries) = &mut node.value {
-        if let Some(e) = entries.iter_mut().rev().find(|e| e.key.key_str() == key) {
+        if let Some(e) = entries.iter_mut().rev().find(|e| e.key.key_is(key)) {
             e.value = value;
         } else {
             let key_node = Node::string(key, value.span);
@@ -73,7 +73,7 @@ pub fn set(node: &mut Node, key: &str, value: Node) {
 
 pub fn remove(node: &mut Node, key: &str) -> Option<Node> {
     if let Value::Map(entries) = &mut node.value {
-        let pos = entries.iter().rposition(|e| e.key.key_str() == key)?;
+        let pos = entries.iter().rposition(|e| e.key.key_is(key))?;
         return Some(entries.remove(pos).value);
     }
     None
