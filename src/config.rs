@@ -141,10 +141,7 @@ const PROFILE_TARGET_KEYS: &[&str] = &["apiVersion", "kind", "name"];
 
 /// A version as written: an unquoted `1.30` is a float to YAML, whose text would be `1.3`.
 fn version_text(node: &Node) -> Option<String> {
-    node.raw
-        .as_deref()
-        .map(str::to_string)
-        .or_else(|| node.scalar_text())
+    node.text_as_written()
 }
 
 /// `major.minor` numbers of `1.31`, `v1.31.2`, `3.1.0-rc1`.

@@ -37,11 +37,7 @@ pub struct Index {
 fn as_written(n: &Node) -> Option<String> {
     match &n.value {
         crate::yaml::Value::String(s) => Some(s.clone()),
-        _ => n
-            .raw
-            .as_deref()
-            .map(str::to_string)
-            .or_else(|| n.scalar_text()),
+        _ => n.text_as_written(),
     }
 }
 

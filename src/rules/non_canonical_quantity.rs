@@ -165,12 +165,7 @@ fn judge(
         // A number where the server stores a string: only a diff where Argo does not
         // normalize (custom resources).
         Value::Int(_) | Value::Float(_) => {
-            let text = e
-                .value
-                .raw
-                .as_deref()
-                .map(str::to_string)
-                .or_else(|| e.value.scalar_text())?;
+            let text = e.value.text_as_written()?;
             let canonical = canonical_quantity(&text)?;
             if normalized && canonical == text {
                 return None;

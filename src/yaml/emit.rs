@@ -46,7 +46,7 @@ pub fn json_scalar(node: &Node) -> Option<JsonScalar<'_>> {
     use std::borrow::Cow;
     Some(match &node.value {
         Value::Null => JsonScalar::Null,
-        Value::Bool(b) => match node.raw.as_deref() {
+        Value::Bool(b) => match node.raw() {
             Some(raw) if !matches!(raw, "true" | "True" | "TRUE" | "false" | "False" | "FALSE") => {
                 JsonScalar::Str(Cow::Borrowed(raw))
             }

@@ -45,13 +45,19 @@ pub struct Node {
     /// Where a person edits this value (after rendering: the patch, template or values line).
     pub span: Span,
     pub style: Style,
-    /// Explicit tag (`!!str`, `!custom`), if any.
-    pub tag: Option<Box<str>>,
-    /// Original text of a plain scalar that did not resolve to a string (`0644`, `1e3`,
-    /// `yes`), for faithful re-emission and for rules on how a value was written.
-    pub raw: Option<Box<str>>,
+    /// Tag and original text ([`Node::tag`], [`Node::raw`]), boxed: few nodes have either,
+    /// and every node of every object carries the field (a node is 64 bytes, not 88).
+    /// Never `Some` of an empty [`WrittenAs`], so equal nodes compare equal.
+    written: Option<Box<WrittenAs>>,
     /// Secondary places (see [`Related`]); shared because renderers copy nodes a lot.
     pub related: Option<Arc<Vec<Related>>>,
+}
+
+/// How a node was written beyond its value.
+#[derive(Clone, Debug, PartialEq, Default)]
+struct WrittenAs {
+    tag: Option<Box<str>>,
+    raw: Option<Box<str>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -66,10 +72,44 @@ impl Node {
             value,
             span,
             style: Style::Plain,
-            tag: None,
-            raw: None,
+            written: None,
             related: None,
         }
+    }
+
+    /// Explicit tag (`!!str`, `!custom`), if any.
+    pub fn tag(&self) -> Option<&str> {
+        self.written.as_ref()?.tag.as_deref()
+    }
+
+    /// Original text of a plain scalar that did not resolve to a string (`0644`, `1e3`,
+    /// `yes`), for faithful re-emission and for rules on how a value was written.
+    pub fn raw(&self) -> Option<&str> {
+        self.written.as_ref()?.raw.as_deref()
+    }
+
+    pub fn set_tag(&mut self, tag: Option<Box<str>>) {
+        self.set_written(|w| w.tag = tag);
+    }
+
+    pub fn set_raw(&mut self, raw: Option<Box<str>>) {
+        self.set_written(|w| w.raw = raw);
+    }
+
+    fn set_written(&mut self, change: impl FnOnce(&mut WrittenAs)) {
+        let mut written = self.written.take().map(|w| *w).unwrap_or_default();
+        change(&mut written);
+        if written.tag.is_some() || written.raw.is_some() {
+            self.written = Some(Box::new(written));
+        }
+    }
+
+    /// The scalar's text as written: the original text of a plain non-string scalar (`1.10`
+    /// stays `1.10`, not the float's `1.1`), else [`Node::scalar_text`].
+    pub fn text_as_written(&self) -> Option<String> {
+        self.raw()
+            .map(str::to_string)
+            .or_else(|| self.scalar_text())
     }
 
     pub fn string(s: impl Into<String>, span: Span) -> Node {
@@ -354,5 +394,46 @@ mod tests {
                 "d = z",
             ]
         );
+    }
+
+    #[test]
+    fn a_node_stays_small() {
+        // Every object is a tree of these: a field added inline grows every render and walk.
+        assert_eq!(std::mem::size_of::<Node>(), 64);
+    }
+
+    #[test]
+    fn tag_and_raw_are_kept_apart_and_cleared_to_nothing() {
+        let text = "a: !!int 0644\nb: yes\nc: plain\nd: 3\ne: 1.10\n";
+        let root = crate::yaml::parse_str(text, crate::source::FileId(0), &Default::default())
+            .docs
+            .remove(0)
+            .root;
+        let a = root.get("a").expect("a");
+        assert_eq!(
+            (a.tag(), a.raw()),
+            (Some("tag:yaml.org,2002:int"), Some("0644"))
+        );
+        let b = root.get("b").expect("b");
+        assert_eq!((b.tag(), b.raw()), (None, Some("yes")));
+        let c = root.get("c").expect("c");
+        assert_eq!((c.tag(), c.raw()), (None, None));
+        let d = root.get("d").expect("d");
+        assert_eq!(
+            (d.raw(), d.text_as_written().as_deref()),
+            (Some("3"), Some("3"))
+        );
+        let e = root.get("e").expect("e");
+        assert_eq!(
+            (e.raw(), e.text_as_written().as_deref()),
+            (Some("1.10"), Some("1.10"))
+        );
+        // A node whose tag and raw text are cleared equals one that never had them.
+        let mut cleared = a.clone();
+        cleared.set_tag(None);
+        cleared.set_raw(None);
+        let mut fresh = Node::new(a.value.clone(), a.span);
+        fresh.style = a.style;
+        assert_eq!(cleared, fresh);
     }
 }

@@ -268,7 +268,7 @@ fn parse_events(scan: &str, text: &str, file: FileId, limits: &Limits) -> Parsed
                     let end = if flow { here } else { start };
                     let mut node = Node::new(Value::Seq(items), start.cover(end));
                     node.style = if flow { Style::Flow } else { Style::Block };
-                    node.tag = tag;
+                    node.set_tag(tag);
                     done = Some((node, anchor));
                 }
                 Some(Frame::Map {
@@ -290,7 +290,7 @@ fn parse_events(scan: &str, text: &str, file: FileId, limits: &Limits) -> Parsed
                     let entries = apply_merge_keys(entries);
                     let mut node = Node::new(Value::Map(entries), start.cover(end));
                     node.style = if flow { Style::Flow } else { Style::Block };
-                    node.tag = tag;
+                    node.set_tag(tag);
                     done = Some((node, anchor));
                 }
                 None => {}
@@ -353,14 +353,11 @@ fn scalar_node(value: &str, style: ScalarStyle, tag: Option<Box<str>>, span: Spa
         (_, Style::Plain) => Some(value.into()),
         _ => None,
     };
-    Node {
-        value: resolved,
-        span,
-        style,
-        tag,
-        raw,
-        related: None,
-    }
+    let mut node = Node::new(resolved, span);
+    node.style = style;
+    node.set_tag(tag);
+    node.set_raw(raw);
+    node
 }
 
 fn count_nodes(node: &Node) -> usize {
@@ -500,6 +497,6 @@ mod tests {
         assert_eq!(r.get("b").and_then(Node::as_bool), Some(true));
         assert_eq!(r.get("c").and_then(Node::as_str), Some("0644"));
         assert_eq!(r.get("d").and_then(Node::as_i64), Some(420));
-        assert_eq!(r.get("d").and_then(|n| n.raw.as_deref()), Some("0644"));
+        assert_eq!(r.get("d").and_then(|n| n.raw()), Some("0644"));
     }
 }

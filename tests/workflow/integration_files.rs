@@ -133,7 +133,7 @@ fn action_is_composite_and_uses_every_input() {
         .as_map()
         .and_then(|m| {
             m.iter()
-                .find(|e| e.key.raw.as_deref() == Some("on") || e.key.key_str() == "on")
+                .find(|e| e.key.raw() == Some("on") || e.key.key_str() == "on")
         })
         .map(|e| &e.value);
     assert_eq!(keys(on_node), ["pull_request"]);
@@ -651,7 +651,7 @@ fn release_workflow_builds_every_target_and_the_image() {
         .as_map()
         .and_then(|m| {
             m.iter()
-                .find(|e| e.key.raw.as_deref() == Some("on") || e.key.key_str() == "on")
+                .find(|e| e.key.raw() == Some("on") || e.key.key_str() == "on")
         })
         .map(|e| &e.value);
     assert_eq!(keys(on_node), ["push"]);

@@ -544,11 +544,7 @@ fn parse_yaml_doc(f: &ChartFile) -> Result<Node, String> {
 /// (`1.10` stays `1.10`, not the float).
 fn scalar(node: Option<&Node>) -> String {
     match node {
-        Some(n) => match (&n.raw, n.scalar_text()) {
-            (Some(raw), _) => raw.to_string(),
-            (None, Some(s)) => s,
-            (None, None) => String::new(),
-        },
+        Some(n) => n.text_as_written().unwrap_or_default(),
         None => String::new(),
     }
 }

@@ -454,14 +454,9 @@ fn stringify_metadata_maps(doc: &mut Node) {
             for e in entries {
                 let v = &mut e.value;
                 if matches!(v.value, Value::Bool(_) | Value::Int(_) | Value::Float(_)) {
-                    let text = v
-                        .raw
-                        .as_deref()
-                        .map(str::to_string)
-                        .or_else(|| v.scalar_text())
-                        .unwrap_or_default();
+                    let text = v.text_as_written().unwrap_or_default();
                     v.value = Value::String(text);
-                    v.raw = None;
+                    v.set_raw(None);
                 }
             }
         }

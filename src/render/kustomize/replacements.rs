@@ -118,7 +118,7 @@ fn replace(acc: &mut Acc, r: &Node) -> Result<(), Fail> {
             }
             let mut n = value.clone();
             n.value = Value::String(parts[index as usize].to_string());
-            n.raw = None;
+            n.set_raw(None);
             n
         }
         _ => value,

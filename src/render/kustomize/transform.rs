@@ -252,10 +252,7 @@ pub fn replicas(
 
 /// Text of a scalar as written (`1.10` stays `1.10`).
 fn raw_text(n: &Node) -> Option<String> {
-    n.raw
-        .as_deref()
-        .map(str::to_string)
-        .or_else(|| tree::text(n))
+    n.raw().map(str::to_string).or_else(|| tree::text(n))
 }
 
 /// kustomize's `IsImageMatched` pattern for an `images:` name, compiled once per process:

@@ -88,8 +88,8 @@ pub fn replace_scalar(node: &mut Node, value: Value, span: Span, label: &str) {
     }
     node.value = value;
     node.span = span;
-    node.raw = None;
-    node.tag = None;
+    node.set_raw(None);
+    node.set_tag(None);
     node.style = crate::yaml::Style::Plain;
 }
 

@@ -162,7 +162,7 @@ fn expand_tree(n: &mut Node, vars: &[(String, Node)], used: &mut Vec<String>) {
         Value::String(s) => {
             if let Some(v) = expand(s, vars, used) {
                 n.value = v;
-                n.raw = None;
+                n.set_raw(None);
             }
         }
         Value::Seq(items) => {
