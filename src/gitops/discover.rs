@@ -480,6 +480,11 @@ fn build_pass(
     let source_trees = local_source_trees(ctx);
     // This pass is the model: no render is asked for from here on.
     ctx.memo.release_outputs();
+    // Thousands of objects, each moved once into place rather than again as the list grows.
+    model
+        .objects
+        .reserve(pending.iter().map(|(_, r, _)| r.objects.len()).sum());
+    model.apps.reserve(pending.len());
     for (mut app, mut rendered, ns_override) in pending {
         let index = model.apps.len();
         let shipped = |file: &str| {

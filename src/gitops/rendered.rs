@@ -42,6 +42,16 @@ impl RenderedObjects {
         }
     }
 
+    pub(super) fn len(&self) -> usize {
+        self.parts
+            .iter()
+            .map(|p| match p {
+                Part::Own(_) => 1,
+                Part::Job(out) => out.objects.len(),
+            })
+            .sum()
+    }
+
     pub(super) fn iter(&self) -> impl Iterator<Item = &Object> {
         self.parts.iter().flat_map(|p| match p {
             Part::Own(o) => std::slice::from_ref(o).iter(),

@@ -87,11 +87,11 @@ pub fn opaque_key(key: &str) -> bool {
 }
 
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
-    let ownership = Ownership::build(model);
+    let ownership = model.ownership();
     for mo in &model.objects {
         let mut walk = Walk {
             model,
-            ownership: &ownership,
+            ownership,
             mo,
             context: None,
             path: Vec::new(),

@@ -108,6 +108,7 @@ pub struct Scope<'m> {
     model: &'m Model,
     selected: Vec<usize>,
     marks: &'m [template_marks::ObjectMarks<'m>],
+    ownership: &'m std::sync::OnceLock<crate::ownership::Ownership>,
 }
 
 impl<'m> Scope<'m> {
@@ -120,6 +121,13 @@ impl<'m> Scope<'m> {
     /// What the Helm renderer marked on the object at `index` of the model's objects.
     pub fn marks(&self, index: usize) -> Option<&'m template_marks::ObjectMarks<'m>> {
         self.marks.get(index)
+    }
+
+    /// Who else writes the model's objects (mutating policies), built once for the rules
+    /// that ask, by the first of them.
+    pub fn ownership(&self) -> &'m crate::ownership::Ownership {
+        self.ownership
+            .get_or_init(|| crate::ownership::Ownership::build(self.model))
     }
 }
 
@@ -224,6 +232,7 @@ pub fn run_all(model: &Model) -> Vec<Finding> {
     use rayon::prelude::*;
     let index = KindIndex::new(model);
     let marks = template_marks::of_model(model);
+    let ownership = std::sync::OnceLock::new();
     // Rules read the model only: they run side by side, and their findings are joined in
     // registry order, as when they ran one after another.
     let per_rule: Vec<Vec<Finding>> = registry()
@@ -235,6 +244,7 @@ pub fn run_all(model: &Model) -> Vec<Finding> {
                     model,
                     selected: index.select(model, rule.meta.kinds),
                     marks: &marks,
+                    ownership: &ownership,
                 };
                 check(&scope, &mut out);
             }

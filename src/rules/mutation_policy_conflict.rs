@@ -22,7 +22,7 @@ pub const META: RuleMeta = RuleMeta {
 };
 
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
-    let ownership = Ownership::build(model);
+    let ownership = model.ownership();
     if ownership.mutators.is_empty() {
         return;
     }
