@@ -37,7 +37,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             }
             out.push(finding(
                 model,
-                &ownership,
+                ownership,
                 mo,
                 &claim,
                 ignore.map(|(s, _)| s),

@@ -367,13 +367,16 @@ pub fn path_to_string(path: &[PathSeg<'_>]) -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn walk_visits_every_node_in_document_order_with_its_path() {
-        let text = "a:\n  b: [x, {c: w}]\nd: z\n";
-        let root = crate::yaml::parse_str(text, crate::source::FileId(0), &Default::default())
+    fn parse_root(text: &str) -> Node {
+        crate::yaml::parse_str(text, crate::source::FileId(0), &Default::default())
             .docs
             .remove(0)
-            .root;
+            .root
+    }
+
+    #[test]
+    fn walk_visits_every_node_in_document_order_with_its_path() {
+        let root = parse_root("a:\n  b: [x, {c: w}]\nd: z\n");
         let mut seen = Vec::new();
         root.walk(|path, node| {
             seen.push(format!(
@@ -404,11 +407,7 @@ mod tests {
 
     #[test]
     fn tag_and_raw_are_kept_apart_and_cleared_to_nothing() {
-        let text = "a: !!int 0644\nb: yes\nc: plain\nd: 3\ne: 1.10\n";
-        let root = crate::yaml::parse_str(text, crate::source::FileId(0), &Default::default())
-            .docs
-            .remove(0)
-            .root;
+        let root = parse_root("a: !!int 0644\nb: yes\nc: plain\nd: 3\ne: 1.10\n");
         let a = root.get("a").expect("a");
         assert_eq!(
             (a.tag(), a.raw()),
