@@ -66,17 +66,41 @@ impl ArtifactTree {
                 .is_some_and(|(k, _)| k.starts_with(&format!("{path}/")))
     }
 
+    /// The files at or below artifact path `dir`, in path order: a range of the map, not a
+    /// scan of it (every Flux Kustomization over a tree asks, in every pass).
+    fn entries_within<'a>(
+        &'a self,
+        dir: &str,
+    ) -> Box<dyn Iterator<Item = (&'a String, &'a String)> + 'a> {
+        if dir.is_empty() {
+            return Box::new(self.files.iter());
+        }
+        // `dir` itself sorts first; what is below it sorts between `dir/` and `dir0` ('0'
+        // follows '/'), past siblings such as `dir-x`.
+        let itself = self.files.get_key_value(dir);
+        let below = self.files.range(format!("{dir}/")..format!("{dir}0"));
+        Box::new(itself.into_iter().chain(below))
+    }
+
     /// Repo directories whose files the artifact takes below `dir` (artifact path).
     pub fn repo_dirs_under(&self, dir: &str) -> Vec<String> {
         let mut out: Vec<String> = self
-            .files
-            .iter()
-            .filter(|(a, _)| is_within(dir, a))
+            .entries_within(dir)
             .map(|(_, r)| r.rsplit_once('/').map(|(d, _)| d).unwrap_or("").to_string())
             .collect();
         out.sort();
         out.dedup();
         out
+    }
+
+    /// Does artifact directory `dir` hold a kustomization file?
+    pub fn has_kustomization(&self, dir: &str) -> bool {
+        ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+            .iter()
+            .any(|name| match dir {
+                "" => self.files.contains_key(*name),
+                _ => self.files.contains_key(&format!("{dir}/{name}")),
+            })
     }
 
     /// Artifact directories that hold a kustomization file.
@@ -96,11 +120,7 @@ impl ArtifactTree {
 
     /// Repo files the artifact takes below `dir` (artifact path).
     pub fn repo_files_under(&self, dir: &str) -> Vec<&str> {
-        self.files
-            .iter()
-            .filter(|(a, _)| is_within(dir, a))
-            .map(|(_, r)| r.as_str())
-            .collect()
+        self.entries_within(dir).map(|(_, r)| r.as_str()).collect()
     }
 }
 
@@ -394,6 +414,35 @@ mod tests {
                 .map(|p| (p.to_string(), p.to_string()))
                 .collect(),
         }
+    }
+
+    #[test]
+    fn lookups_below_a_directory_take_what_is_within_takes() {
+        let t = tree(&[
+            "apps",
+            "apps/kustomization.yaml",
+            "apps-x/kustomization.yml",
+            "apps/base/Kustomization",
+            "apps/base/deploy.yaml",
+            "apps.d/x.yaml",
+            "kustomization.yaml",
+            "z.yaml",
+        ]);
+        for dir in ["", "apps", "apps/base", "apps-x", "apps.d", "missing"] {
+            let scanned: Vec<&str> = t
+                .files
+                .iter()
+                .filter(|(a, _)| is_within(dir, a))
+                .map(|(_, r)| r.as_str())
+                .collect();
+            assert_eq!(t.repo_files_under(dir), scanned, "{dir}");
+            assert_eq!(
+                t.has_kustomization(dir),
+                t.kustomization_dirs().contains(dir),
+                "{dir}"
+            );
+        }
+        assert_eq!(t.repo_dirs_under("apps"), ["", "apps", "apps/base"]);
     }
 
     #[test]

@@ -584,7 +584,7 @@ impl Ctx<'_> {
     ) {
         mark_tree(self, tree, dir);
         let shown = if dir.is_empty() { "." } else { dir };
-        if tree.kustomization_dirs().contains(dir) {
+        if tree.has_kustomization(dir) {
             out.sources
                 .push(format!("kustomize {shown} (flux artifact)"));
         } else {
