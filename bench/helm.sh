@@ -5,6 +5,7 @@
 #   bench/helm.sh            # needs helm on PATH: ../shared/tools/install-oracles.sh /usr/local/bin
 #   HELM=/path/to/helm ROUNDS=3 bench/helm.sh
 #   GITOPS_LINT_BIN=/path/to/gitops-lint bench/helm.sh   # that build, one process per case
+#   GITOPS_LINT_HELM_BENCH=/path/to/helm_bench-...          # with it: that build in-process too
 #
 # helm runs once per case (a process each, as Argo CD's repo-server runs it). The native side
 # runs `gitops-lint helm template` once per case too (the like-for-like figure), then all
@@ -23,10 +24,12 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 command -v "$HELM" >/dev/null || { echo "helm not found: ../shared/tools/install-oracles.sh /usr/local/bin" >&2; exit 2; }
 
 # GITOPS_LINT_BIN=path times that binary one process per case (an earlier build, for
-# before/after figures) and skips the in-process figure, which is this tree's.
+# before/after figures); the in-process figures only with GITOPS_LINT_HELM_BENCH.
 if [ -n "${GITOPS_LINT_BIN:-}" ]; then
   BIN=$GITOPS_LINT_BIN
-  BENCH=""
+  # GITOPS_LINT_HELM_BENCH=path: that build's tests/helm_bench.rs binary, for its in-process
+  # figures (`cargo test --release --no-run --test helm_bench` in its checkout).
+  BENCH=${GITOPS_LINT_HELM_BENCH:-}
 else
   build_lint --bin gitops-lint
   BIN=$(lint_bin)
