@@ -75,10 +75,9 @@ impl ArtifactTree {
         if dir.is_empty() {
             return Box::new(self.files.iter());
         }
-        // `dir` itself sorts first; what is below it sorts between `dir/` and `dir0` ('0'
-        // follows '/'), past siblings such as `dir-x`.
+        // `dir` itself sorts before what is below it.
         let itself = self.files.get_key_value(dir);
-        let below = self.files.range(format!("{dir}/")..format!("{dir}0"));
+        let below = self.files.range(crate::source::below_dir(dir));
         Box::new(itself.into_iter().chain(below))
     }
 

@@ -26,9 +26,7 @@ pub struct LoadedFile {
     pub docs: Vec<Document>,
 }
 
-pub(super) fn dir_of(path: &str) -> &str {
-    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
-}
+pub(super) use crate::source::dir_of;
 
 pub(super) fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)

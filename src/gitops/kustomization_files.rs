@@ -3,7 +3,7 @@
 //! not objects, so `kustomize-generator-hygiene` reads them here rather than parsing files.
 
 use super::Model;
-use crate::source::Origin;
+use crate::source::{Origin, dir_of};
 use crate::yaml::{Limits, Node, parse_str};
 
 /// One kustomization file of the repo: its directory and its first document.
@@ -18,10 +18,6 @@ fn is_kustomization(path: &str) -> bool {
         path.rsplit('/').next(),
         Some("kustomization.yaml" | "kustomization.yml" | "Kustomization")
     )
-}
-
-fn dir_of(path: &str) -> &str {
-    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
 }
 
 impl Model {

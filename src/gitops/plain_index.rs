@@ -2,12 +2,8 @@
 //! in (or under) its path, and a repo has as many of those apps as directories, so finding
 //! them by scanning every plain object per app grew with apps × objects.
 
+use crate::source::{below_dir, dir_of};
 use std::collections::BTreeMap;
-
-/// The directory of a repo path (`""` at the root).
-fn dir_of(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(dir, _)| dir)
-}
 
 #[derive(Debug, Default)]
 pub(super) struct PlainByDir {
@@ -38,10 +34,9 @@ impl PlainByDir {
         }
         let mut out: Vec<usize> = self.dirs.get(dir).cloned().unwrap_or_default();
         if recurse {
-            // Directories below `dir` sort between `dir/` and `dir0` ('0' follows '/').
             let below = self
                 .dirs
-                .range(format!("{dir}/")..format!("{dir}0"))
+                .range(below_dir(dir))
                 .flat_map(|(_, v)| v.iter().copied());
             out.extend(below);
             out.sort_unstable();

@@ -305,6 +305,18 @@ pub fn normalize_relative(path: &str) -> Option<String> {
     Some(out.join("/"))
 }
 
+/// The directory of a repo-relative path (`""` at the root).
+pub fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+/// The keys strictly below directory `dir` (not `""`) in a map sorted by path, as a range:
+/// they sort between `dir/` and `dir0` ('0' follows '/'), past siblings such as `dir-x`.
+/// With `dir` itself, the paths [`is_within`] takes, without scanning the map.
+pub fn below_dir(dir: &str) -> std::ops::Range<String> {
+    format!("{dir}/")..format!("{dir}0")
+}
+
 /// Is the repo-relative `path` the directory `dir` or below it (`""` is the root, which holds
 /// everything)? `apps/web` holds `apps/web/x.yaml`, not `apps/website`.
 pub fn is_within(dir: &str, path: &str) -> bool {

@@ -400,6 +400,18 @@ mod tests {
     }
 
     #[test]
+    fn key_is_names_keys_as_key_str_does() {
+        let root = parse_root("on: a\n1: b\n1.50: c\nnull: d\nname: e\n");
+        for e in root.as_map().expect("map") {
+            let name = e.key.key_str();
+            assert!(e.key.key_is(&name), "{name}");
+            assert!(!e.key.key_is("other"), "{name}");
+        }
+        // A non-string key is looked up by its JSON name, not as written.
+        assert!(root.get("true").is_some() && root.get("on").is_none());
+    }
+
+    #[test]
     fn a_node_stays_small() {
         // Every object is a tree of these: a field added inline grows every render and walk.
         assert_eq!(std::mem::size_of::<Node>(), 64);
