@@ -64,6 +64,12 @@ pub struct Finding {
     pub help: Option<String>,
     /// The app that deploys the object (`None` for repo-level findings like YAML syntax).
     pub app: Option<String>,
+    /// The cluster the app deploys to, where the repo deploys to more than one (the same app
+    /// name in two clusters is two apps).
+    pub cluster: Option<String>,
+    /// Where the app is declared: tells apps of one name apart inside the pipeline (an
+    /// archived copy of a live app); never shown.
+    pub app_decl: Option<Span>,
     /// `Kind/namespace/name` of the object concerned.
     pub object: Option<String>,
     /// Field path within the object, for matching findings across revisions.
@@ -107,6 +113,8 @@ impl Finding {
             secondary: Vec::new(),
             help: None,
             app: None,
+            cluster: None,
+            app_decl: None,
             object: None,
             field: None,
             fix: None,
@@ -131,6 +139,10 @@ impl Finding {
         self.app = Some(app.into());
         self
     }
+    pub fn cluster(mut self, cluster: impl Into<String>) -> Finding {
+        self.cluster = Some(cluster.into());
+        self
+    }
     pub fn object(mut self, object: impl Into<String>) -> Finding {
         self.object = Some(object.into());
         self
@@ -152,6 +164,8 @@ pub struct FindingKey {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
@@ -165,6 +179,7 @@ impl FindingKey {
         FindingKey {
             rule: f.rule.to_string(),
             app: f.app.clone(),
+            cluster: f.cluster.clone(),
             object: f.object.clone(),
             field: f.field.clone(),
             file: match f.object {

@@ -321,7 +321,7 @@ fn lint_walked(
     }
     let mut checked = rules::run_all(&model);
     crate::gitops::remote_render::relocate(&mut checked, &model, &remotes);
-    findings.extend(undeployed_failures_as_info(checked, &model));
+    findings.extend(apply_deployment_policy(checked, &model));
 
     let (mut findings, suppressed) = apply_settings(findings, config, &map);
     findings.extend(unknown_rule_suppressions(&walked.files, config, &map));
@@ -375,11 +375,22 @@ fn yaml_error_finding(path: &str, err: crate::yaml::YamlError, deployed: bool) -
     .help("Fix the YAML if a tool outside this repository applies the file; if it is another tool's template, exclude it (`exclude:` in .gitops-lint.yaml).")
 }
 
-/// A render failure in a directory nothing deploys (a standalone app in a repo whose Argo CD
-/// or Flux apps do not reach it: an archive of retired apps, a leftover overlay) breaks no
-/// deployment: it is reported, at `info`.
-fn undeployed_failures_as_info(mut findings: Vec<Finding>, model: &Model) -> Vec<Finding> {
+/// The deployment policy, one for every rule: a finding about an app nothing in the
+/// cluster applies (a standalone directory in a repo whose Argo CD or Flux apps do not reach
+/// it — one-off Pods under `tools/`, CI fixtures, an archive of retired apps — or a Flux
+/// object outside every source artifact) breaks no deployment, so it is reported at `info`,
+/// saying why. In a repo without any Argo CD or Flux app, standalone objects are taken as
+/// applied by something outside it (CI, a controller elsewhere) and keep their severity.
+///
+/// Also: a finding names its app's cluster only where the repo deploys to more than one, so
+/// single-cluster keys (baselines, fingerprints) stay as they were.
+fn apply_deployment_policy(mut findings: Vec<Finding>, model: &Model) -> Vec<Finding> {
     use crate::gitops::Controller;
+    if model.clusters().len() <= 1 {
+        for f in &mut findings {
+            f.cluster = None;
+        }
+    }
     let deployed = model
         .apps
         .iter()
@@ -388,43 +399,63 @@ fn undeployed_failures_as_info(mut findings: Vec<Finding>, model: &Model) -> Vec
         return findings;
     }
     for f in &mut findings {
-        let standalone = f.app.as_deref().is_some_and(|name| {
-            model
-                .apps
-                .iter()
-                .filter(|a| a.name == name)
-                .all(|a| applied_by_nothing(model, a))
-        });
-        // What nothing applies cannot fail a sync, nor leave a deployed app unchecked.
-        let about_rendering = f.rule == crate::rules::render_failed::ID
-            || f.rule == crate::rules::offline_unrenderable_input::ID;
-        if about_rendering && standalone && f.severity > Severity::Info {
+        if f.severity <= Severity::Info {
+            continue;
+        }
+        let Some(name) = f.app.as_deref() else {
+            continue;
+        };
+        let mut apps = model
+            .apps
+            .iter()
+            .filter(|a| a.name == name)
+            .filter(|a| f.app_decl.is_none() || a.span == f.app_decl)
+            .filter(|a| f.cluster.is_none() || f.cluster.as_deref() == Some(a.cluster.name()))
+            .peekable();
+        if apps.peek().is_some() && apps.all(|a| applied_by_nothing(model, a)) {
             f.severity = Severity::Info;
+            f.message
+                .push_str(" (nothing in this repository deploys it, so it breaks no deployment)");
         }
     }
     findings
 }
 
-/// Nothing in the cluster applies `app`: it is standalone, a Flux object outside every
-/// source artifact, or a Flux object only such a directory holds (a Kustomization in an
-/// archived directory no GitRepository ships). A directory a GitRepository ships is the
-/// bootstrap entry point and applies what it holds; an Argo CD app-of-apps root that a
-/// directory renders is the usual hand-applied entry point, so Argo apps count as applied.
+/// Nothing in the cluster applies `app`: it is standalone (outside every bootstrap path, and
+/// not a directory of Argo CD or Flux declarations, which a person applies to start), a Flux
+/// object outside every source artifact, or a Flux object only such a directory holds (a
+/// Kustomization in an archived directory no GitRepository ships). A directory a
+/// GitRepository ships is the bootstrap entry point and applies what it holds, and so does
+/// `flux bootstrap`'s own Kustomization; an Argo CD app-of-apps root that a directory renders
+/// is the usual hand-applied entry point, so Argo apps count as applied.
 fn applied_by_nothing(model: &Model, app: &crate::gitops::App) -> bool {
-    use crate::gitops::Controller;
-    if app.controller() == Controller::None {
-        return true;
-    }
-    if app.flux.is_none() {
+    use crate::gitops::AppKind;
+    if app.argo.is_some() {
         return false;
     }
     let mut current = app;
     for _ in 0..=model.apps.len() {
+        if current.kind == AppKind::Standalone {
+            // Below a bootstrap path, or the directory of Argo CD / Flux declarations a person
+            // applies to start: applied.
+            if current.cluster.is_known() {
+                return false;
+            }
+            // A standalone app itself: applied when it is an entry point (its declarations
+            // are what a person applies). As a Flux object's parent: a directory a
+            // GitRepository ships, which bootstrap applies, unless left out.
+            if std::ptr::eq(current, app) {
+                return !current.entry_point;
+            }
+            return current.outside_source;
+        }
         if current.outside_source {
             return true;
         }
-        if current.controller() == Controller::None {
-            // A directory a GitRepository ships: bootstrap applies what it holds.
+        if current.flux.as_ref().is_some_and(|f| {
+            crate::gitops::cluster::applies_itself(&f.decl, &model.map.path(f.decl.span().file))
+        }) {
+            // `flux bootstrap`'s own Kustomization: the cluster's entry point.
             return false;
         }
         let Some(parent) = current.parent.as_deref() else {

@@ -1439,3 +1439,116 @@ fn severities<'a>(r: &'a gitops_lint::lint::LintResult, rule: &str, file: &str) 
         .map(|f| f.severity.as_str())
         .collect()
 }
+
+/// `rule file:line cluster` of the findings at warning or above.
+fn located_with_cluster(r: &gitops_lint::lint::LintResult) -> Vec<String> {
+    let mut out: Vec<String> = r
+        .findings
+        .iter()
+        .filter(|f| f.severity >= gitops_lint::report::Severity::Warning)
+        .map(|f| {
+            let lc = r.map.line_col(f.primary.span);
+            format!(
+                "{} {} {}:{} {}",
+                f.rule,
+                f.severity.as_str(),
+                r.map.path(f.primary.span.file),
+                lc.line,
+                f.cluster.as_deref().unwrap_or("-")
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// `name kind cluster` of every app.
+fn app_clusters(r: &gitops_lint::lint::LintResult) -> Vec<String> {
+    r.model
+        .apps
+        .iter()
+        .map(|a| format!("{} {} {}", a.name, a.kind.as_str(), a.cluster.name()))
+        .collect()
+}
+
+#[test]
+fn flux_apps_of_two_bootstrapped_clusters_are_two_apps_each() {
+    let r = run("testdata/apps/flux-clusters");
+    let apps = app_clusters(&r);
+    for cluster in ["clusters/staging", "clusters/production"] {
+        for app in [
+            "apps flux-kustomization",
+            "infra flux-kustomization",
+            "podinfo flux-helmrelease",
+        ] {
+            let want = format!("{app} {cluster}");
+            assert!(apps.contains(&want), "{want} missing from {apps:#?}");
+        }
+    }
+    // Each cluster's HelmRelease renders with that cluster's values.
+    let replicas: Vec<String> = r
+        .model
+        .apps
+        .iter()
+        .filter(|a| a.name == "podinfo")
+        .flat_map(|a| r.model.objects_of(a))
+        .filter_map(|o| o.object.root.get_path(&["spec", "replicas"])?.scalar_text())
+        .collect();
+    assert_eq!(replicas.len(), 2, "{replicas:?}");
+    assert!(replicas.contains(&"1".to_string()) && replicas.contains(&"3".to_string()));
+    // The ClusterIssuer both clusters get is not shared; the dashboard production deploys
+    // twice is, for certain; the one-off Pod under tools/ that nothing deploys is info only.
+    assert_eq!(
+        located_with_cluster(&r),
+        vec!["shared-resource error infra/dashboards/ups.yaml:4 clusters/production"]
+    );
+    let tools: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == "server-assigned-field-declared")
+        .collect();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0].severity, gitops_lint::report::Severity::Info);
+    assert!(
+        tools[0]
+            .message
+            .contains("nothing in this repository deploys it")
+    );
+    let coverage = gitops_lint::gitops::listing::coverage_line(&r.model);
+    assert!(
+        coverage.contains("2 clusters: clusters/production"),
+        "{coverage}"
+    );
+}
+
+#[test]
+fn kubeconfig_kustomizations_deploy_to_their_spokes() {
+    let r = run("testdata/apps/flux-hub-spokes");
+    assert_eq!(
+        app_clusters(&r),
+        vec![
+            "flux-system flux-kustomization hub",
+            "tenants flux-kustomization kubeconfig:production/cluster-kubeconfig",
+            "tenants flux-kustomization kubeconfig:staging/cluster-kubeconfig",
+        ]
+    );
+    // The same Namespace and ClusterRoleBinding in two spokes are two objects.
+    assert_eq!(located_with_cluster(&r), Vec::<String>::new());
+}
+
+#[test]
+fn argo_destinations_by_name_resolve_through_cluster_secrets() {
+    let r = run("testdata/apps/argo-clusters");
+    let apps = app_clusters(&r);
+    assert!(
+        apps.contains(&"platform-prod argo https://prod.k8s.acme.internal".to_string()),
+        "{apps:#?}"
+    );
+    assert!(apps.contains(&"platform-staging argo https://staging.k8s.acme.internal".to_string()));
+    // `name: prod` and the prod server are one cluster: the role is deployed twice there,
+    // once in staging (not shared). Each prod copy is reported, naming the cluster.
+    assert_eq!(
+        located_with_cluster(&r),
+        vec!["shared-resource error platform/rbac/reader.yaml:4 https://prod.k8s.acme.internal"]
+    );
+}

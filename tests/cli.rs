@@ -229,12 +229,12 @@ fn apps_lists_parents() {
     assert_eq!(
         lines,
         [
-            "APP                              KIND               PARENT                   OBJECTS  STATUS        SOURCE",
-            "platform                         argo               root                           1  rendered      helm platform-apps [this repository (the repoURL most Applications use for paths here)]",
-            "web                              argo               root                           2  rendered      helm charts/web [this repository (the repoURL most Applications use for paths here)]",
-            "root                             argo               -                              2  rendered      directory apps [this repository (the repoURL most Applications use for paths here)]",
-            "metrics                          argo               platform                       3  rendered      directory workloads/metrics [this repository (the repoURL most Applications use for paths here)]",
-            "argocd                           standalone         -                              1  rendered      directory argocd",
+            "APP                              KIND               CLUSTER              PARENT                   OBJECTS  STATUS        SOURCE",
+            "platform                         argo               in-cluster           root                           1  rendered      helm platform-apps [this repository (the repoURL most Applications use for paths here)]",
+            "web                              argo               in-cluster           root                           2  rendered      helm charts/web [this repository (the repoURL most Applications use for paths here)]",
+            "root                             argo               in-cluster           -                              2  rendered      directory apps [this repository (the repoURL most Applications use for paths here)]",
+            "metrics                          argo               in-cluster           platform                       3  rendered      directory workloads/metrics [this repository (the repoURL most Applications use for paths here)]",
+            "argocd                           standalone         -                    -                              1  rendered      directory argocd",
         ]
     );
 }

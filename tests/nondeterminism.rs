@@ -309,8 +309,9 @@ fn unpinned_unvendored_helm_chart_is_a_static_cause() {
     );
     assert_eq!(
         at("offline-unrenderable-input"),
-        // No app in the fixture deploys apps/redis: what it cannot render offline is info.
-        ["offline-unrenderable-input info apps/redis/kustomization.yaml:3:5 "]
+        // The `redis` Application deploys apps/redis: what it cannot render offline hides
+        // part of a deployed app.
+        ["offline-unrenderable-input warning apps/redis/kustomization.yaml:3:5 "]
     );
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(bad);
     let r = lint(&LintOptions { root, config: None }).expect("lint");

@@ -155,6 +155,35 @@ fn apps_json(root: &Path) -> serde_json::Value {
     })
 }
 
+/// Apps a multi-cluster repo deploys to each of its clusters, read from its layout by hand:
+/// (repo, kind in `apps`, name, the clusters each copy is listed for).
+const PER_CLUSTER: &[(&str, &str, &str, &[&str])] = &[
+    (
+        "fluxcd__flux2-kustomize-helm-example",
+        "flux-helmrelease",
+        "podinfo",
+        &["clusters/production", "clusters/staging"],
+    ),
+    (
+        "fluxcd__flux2-kustomize-helm-example",
+        "flux-helmrelease",
+        "cert-manager",
+        &["clusters/production", "clusters/staging"],
+    ),
+    (
+        "fluxcd__flux2-kustomize-helm-example",
+        "flux-kustomization",
+        "apps",
+        &["clusters/production", "clusters/staging"],
+    ),
+    (
+        "fluxcd__flux2-kustomize-helm-example",
+        "flux-kustomization",
+        "infra-configs",
+        &["clusters/production", "clusters/staging"],
+    ),
+];
+
 #[test]
 fn every_declared_app_is_listed_with_a_status() {
     let base = shared_dir().join("corpus/real-repos");
@@ -168,7 +197,7 @@ fn every_declared_app_is_listed_with_a_status() {
     let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let mut problems = Vec::new();
     let mut table = String::from(
-        "repo                                      declared  apps  rendered  partial  not-rendered (by reason)\n",
+        "repo                                      declared  apps  clusters  rendered  partial  not-rendered (by reason)\n",
     );
     for (dir, url) in origins(&readme) {
         let src = base.join(&dir);
@@ -211,6 +240,28 @@ fn every_declared_app_is_listed_with_a_status() {
                 ));
             }
         }
+        // Apps deployed to several clusters are listed once per cluster.
+        for (repo, kind, name, clusters) in PER_CLUSTER {
+            if *repo != dir {
+                continue;
+            }
+            let mut seen: Vec<&str> = apps
+                .iter()
+                .filter(|a| a["kind"].as_str() == Some(*kind) && a["name"].as_str() == Some(*name))
+                .filter_map(|a| a["cluster"].as_str())
+                .collect();
+            seen.sort();
+            if seen != *clusters {
+                problems.push(format!(
+                    "{dir}: {kind} {name} is listed for clusters {seen:?}, not {clusters:?}"
+                ));
+            }
+        }
+        let cluster_count = apps
+            .iter()
+            .filter_map(|a| a["cluster"].as_str())
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
         let (mut rendered, mut partial, mut not) = (0, 0, 0);
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
         for a in &apps {
@@ -242,7 +293,7 @@ fn every_declared_app_is_listed_with_a_status() {
         }
         let by_reason: Vec<String> = reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
         table.push_str(&format!(
-            "{dir:<42} {:>8}  {:>4}  {rendered:>8}  {partial:>7}  {not} ({})\n",
+            "{dir:<42} {:>8}  {:>4}  {cluster_count:>8}  {rendered:>8}  {partial:>7}  {not} ({})\n",
             decl.len(),
             apps.len(),
             by_reason.join(", ")

@@ -299,17 +299,7 @@ fn cluster_params(body: &Node, secrets: &[Object]) -> Vec<J> {
         if !selector_matches(selector, &labels) {
             continue;
         }
-        let field = |k: &str| {
-            s.root
-                .get_path(&["stringData", k])
-                .and_then(Node::scalar_text)
-                .or_else(|| {
-                    s.root
-                        .get_path(&["data", k])
-                        .and_then(Node::scalar_text)
-                        .and_then(|v| super::secret_data::decode_base64(&v))
-                })
-        };
+        let field = |k: &str| super::cluster::cluster_secret_field(s, k);
         let name = field("name").unwrap_or_else(|| s.name.clone());
         out.push(cluster_param_set(
             body,
@@ -333,8 +323,8 @@ fn cluster_params(body: &Node, secrets: &[Object]) -> Vec<J> {
         }
         out.push(cluster_param_set(
             body,
-            "clusters-generator",
-            "https://kubernetes.default.svc",
+            super::cluster::STAND_IN_NAME,
+            super::cluster::STAND_IN_SERVER,
             None,
             labels,
             JMap::new(),

@@ -9,7 +9,7 @@ use super::render_jobs::{JobEnv, JobOutput, RenderJob, RenderMemo};
 use super::rendered::Rendered;
 use super::sourceignore::IgnoreRules;
 use super::units::{KustomizeUnit, Unit};
-use super::{App, AppKind};
+use super::{App, AppKind, Cluster};
 use crate::config::Profile;
 use crate::object::Object;
 use crate::render::RenderBudget;
@@ -74,6 +74,22 @@ pub(super) struct Layout {
 }
 
 impl Layout {
+    /// The kustomization directories strictly below `dir` with none between: what
+    /// kustomize-controller's generated kustomization for `dir` lists as resources.
+    pub(super) fn nested_kustomizations(&self, dir: &str) -> Vec<String> {
+        self.kustomizations
+            .iter()
+            .filter(|k| is_within(dir, k) && *k != dir)
+            .filter(|k| {
+                !self
+                    .kustomizations
+                    .iter()
+                    .any(|o| o != *k && is_within(o, k) && is_within(dir, o) && o != dir)
+            })
+            .cloned()
+            .collect()
+    }
+
     pub(super) fn of(files: &[LoadedFile]) -> Layout {
         let mut charts = BTreeSet::new();
         let mut kustomizations = BTreeSet::new();
@@ -160,6 +176,8 @@ pub(super) struct Ctx<'a> {
     pub(super) profile: &'a Profile,
     /// Objects a Flux reference can name: those declared, then those apps render.
     pub(super) catalog: Arc<Vec<Object>>,
+    /// The directories Flux bootstraps apply, longest first (`cluster::bootstrap_paths`).
+    pub(super) bootstraps: Arc<Vec<String>>,
     /// ExternalArtifacts this repo's ArtifactGenerators build: (namespace, name) → the tree,
     /// or why it is not built.
     pub(super) artifacts: BTreeMap<(String, String), Vec<(String, ArtifactBuild)>>,
@@ -450,18 +468,7 @@ impl Ctx<'_> {
             }
             Unit::FluxDirectory { dir } => {
                 // Sub-directories with their own kustomization are built as such.
-                let nested: Vec<String> =
-                    self.layout
-                        .kustomizations
-                        .iter()
-                        .filter(|k| is_within(dir, k) && *k != dir)
-                        .filter(|k| {
-                            !self.layout.kustomizations.iter().any(|o| {
-                                o != *k && is_within(o, k) && is_within(dir, o) && o != dir
-                            })
-                        })
-                        .cloned()
-                        .collect();
+                let nested = self.layout.nested_kustomizations(dir);
                 let objs = self.plain_in(dir, true, None, None);
                 out.objects.extend(objs);
                 for k in nested {
@@ -608,8 +615,12 @@ impl Ctx<'_> {
             out.sources
                 .push(format!("kustomize {shown} (flux overlay)"));
         } else {
-            // The generated kustomization lists the plain files: they are this app's.
+            // The generated kustomization lists the plain files (they are this app's) and the
+            // nearest directories below with a kustomization of their own, which it builds:
+            // they are not standalone builds.
             self.plain_in(dir, true, None, None);
+            let nested = self.layout.nested_kustomizations(dir);
+            self.rendered_dirs.extend(nested);
             out.sources
                 .push(format!("directory {shown} (flux, generated kustomization)"));
         }
@@ -620,6 +631,24 @@ impl Ctx<'_> {
         };
         self.render_job(job, spec.span, out);
     }
+}
+
+/// Where a Flux object declared in `file` is applied before any parent claims it: the
+/// bootstrap path that holds the file, else (provisionally) the tree of its directory.
+pub(super) fn initial_flux_home(ctx: &Ctx, file: &str) -> Cluster {
+    super::cluster::bootstrap_cluster_of(&ctx.bootstraps, file)
+        .unwrap_or_else(|| Cluster::Provisional(dir_of(file).to_string()))
+}
+
+/// Put a Flux app in the cluster its declaration is applied to: its objects land there too,
+/// unless `spec.kubeConfig` sends them to another cluster.
+pub(super) fn place_flux_app(app: &mut App, home: Cluster) {
+    app.cluster = app
+        .flux
+        .as_ref()
+        .and_then(|f| super::cluster::kubeconfig_cluster(&f.decl))
+        .unwrap_or_else(|| home.clone());
+    app.home = home;
 }
 
 pub(super) fn new_app(name: String, kind: AppKind, span: Option<Span>) -> App {
@@ -641,7 +670,10 @@ pub(super) fn new_app(name: String, kind: AppKind, span: Option<Span>) -> App {
         repository: None,
         skipped: Vec::new(),
         outside_source: false,
+        entry_point: false,
         remotes: Vec::new(),
+        cluster: Cluster::Unknown,
+        home: Cluster::Unknown,
     }
 }
 

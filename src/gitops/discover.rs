@@ -12,7 +12,7 @@ use super::remotes::{IdentityRule, RepoIdentity, git_remotes};
 use super::render_jobs::{RenderMemo, render_parallel};
 use super::rendered::Rendered;
 use super::units::{HelmUnit, KustomizeUnit, Unit};
-use super::{App, AppKind, Model, ModelObject};
+use super::{App, AppKind, Cluster, Model, ModelObject};
 use crate::config::Profile;
 use crate::object::Object;
 use crate::render::RenderBudget;
@@ -111,6 +111,8 @@ struct Prepared {
     identity: RepoIdentity,
     catalog: Arc<Vec<Object>>,
     tree_files: Vec<(FileId, String)>,
+    /// The directories Flux bootstraps apply (`cluster::bootstrap_paths`).
+    bootstraps: Arc<Vec<String>>,
 }
 
 impl Prepared {
@@ -166,7 +168,12 @@ impl Prepared {
                     .filter_map(|d| Object::from_node(d.root.clone())),
             );
         }
+        let bootstraps = super::cluster::bootstrap_paths(
+            plain.iter().map(|(o, f)| (o, f.as_str())),
+            files.iter().map(|f| f.path.as_str()),
+        );
         Prepared {
+            bootstraps: Arc::new(bootstraps),
             layout,
             plain_by_dir: Arc::new(super::plain_index::PlainByDir::of(
                 plain.iter().map(|(_, file)| file.as_str()),
@@ -201,6 +208,7 @@ impl Prepared {
             budget: settings.budget.clone(),
             profile: settings.profile,
             catalog: self.catalog.clone(),
+            bootstraps: self.bootstraps.clone(),
             artifacts: carried.artifacts,
             artifact_problems: carried.artifact_problems,
             all_files: carried.all_files,
@@ -291,6 +299,12 @@ fn build_pass(
         let origin = (argo::is_argo_app(obj) || argo::is_argo_appset(obj)).then(|| Origin::of(obj));
         origins.resize(before, None);
         origins.resize(pending.len(), origin);
+    }
+    for (app, _, _) in pending.iter_mut() {
+        if let Some(file) = app.flux.as_ref().map(|f| map.path(f.decl.span().file)) {
+            let home = initial_flux_home(ctx, &file);
+            place_flux_app(app, home);
+        }
     }
 
     flux::expand_flux(ctx, &mut pending, false);
@@ -420,16 +434,30 @@ fn build_pass(
     }
     // Every Flux object the repo declares is an app: one in a build that did not render
     // (a remote base, a broken fragment) is listed as written, not rendered.
-    let known: Vec<flux::FluxKey> = pending
+    // Known by name and by the file that declares it: the same names in another cluster's
+    // files are other objects.
+    let known: Vec<(flux::FluxKey, FileId)> = pending
         .iter()
-        .filter_map(|(a, _, _)| a.flux.as_ref().map(|f| flux::flux_key(&f.decl)))
+        .filter_map(|(a, _, _)| {
+            a.flux
+                .as_ref()
+                .map(|f| (flux::flux_key(&f.decl), flux::declared_in(&f.decl)))
+        })
         .collect();
     let unlisted: Vec<Object> = ctx
         .catalog
         .iter()
         .filter(|o| flux::is_flux_kustomization(o) || flux::is_helm_release(o))
         .filter(|o| !o.name.contains("${"))
-        .filter(|o| !known.iter().any(|k| flux::same_flux(k, &flux::flux_key(o))))
+        .filter(|o| {
+            !known.iter().any(|(k, file)| {
+                // Render inputs hold patches that look like the objects they patch: by
+                // name there; a plain file declares its own object.
+                let declared = flux::declared_in(o);
+                flux::same_flux(k, &flux::flux_key(o))
+                    && (*file == declared || ctx.layout.is_render_input(&map.path(declared)))
+            })
+        })
         .cloned()
         .collect();
     for obj in unlisted {
@@ -446,6 +474,8 @@ fn build_pass(
         app.flux = Some(FluxApp::read(&obj));
         app.depends_on = flux::depends_on(&obj);
         let file = ctx.fs.source_map().get(obj.span().file).path.clone();
+        let home = initial_flux_home(ctx, &file);
+        place_flux_app(&mut app, home);
         app.skipped.push(Skip {
             reason: "parent-not-rendered",
             message: format!(
@@ -471,27 +501,19 @@ fn build_pass(
         })
         .map(|(i, _)| i)
         .collect();
-    let pending: Vec<Pending> = pending
+    let mut pending: Vec<Pending> = pending
         .into_iter()
         .enumerate()
         .filter(|(i, _)| !superseded.contains(i))
         .map(|(_, p)| p)
         .collect();
     let source_trees = local_source_trees(ctx);
-    // This pass is the model: no render is asked for from here on.
-    ctx.memo.release_outputs();
-    // Thousands of objects, each moved once into place rather than again as the list grows.
-    model
-        .objects
-        .reserve(pending.iter().map(|(_, r, _)| r.objects.len()).sum());
-    model.apps.reserve(pending.len());
-    for (mut app, mut rendered, ns_override) in pending {
-        let index = model.apps.len();
-        let shipped = |file: &str| {
-            source_trees
-                .iter()
-                .any(|t| t.files.values().any(|repo| repo == file))
-        };
+    let shipped = |file: &str| {
+        source_trees
+            .iter()
+            .any(|t| t.files.values().any(|repo| repo == file))
+    };
+    for (app, rendered, _) in pending.iter_mut() {
         if let Some(flux) = app.flux.as_ref().filter(|_| app.parent.is_none())
             && !source_trees.is_empty()
         {
@@ -504,7 +526,20 @@ fn build_pass(
                 Some(span) if !source_trees.is_empty() => !shipped(map.path(span.file).as_str()),
                 _ => true,
             };
+            let excluded = !source_trees.is_empty() && app.outside_source;
+            app.entry_point = !excluded && rendered.objects.iter().any(declares_gitops);
         }
+    }
+    place_apps(&mut pending, &cluster_secrets, &prepared.bootstraps, &map);
+    // This pass is the model: no render is asked for from here on.
+    ctx.memo.release_outputs();
+    // Thousands of objects, each moved once into place rather than again as the list grows.
+    model
+        .objects
+        .reserve(pending.iter().map(|(_, r, _)| r.objects.len()).sum());
+    model.apps.reserve(pending.len());
+    for (mut app, mut rendered, ns_override) in pending {
+        let index = model.apps.len();
         ctx.note_unfetched(&mut rendered);
         app.issues.extend(rendered.issues);
         app.sources.extend(rendered.sources);
@@ -539,6 +574,67 @@ fn build_pass(
         model.apps.push(app);
     }
     Some(model)
+}
+
+/// An Argo CD or Flux declaration: a directory of them is what a person (or `flux
+/// bootstrap`) applies to start GitOps in a cluster (`kubectl apply -f argocd/`,
+/// `clusters/prod`).
+fn declares_gitops(o: &Object) -> bool {
+    let group = o.api_version.split('/').next().unwrap_or("");
+    group == "argoproj.io" || group.ends_with(".fluxcd.io")
+}
+
+/// Every app's cluster, as the build ends: Argo CD apps by their destination, Flux trees
+/// without a bootstrap path settled into one cluster or one per root (`cluster::settle`).
+fn place_apps(
+    pending: &mut [Pending],
+    cluster_secrets: &[Object],
+    bootstraps: &[String],
+    map: &SourceMap,
+) {
+    let applied_root: Vec<bool> = pending
+        .iter()
+        .map(|(a, _, _)| a.parent.is_none() && !a.outside_source)
+        .collect();
+    let keys: Vec<Option<(String, String, String)>> = pending
+        .iter()
+        .map(|(a, _, _)| {
+            a.flux.as_ref().map(|f| {
+                let (kind, ns, name) = flux::flux_key(&f.decl);
+                (kind, ns.unwrap_or_default(), name)
+            })
+        })
+        .collect();
+    let mut clusters: Vec<Cluster> = pending.iter().map(|(a, _, _)| a.cluster.clone()).collect();
+    let mut homes: Vec<Cluster> = pending.iter().map(|(a, _, _)| a.home.clone()).collect();
+    super::cluster::settle(
+        &mut clusters,
+        &mut homes,
+        &keys,
+        &applied_root,
+        bootstraps.len(),
+    );
+    for (((app, _, _), cluster), home) in pending.iter_mut().zip(clusters).zip(homes) {
+        app.cluster = cluster;
+        app.home = home;
+        if let Some(spec) = app.argo.as_ref().and_then(|a| a.decl.root.get("spec")) {
+            app.cluster = super::cluster::argo_destination(spec, cluster_secrets);
+        }
+        // A directory below a bootstrap path is applied there by the bootstrap.
+        if app.kind == AppKind::Standalone {
+            // Kustomizations and charts by the file that makes them one; a directory of
+            // manifests is named by its directory ("." for the root).
+            let dir = match app.span {
+                Some(span) => dir_of(&map.path(span.file)).to_string(),
+                None if app.name == "." => String::new(),
+                None => app.name.clone(),
+            };
+            if let Some(c) = super::cluster::bootstrap_cluster_of(bootstraps, &dir) {
+                app.cluster = c.clone();
+                app.home = c;
+            }
+        }
+    }
 }
 
 /// The kustomizations built as standalone apps: those no other kustomization lists and no

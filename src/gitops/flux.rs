@@ -267,6 +267,14 @@ pub fn depends_on(o: &Object) -> Vec<String> {
 
 pub(super) type FluxKey = (String, Option<String>, String);
 
+/// The file that declares an object: where its name is written (a parent's patch may have
+/// changed the rest, so the object's root can point at the patch).
+pub(super) fn declared_in(o: &Object) -> crate::source::FileId {
+    o.metadata()
+        .and_then(|m| m.get("name"))
+        .map_or(o.span().file, |n| n.span.file)
+}
+
 pub(super) fn flux_key(o: &Object) -> FluxKey {
     (o.kind.clone(), o.namespace.clone(), o.name.clone())
 }
@@ -321,13 +329,26 @@ pub(super) fn expand_flux(ctx: &mut Ctx, pending: &mut Vec<Pending>, from_builds
             .as_ref()
             .and_then(|f| f.decl.namespace.clone());
         let default_ns = pending[i].2.clone().or(parent_ns);
-        let children: Vec<Object> = pending[i]
+        let mut children: Vec<Object> = pending[i]
             .1
             .objects
             .iter()
             .filter(|o| is_flux_kustomization(o) || is_helm_release(o))
             .cloned()
             .collect();
+        // Declarations this parent claims first: claiming one moves what it already deployed
+        // into this parent's cluster, where the parent's other children then find it.
+        let unclaimed = |o: &Object| {
+            (0..pending.len()).any(|j| {
+                parents[j].is_none()
+                    && pending[j].0.parent.is_none()
+                    && pending[j].0.flux.as_ref().is_some_and(|f| {
+                        declared_in(&f.decl) == declared_in(o)
+                            && same_flux(&flux_key(&f.decl), &flux_key(o))
+                    })
+            })
+        };
+        children.sort_by_key(|o| !unclaimed(o));
         for mut child in children {
             if child.namespace.is_none() {
                 child.namespace = default_ns.clone();
@@ -338,8 +359,19 @@ pub(super) fn expand_flux(ctx: &mut Ctx, pending: &mut Vec<Pending>, from_builds
                 .and_then(|m| m.get("name"))
                 .map(|n| n.span)
                 .unwrap_or(child.span());
+            // The child lives where its parent applies: the parent's cluster. A parent that is
+            // a directory nothing deploys places it as a declared file would be.
+            let home = if pending[i].0.kind == AppKind::Standalone {
+                let file = ctx.fs.source_map().get(child.span().file).path.clone();
+                initial_flux_home(ctx, &file)
+            } else {
+                pending[i].0.cluster.clone()
+            };
+            let same_app = |j: usize, pending: &[Pending], keys: &[Option<FluxKey>]| {
+                keys[j].as_ref().is_some_and(|k| same_flux(k, &key)) && pending[j].0.home == home
+            };
             // A Kustomization that applies its own file (a bootstrap root) is not a child.
-            if keys[i].as_ref().is_some_and(|k| same_flux(k, &key)) {
+            if same_app(i, pending, &keys) {
                 continue;
             }
             let mut chain = Vec::new();
@@ -351,10 +383,7 @@ pub(super) fn expand_flux(ctx: &mut Ctx, pending: &mut Vec<Pending>, from_builds
                 chain.push(p);
                 cur = parents[p];
             }
-            if chain
-                .iter()
-                .any(|&a| keys[a].as_ref().is_some_and(|k| same_flux(k, &key)))
-            {
+            if chain.iter().any(|&a| same_app(a, pending, &keys)) {
                 let message = format!(
                     "Kustomization cycle: `{}` deploys its own ancestor `{}`",
                     pending[i].0.name, child.name
@@ -366,15 +395,41 @@ pub(super) fn expand_flux(ctx: &mut Ctx, pending: &mut Vec<Pending>, from_builds
                 });
                 continue;
             }
+            // The same app in this cluster, else the declaration of this very object that no
+            // parent has claimed yet (its file, read as a root before the parent rendered).
+            let orphan = |j: usize, pending: &[Pending]| {
+                parents[j].is_none()
+                    && pending[j].0.parent.is_none()
+                    && keys[j].as_ref().is_some_and(|k| same_flux(k, &key))
+                    && pending[j]
+                        .0
+                        .flux
+                        .as_ref()
+                        .is_some_and(|f| declared_in(&f.decl) == declared_in(&child))
+            };
+            // A standalone build that holds an object some app already deploys from the same
+            // declaration holds that app, in whatever cluster it was placed.
+            let same_declaration = |j: usize, pending: &[Pending]| {
+                pending[i].0.kind == AppKind::Standalone
+                    && keys[j].as_ref().is_some_and(|k| same_flux(k, &key))
+                    && pending[j]
+                        .0
+                        .flux
+                        .as_ref()
+                        .is_some_and(|f| declared_in(&f.decl) == declared_in(&child))
+            };
             let existing = (0..pending.len())
-                .find(|&j| j != i && keys[j].as_ref().is_some_and(|k| same_flux(k, &key)));
+                .find(|&j| j != i && (same_app(j, pending, &keys) || same_declaration(j, pending)))
+                .or_else(|| (0..pending.len()).find(|&j| j != i && orphan(j, pending)));
             if let Some(j) = existing {
-                let orphan = parents[j].is_none() && pending[j].0.parent.is_none();
-                if orphan && flux_parent && !chain.contains(&j) {
+                if orphan(j, pending) && flux_parent && !chain.contains(&j) {
                     // Declared as a file too: the built object is what the cluster gets.
-                    let app = create_flux(ctx, &child);
+                    let mut app = create_flux(ctx, &child);
+                    place_flux_app(&mut app.0, home);
                     pending[j] = app;
                     parents[j] = Some(i);
+                    // What it deployed while it was read as a root moves with it.
+                    rehome_descendants(pending, &parents, j);
                 }
                 continue;
             }
@@ -390,7 +445,8 @@ pub(super) fn expand_flux(ctx: &mut Ctx, pending: &mut Vec<Pending>, from_builds
                 });
                 continue;
             }
-            let app = create_flux(ctx, &child);
+            let mut app = create_flux(ctx, &child);
+            place_flux_app(&mut app.0, home);
             pending.push(app);
             keys.push(Some(key));
             parents.push(Some(i));
@@ -401,6 +457,22 @@ pub(super) fn expand_flux(ctx: &mut Ctx, pending: &mut Vec<Pending>, from_builds
         if let Some(p) = parent {
             pending[j].0.parent = Some(pending[*p].0.name.clone());
             pending[j].0.parent_span = pending[*p].0.span;
+        }
+    }
+}
+
+/// Place every app below `root` (by `parents`) in its parent's cluster again, after `root`
+/// moved: a declaration read as a root first and claimed by a parent later.
+fn rehome_descendants(pending: &mut [Pending], parents: &[Option<usize>], root: usize) {
+    let mut queue = vec![root];
+    let mut seen = vec![false; pending.len()];
+    while let Some(p) = queue.pop() {
+        for k in 0..parents.len() {
+            if parents[k] == Some(p) && !std::mem::replace(&mut seen[k], true) {
+                let home = pending[p].0.cluster.clone();
+                place_flux_app(&mut pending[k].0, home);
+                queue.push(k);
+            }
         }
     }
 }

@@ -17,6 +17,7 @@ pub fn apps_json(model: &Model) -> Value {
                 "name": a.name,
                 "kind": a.kind.as_str(),
                 "controller": a.controller().as_str(),
+                "cluster": a.cluster.is_known().then(|| a.cluster.name()),
                 "sources": a.sources,
                 "repository": a.repository.as_ref().map(|j| json!({
                     "url": j.url,
@@ -50,8 +51,8 @@ pub fn apps_json(model: &Model) -> Value {
 /// The human table: one line per app.
 pub fn apps_table(model: &Model) -> String {
     let mut text = format!(
-        "{:<32} {:<18} {:<24} {:>7}  {:<12}  {}\n",
-        "APP", "KIND", "PARENT", "OBJECTS", "STATUS", "SOURCE"
+        "{:<32} {:<18} {:<20} {:<24} {:>7}  {:<12}  {}\n",
+        "APP", "KIND", "CLUSTER", "PARENT", "OBJECTS", "STATUS", "SOURCE"
     );
     for app in &model.apps {
         let (status, reason) = app.status();
@@ -63,9 +64,14 @@ pub fn apps_table(model: &Model) -> String {
             source.push_str(&format!(" ({code})"));
         }
         text.push_str(&format!(
-            "{:<32} {:<18} {:<24} {:>7}  {:<12}  {}\n",
+            "{:<32} {:<18} {:<20} {:<24} {:>7}  {:<12}  {}\n",
             app.name,
             app.kind.as_str(),
+            if app.cluster.is_known() {
+                app.cluster.name()
+            } else {
+                "-"
+            },
             app.parent.as_deref().unwrap_or("-"),
             app.objects.len(),
             status.as_str(),
@@ -109,6 +115,27 @@ pub fn coverage_line(model: &Model) -> String {
         "coverage: {} apps, {rendered} rendered, {partial} partly rendered, {not} not rendered{by_reason}",
         model.apps.len()
     );
+    let clusters = model.clusters();
+    let line = if clusters.len() > 1 {
+        let per_cluster: Vec<String> = clusters
+            .iter()
+            .map(|c| {
+                let apps: Vec<_> = model.apps.iter().filter(|a| &a.cluster == *c).collect();
+                let rendered = apps
+                    .iter()
+                    .filter(|a| a.status().0 == RenderStatus::Rendered)
+                    .count();
+                format!("{} {} apps ({rendered} rendered)", c.name(), apps.len())
+            })
+            .collect();
+        format!(
+            "{line}\n{} clusters: {}",
+            clusters.len(),
+            per_cluster.join("; ")
+        )
+    } else {
+        line
+    };
     match unfetched_apps(model) {
         0 => line,
         n => format!(

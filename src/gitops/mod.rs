@@ -5,6 +5,7 @@ mod app_of_apps;
 pub mod appset;
 pub mod argo;
 pub mod artifact;
+pub mod cluster;
 mod context;
 pub mod crd_schemas;
 mod discover;
@@ -31,6 +32,7 @@ pub mod units;
 mod values_from;
 
 pub use argo::{ArgoApp, ArgoSettings, SyncPolicy};
+pub use cluster::{Cluster, Placement};
 pub use context::LoadedFile;
 pub use discover::{ModelSettings, build_model};
 
@@ -107,9 +109,22 @@ pub struct App {
     /// problems break no deployment. A standalone directory in a repository with no
     /// GitRepository counts as outside: nothing shows that anything ships it.
     pub outside_source: bool,
+    /// A standalone directory that declares Argo CD or Flux objects (Applications, Flux
+    /// Kustomizations) and that no source artifact leaves out: the entry point a person or a
+    /// bootstrap applies, so the declarations it holds are deployed. (The apps they declare
+    /// are judged on their own: a Flux object a directory holds is applied only where a
+    /// GitRepository ships the directory.)
+    pub entry_point: bool,
     /// Remote inputs the app names (charts in Helm repositories or OCI registries, remote
     /// kustomize bases), each where the repo names it: what `gitops-lint fetch` downloads.
     pub remotes: Vec<RemoteUse>,
+    /// The cluster the app's objects land in (`cluster.rs`): a Flux bootstrap path or
+    /// `kubeConfig`, an Argo CD destination.
+    pub cluster: Cluster,
+    /// The cluster the app's own declaration is applied to (a Flux Kustomization with
+    /// `kubeConfig` lives in the hub and deploys to a spoke): with kind, namespace and name,
+    /// the app's identity.
+    pub home: Cluster,
 }
 
 pub use crate::render::RemoteUse;
@@ -261,6 +276,26 @@ impl Model {
 
     pub fn objects_of<'a>(&'a self, app: &'a App) -> impl Iterator<Item = &'a ModelObject> + 'a {
         app.objects.iter().filter_map(|&i| self.objects.get(i))
+    }
+
+    /// Whether two objects land in one cluster (`cluster::placement`).
+    pub fn placement(&self, a: &ModelObject, b: &ModelObject) -> Placement {
+        cluster::placement(self.app_of(a), self.app_of(b))
+    }
+
+    /// The clusters the repo's apps deploy to, as far as the repo says, sorted.
+    pub fn clusters(&self) -> Vec<&Cluster> {
+        let mut out: Vec<&Cluster> = self
+            .apps
+            .iter()
+            .map(|a| &a.cluster)
+            .filter(|c| c.is_known())
+            .collect();
+        out.sort_by(|a, b| a.name().cmp(b.name()));
+        // The cluster Argo CD runs in and the one Flux runs in, when neither is named, are
+        // both `in-cluster`: one name, counted once.
+        out.dedup_by(|a, b| a.name() == b.name());
+        out
     }
 
     /// All Argo apps (Applications and ApplicationSet templates).

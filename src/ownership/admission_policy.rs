@@ -395,7 +395,7 @@ pub fn mutators(objects: &[ModelObject], out: &mut Vec<Mutator>) {
             ),
             autogen: Vec::new(),
             writes,
-            cluster: None,
+            deployed_by: None,
         });
     }
 }

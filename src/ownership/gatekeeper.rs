@@ -108,7 +108,7 @@ pub fn mutators(obj: &Object, out: &mut Vec<Mutator>) {
         preconditions: None,
         conditional: false,
         autogen: Vec::new(),
-        cluster: None,
+        deployed_by: None,
         writes: vec![Write {
             path: location,
             mode: if absent_only {

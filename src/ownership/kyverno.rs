@@ -62,7 +62,7 @@ pub fn mutators(obj: &Object, out: &mut Vec<Mutator>) {
                 .cloned(),
             conditional: false,
             autogen: Vec::new(),
-            cluster: None,
+            deployed_by: None,
             writes: Vec::new(),
         };
         if let Some(matcher) = rule.get("match") {

@@ -206,40 +206,9 @@ pub struct Mutator {
     /// Kyverno auto-generation: rules on `Pod` also mutate these pod controllers.
     pub autogen: Vec<String>,
     pub writes: Vec<Write>,
-    /// The cluster the writer is deployed to, when the repo says (see [`cluster_of`]);
-    /// it never acts on objects another cluster runs.
-    pub cluster: Option<String>,
-}
-
-/// The cluster an object lands in, when its app says: Argo `spec.destination` (`server`
-/// or `name`; the in-cluster names are one), Flux `spec.kubeConfig` (else the cluster
-/// Flux runs in). Standalone objects: unknown.
-pub fn cluster_of(model: &Model, mo: &ModelObject) -> Option<String> {
-    let app = model.app_of(mo);
-    if let Some(argo) = &app.argo {
-        let dest = argo.decl.root.get_path(&["spec", "destination"])?;
-        let server = dest.get("server").and_then(Node::scalar_text);
-        let name = dest.get("name").and_then(Node::scalar_text);
-        return match (server.as_deref(), name.as_deref()) {
-            (Some("https://kubernetes.default.svc"), _) | (None, Some("in-cluster")) => {
-                Some("in-cluster".into())
-            }
-            (Some(s), _) => Some(s.to_string()),
-            (None, Some(n)) => Some(format!("name:{n}")),
-            (None, None) => None,
-        };
-    }
-    if let Some(flux) = &app.flux {
-        return Some(
-            flux.decl
-                .root
-                .get_path(&["spec", "kubeConfig", "secretRef", "name"])
-                .and_then(Node::scalar_text)
-                .map(|n| format!("kubeconfig:{n}"))
-                .unwrap_or_else(|| "in-cluster".into()),
-        );
-    }
-    None
+    /// The app that deploys the writer (its policy object), when the repo does: it never acts
+    /// on objects another cluster runs (`Model::placement`).
+    pub deployed_by: Option<usize>,
 }
 
 /// Where a pod template sits in a pod controller (Kyverno auto-gen rewrites paths so).
@@ -441,23 +410,22 @@ impl Ownership {
             let before = mutators.len();
             kyverno::mutators(&mo.object, &mut mutators);
             gatekeeper::mutators(&mo.object, &mut mutators);
-            let cluster = cluster_of(model, mo);
             for m in &mut mutators[before..] {
-                m.cluster = cluster.clone();
+                m.deployed_by = Some(mo.app);
             }
         }
         let before = mutators.len();
         admission_policy::mutators(&model.objects, &mut mutators);
         for m in &mut mutators[before..] {
             // The policy's own cluster: where its app deploys it.
-            m.cluster = model
+            m.deployed_by = model
                 .objects
                 .iter()
                 .find(|mo| {
                     mo.object.kind == "MutatingAdmissionPolicy"
                         && m.owner.ends_with(&format!(" {}", mo.object.name))
                 })
-                .and_then(|mo| cluster_of(model, mo));
+                .map(|mo| mo.app);
         }
         for fact in &model.platform.owned_fields {
             mutators.push(platform::mutator(fact));
@@ -497,8 +465,9 @@ impl Ownership {
         m: &Mutator,
         mo: &ModelObject,
     ) -> (Tri, &'static [&'static str]) {
-        if let (Some(mine), Some(theirs)) = (&m.cluster, cluster_of(model, mo))
-            && *mine != theirs
+        if let Some(writer_app) = m.deployed_by.and_then(|i| model.apps.get(i))
+            && crate::gitops::cluster::placement(writer_app, model.app_of(mo))
+                == crate::gitops::Placement::Different
         {
             return (Tri::No, &[]);
         }

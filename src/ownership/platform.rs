@@ -36,7 +36,7 @@ pub fn mutator(fact: &OwnedField) -> Mutator {
         preconditions: None,
         conditional: false,
         autogen: Vec::new(),
-        cluster: None,
+        deployed_by: None,
         writes: Pattern::parse_dotted(&fact.path)
             .map(|path| Write {
                 path,

@@ -103,7 +103,10 @@ fn with_context(f: &Finding) -> String {
     let context: Vec<String> = f
         .app
         .iter()
-        .map(|app| format!("app {app}"))
+        .map(|app| match &f.cluster {
+            Some(cluster) => format!("app {app} in {cluster}"),
+            None => format!("app {app}"),
+        })
         .chain(f.object.iter().cloned())
         .collect();
     if context.is_empty() {

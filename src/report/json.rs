@@ -18,6 +18,8 @@ struct JsonFinding<'a> {
     end_line: usize,
     end_column: usize,
     app: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cluster: Option<&'a str>,
     object: Option<&'a str>,
     field: Option<&'a str>,
     help: Option<&'a str>,
@@ -55,6 +57,7 @@ pub fn render(findings: &[Finding], errors: &[String], map: &SourceMap) -> Strin
                 end_line: end.line,
                 end_column: end.column,
                 app: f.app.as_deref(),
+                cluster: f.cluster.as_deref(),
                 object: f.object.as_deref(),
                 field: f.field.as_deref(),
                 help: f.help.as_deref(),

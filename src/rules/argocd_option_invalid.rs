@@ -1,6 +1,7 @@
 //! Misspelled or misplaced sync/compare options, invented
 //! `argocd.argoproj.io/*` annotations, and hook values that make an object never apply.
 
+use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
@@ -140,7 +141,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             let Some(text) = opt.as_str() else {
                 out.push(
                     Finding::new(ID, Severity::Error, "syncOptions entries are strings like `ServerSideApply=true`; this entry is not a string and is ignored", opt.full_span())
-                        .label("not a string").app(app.name.clone())
+                        .label("not a string").for_app(app)
                         .help("Write each option as one string: `- ServerSideApply=true`."),
                 );
                 continue;
@@ -171,7 +172,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             out.push(
                 Finding::new(ID, severity, msg, opt.span)
                     .label(label)
-                    .app(app.name.clone())
+                    .for_app(app)
                     .help("Sync options are exact, case-sensitive strings (see the Argo CD sync-options documentation)."),
             );
         }

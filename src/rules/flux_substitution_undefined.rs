@@ -1,6 +1,7 @@
 //! Flux post-build variables that are undefined, invalid or unsupported, and
 //! substitution that silently does nothing.
 
+use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
@@ -99,7 +100,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             out.push(
                 Finding::new(ID, severity, message, p.span)
                     .label("substituted by Flux postBuild")
-                    .app(app.name.clone())
+                    .for_app(app)
                     .help(HELP),
             );
         }
@@ -115,7 +116,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             out.push(
                 Finding::new(ID, Severity::Warning, "postBuild defines no variables and substituteStrategy is WithVariables: nothing is substituted, so `${…}` expressions reach the cluster literally", span)
                     .label("substitution skipped")
-                    .app(app.name.clone())
+                    .for_app(app)
                     .help(HELP),
             );
         }

@@ -1,5 +1,6 @@
 //! Ignore entries that cover a whole object, all of `/spec`, or every kind.
 
+use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::flux::FluxIgnore;
@@ -117,7 +118,7 @@ fn drift_detection_opt_outs(
     )
     .label("turns drift detection off")
     .help("Keep drift detection on and ignore only the fields another writer owns: `spec.driftDetection.ignore: [{paths: [/spec/replicas], target: {kind: Deployment, name: <name>}}]`.")
-    .app(app.name.clone());
+    .for_app(app);
     for (what, other) in &markers[1..] {
         if other != span {
             f = f.secondary(*other, format!("{what} opts out too"));
@@ -181,7 +182,7 @@ fn emit(out: &mut Vec<Finding>, app: Option<&App>, span: Span, msg: String, labe
         .label(label)
         .help(HELP);
     if let Some(app) = app {
-        f = f.app(app.name.clone());
+        f = f.for_app(app);
     }
     out.push(f);
 }

@@ -1,5 +1,6 @@
 //! Ignore entries that are schema-invalid, silent no-ops, or break comparison.
 
+use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::ignore::{ARGO_ITEM_KEYS, IgnoreEntry, IgnoreOrigin};
@@ -117,7 +118,7 @@ fn push(
         .label(label)
         .help(help);
     if let Some(app) = app {
-        f = f.app(app.name.clone());
+        f = f.for_app(app);
     }
     out.push(f);
 }

@@ -1,6 +1,7 @@
 //! Ignore entries that hide privilege, identity, code, RBAC, webhook or secret
 //! fields, or human edits (managedFieldsManagers naming people's tools).
 
+use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::flux::FluxIgnore;
@@ -259,7 +260,7 @@ fn check_flux(model: &Model, app: &App, rule: &FluxIgnore, out: &mut Vec<Finding
                 p.span,
             )
             .label(format!("hides {why}"))
-            .app(app.name.clone())
+            .for_app(app)
             .help("Do not hide fields that control privileges, identity or code. If a platform webhook sets it, put that policy in Git; otherwise fix the writer."),
         );
     }
@@ -310,7 +311,7 @@ fn check_entry(app: Option<&App>, e: &IgnoreEntry, out: &mut Vec<Finding>) {
         .label(format!("hides {why}"))
         .help("Do not hide fields that control privileges, identity or code. If a platform webhook sets it, put that policy in Git or accept its value through server-side diff; otherwise fix the writer.");
         if let Some(app) = app {
-            f = f.app(app.name.clone());
+            f = f.for_app(app);
         }
         out.push(f);
     }
@@ -328,7 +329,7 @@ fn check_entry(app: Option<&App>, e: &IgnoreEntry, out: &mut Vec<Finding>) {
             .label("hides manual edits")
             .help("List only the controller that legitimately owns the field (e.g. kube-controller-manager for HPA-scaled replicas).");
             if let Some(app) = app {
-                f = f.app(app.name.clone());
+                f = f.for_app(app);
             }
             out.push(f);
         }

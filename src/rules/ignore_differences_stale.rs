@@ -1,6 +1,7 @@
 //! Ignore entries that match no rendered object, or whose path no matched
 //! object declares (and no known writer touches).
 
+use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
@@ -58,7 +59,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                         e.span,
                     )
                     .label("matches nothing")
-                    .app(app.name.clone())
+                    .for_app(app)
                     .help("Remove the unused entry, or fix its group/kind/name/namespace."),
                 );
                 continue;
@@ -82,7 +83,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                     .iter()
                     .any(|mo| declares_where(&mo.object.root, &path, &filters))
                 {
-                    out.push(Finding::new(ID, Severity::Info, format!("no matched object declares `/{}` and no known controller writes it", path.join("/")), span).label("nothing to ignore here").app(app.name.clone()).help("Remove the path if nothing writes it any more."));
+                    out.push(Finding::new(ID, Severity::Info, format!("no matched object declares `/{}` and no known controller writes it", path.join("/")), span).label("nothing to ignore here").for_app(app).help("Remove the path if nothing writes it any more."));
                 }
             }
         }
@@ -111,7 +112,7 @@ fn check_flux(model: &Model, out: &mut Vec<Finding>) {
                         rule.span,
                     )
                     .label("matches nothing")
-                    .app(app.name.clone())
+                    .for_app(app)
                     .help("Remove the unused rule, or fix its target."),
                 );
                 continue;
@@ -135,7 +136,7 @@ fn check_flux(model: &Model, out: &mut Vec<Finding>) {
                             p.span,
                         )
                         .label("nothing to ignore here")
-                        .app(app.name.clone())
+                        .for_app(app)
                         .help("Remove the path if nothing writes it any more."),
                     );
                 }

@@ -1,5 +1,6 @@
 //! Ignore entries (and IgnoreExtraneous) with no prose comment saying why.
 
+use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::ignore::{ARGO_ITEM_KEYS, IgnoreOrigin};
@@ -139,7 +140,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                     e.span,
                 )
                 .label("no reason given")
-                .app(app.name.clone())
+                .for_app(app)
                 .help(HELP)
                 .with_fix(reason_fix(&file, e.span)),
             );

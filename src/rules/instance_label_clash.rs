@@ -1,5 +1,6 @@
 //! Argo CD's tracking label overwritten, copied, too long or ambiguous.
 
+use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
@@ -65,11 +66,11 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     for (app, argo) in model.argo_apps() {
         if method == "annotation+label" && app.name.len() > 63 {
             let span = app.span.unwrap_or_default();
-            out.push(Finding::new(ID, Severity::Info, format!("app name `{}` is {} characters: with annotation+label tracking Argo CD truncates the informational `{key}` label to 63", app.name, app.name.len()), span).label("label value truncated").app(app.name.clone()).help("Selectors on the full app name will not match the label; tracking itself uses the annotation."));
+            out.push(Finding::new(ID, Severity::Info, format!("app name `{}` is {} characters: with annotation+label tracking Argo CD truncates the informational `{key}` label to 63", app.name, app.name.len()), span).label("label value truncated").for_app(app).help("Selectors on the full app name will not match the label; tracking itself uses the annotation."));
         }
         if method == "label" && app.name.len() > 63 {
             let span = app.span.unwrap_or_default();
-            out.push(Finding::new(ID, Severity::Error, format!("app name `{}` is {} characters: label tracking writes it into the `{key}` label, which allows at most 63, so every sync fails", app.name, app.name.len()), span).label("too long for a label value").app(app.name.clone()).help("Shorten the Application name or switch to annotation tracking (application.resourceTrackingMethod: annotation)."));
+            out.push(Finding::new(ID, Severity::Error, format!("app name `{}` is {} characters: label tracking writes it into the `{key}` label, which allows at most 63, so every sync fails", app.name, app.name.len()), span).label("too long for a label value").for_app(app).help("Shorten the Application name or switch to annotation tracking (application.resourceTrackingMethod: annotation)."));
         }
         for mo in model.objects_of(app) {
             if label_tracking {

@@ -3,6 +3,7 @@
 //! Kustomization files are render inputs, not objects: the model gives them as written
 //! (`Model::kustomization_files`).
 
+use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::{App, Model};
@@ -205,7 +206,7 @@ fn check_file(
                      argocd.argoproj.io/compare-options: IgnoreExtraneous through \
                      generatorOptions.annotations (with Prune=false if old objects must stay)."
                 })
-                .app(app.name.clone());
+                .for_app(app);
                 if let Some(span) = span {
                     f = f.secondary(span, format!("app {} syncs without prune", app.name));
                 }

@@ -1,6 +1,7 @@
 //! Inputs the linter will not fetch or run offline (remote bases, plugins,
 //! charts that are not vendored). The app is reported; everything else is still linted.
 
+use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::render::IssueKind;
@@ -25,7 +26,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                 // What only the cluster holds cannot be vendored: a note, not a warning.
                 Finding::new(ID, if issue.kind == IssueKind::InCluster { Severity::Info } else { Severity::Warning }, format!("app `{}` is only partly linted: {}", app.name, issue.message), issue.span)
                     .label("not fetched or run offline")
-                    .app(app.name.clone())
+                    .for_app(app)
                     .help("Charts and git bases: run `gitops-lint fetch` (lint then renders them from its verified cache), or vendor them. Anything else: vendor it, or lint it where it lives; lint itself never uses the network or runs plugins."),
             );
         }

@@ -1,5 +1,6 @@
 //! An app whose render fails as it would in Argo CD or Flux.
 
+use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::render::IssueKind;
@@ -23,7 +24,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             out.push(
                 Finding::new(ID, Severity::Error, format!("app `{}` does not render: {}", app.name, issue.message), issue.span)
                     .label("render fails here")
-                    .app(app.name.clone())
+                    .for_app(app)
                     .help(match app.controller() {
                         super::util::Controller::Argocd => "Fix the template, values or kustomization so that `helm template` / `kustomize build` succeeds; until then Argo CD reports ComparisonError and applies nothing new.",
                         super::util::Controller::FluxKustomize | super::util::Controller::FluxHelm => "Fix the template, values or kustomization so that the build succeeds; until then Flux reports the failure and keeps the last applied revision.",

@@ -4,6 +4,7 @@
 //! see: an ApplicationSet Go template or a Helm release name that calls a random or time function
 //! makes a different Application (or release) on every reconcile.
 
+use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
@@ -39,7 +40,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                     d.span,
                 )
                 .label("differs between renders")
-                .app(app.name.clone())
+                .for_app(app)
                 .object(d.object.clone())
                 .field(d.field.clone())
                 .help("Make the value a pure function of Git: set it explicitly in values, or remove the time, random or cluster-dependent input that produces it."),
@@ -60,7 +61,7 @@ fn floating_inputs(model: &Model, out: &mut Vec<Finding>) {
             out.push(
                 Finding::new(ID, Severity::Error, why.clone(), issue.span)
                     .label("resolves to the latest version at each render")
-                    .app(app.name.clone())
+                    .for_app(app)
                     .help("Pin the chart with `version:` (and let a bot such as Renovate bump it through reviewed pull requests), or vendor it under the chart home."),
             );
         }

@@ -1,6 +1,7 @@
 //! An ignored path is still declared in Git and synced as-is, because the app
 //! lacks `RespectIgnoreDifferences=true`.
 
+use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Fix, Severity};
 use crate::gitops::ignore::{declares_where, jq_select_filters};
@@ -75,7 +76,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                     span,
                 )
                 .label("ignored for status, not for sync")
-                .app(app.name.clone())
+                .for_app(app)
                 .object(super::util::object_id(first))
                 .field(path.join("."))
                 .help(format!(

@@ -1,6 +1,7 @@
 //! CI workflows, scripts and Makefiles that apply, patch or override what a
 //! GitOps controller also owns — two writers, and every sync is a coin flip.
 
+use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::{App, Model};
@@ -296,7 +297,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                  disables auto-sync and records the change.",
                 app.name, app.name
             ))
-            .app(app.name.clone());
+            .for_app(app);
             if let Some(span) = evidence {
                 f = f.secondary(span, format!("app {} owns this", app.name));
             }

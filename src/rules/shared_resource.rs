@@ -3,7 +3,7 @@
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::util::object_id;
 use crate::finding::{Finding, Severity};
-use crate::gitops::{App, Model, ModelObject};
+use crate::gitops::{App, Model, ModelObject, Placement};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub const ID: &str = "shared-resource";
@@ -20,20 +20,22 @@ pub const META: RuleMeta = RuleMeta {
 };
 
 /// Who owns an object in the cluster: the Application, Kustomization or HelmRelease by its
-/// identity. Two files declaring the same owner (the same Application name in the same
-/// namespace) are one owner: only one of them can exist at a time.
+/// identity, in the cluster it lives in. Two files declaring the same owner (the same
+/// Application name in the same namespace) are one owner: only one of them can exist at a
+/// time.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Owner {
+    home: crate::gitops::Cluster,
     kind: String,
     namespace: String,
     name: String,
 }
 
-/// The top of the app tree `app` is deployed through (app-of-apps parents, the
+/// The top of the Argo CD app tree `app` is deployed through (app-of-apps parents, the
 /// ApplicationSet that generated it), as the directory declaring it: apps declared side by
 /// side (`argocd/*.yaml`, one bootstrap kustomization) are applied together; apps whose
 /// trees start in different directories are separate entry points, and nothing in the repo
-/// says they meet in one cluster.
+/// says they reach one Argo CD (so the same `in-cluster`).
 fn root_of(model: &Model, app: &App) -> Option<String> {
     let mut current = app;
     for _ in 0..model.apps.len() {
@@ -49,11 +51,7 @@ fn root_of(model: &Model, app: &App) -> Option<String> {
             None => break,
         }
     }
-    let decl = match (&current.argo, &current.flux) {
-        (Some(argo), _) => &argo.decl,
-        (_, Some(flux)) => &flux.decl,
-        _ => return None,
-    };
+    let decl = current.argo.as_ref().map(|argo| &argo.decl)?;
     let path = model.map.path(decl.span().file);
     Some(
         path.rsplit_once('/')
@@ -62,40 +60,30 @@ fn root_of(model: &Model, app: &App) -> Option<String> {
     )
 }
 
-/// Where an owner deploys: `None` when the repo does not say (a templated destination).
-fn owner_of(app: &App) -> Option<(Owner, Option<String>)> {
-    if let Some(argo) = &app.argo {
+/// The owner of an app's objects: `None` for standalone directories (nothing says who
+/// applies them).
+fn owner_of(app: &App) -> Option<Owner> {
+    let (kind, namespace, name) = if let Some(argo) = &app.argo {
         let namespace = argo
             .decl
             .namespace
             .clone()
             .unwrap_or_else(|| "argocd".into());
-        let owner = Owner {
-            kind: "Application".into(),
-            namespace,
-            name: app.name.clone(),
-        };
-        return Some((owner, argo.destination_cluster.clone()));
-    }
-    if let Some(flux) = &app.flux {
-        let owner = Owner {
-            kind: flux.decl.kind.clone(),
-            namespace: flux.decl.namespace.clone().unwrap_or_default(),
-            name: flux.decl.name.clone(),
-        };
-        // `spec.kubeConfig` deploys to another cluster; otherwise the one Flux runs in.
-        let cluster = match flux
-            .decl
-            .root
-            .get_path(&["spec", "kubeConfig", "secretRef", "name"])
-            .and_then(crate::yaml::Node::scalar_text)
-        {
-            Some(secret) => format!("kubeconfig:{secret}"),
-            None => "in-cluster".to_string(),
-        };
-        return Some((owner, Some(cluster)));
-    }
-    None // standalone: nothing says who applies these objects
+        ("Application".to_string(), namespace, app.name.clone())
+    } else {
+        let flux = app.flux.as_ref()?;
+        (
+            flux.decl.kind.clone(),
+            flux.decl.namespace.clone().unwrap_or_default(),
+            flux.decl.name.clone(),
+        )
+    };
+    Some(Owner {
+        home: app.home.clone(),
+        kind,
+        namespace,
+        name,
+    })
 }
 
 /// The fix in the owning controller's terms.
@@ -124,12 +112,12 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     // Keyed and grouped by reference: owners and roots are worked out once per app, and
     // nothing is copied per object (every object of the model passes through here).
     type ObjectKey<'a> = (&'a str, &'a str, &'a str, &'a str);
-    type Copy<'a> = (&'a ModelObject, &'a Owner, Option<&'a str>, Option<&'a str>);
+    type Copy<'a> = (&'a ModelObject, &'a Owner, Option<&'a str>);
     let mut copies: BTreeMap<ObjectKey, Vec<Copy>> = BTreeMap::new();
     let roots: Vec<Option<String>> = model.apps.iter().map(|a| root_of(model, a)).collect();
-    let owners: Vec<Option<(Owner, Option<String>)>> = model.apps.iter().map(owner_of).collect();
+    let owners: Vec<Option<Owner>> = model.apps.iter().map(owner_of).collect();
     for mo in &model.objects {
-        let Some(Some((owner, cluster))) = owners.get(mo.app) else {
+        let Some(Some(owner)) = owners.get(mo.app) else {
             continue;
         };
         let root = roots.get(mo.app).and_then(Option::as_deref);
@@ -139,35 +127,37 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             mo.namespace.as_str(),
             mo.object.name.as_str(),
         );
-        copies
-            .entry(key)
-            .or_default()
-            .push((mo, owner, cluster.as_deref(), root));
+        copies.entry(key).or_default().push((mo, owner, root));
     }
     for objs in copies.values() {
         // One finding per place the object is written (a base rendered by many overlays is
         // one line to edit), naming the owners that reach the same cluster.
         let mut reported: BTreeSet<(crate::source::FileId, u32)> = BTreeSet::new();
-        for (mo, owner, cluster, root) in objs {
+        for (mo, owner, root) in objs {
             let span = mo
                 .object
                 .metadata()
                 .and_then(|m| m.get("name"))
                 .map(|n| n.span)
                 .unwrap_or(mo.object.span());
-            // Other owners that may deploy to the same cluster: certain when both name it
-            // and one root deploys both; otherwise the finding says what is unknown.
+            // Other owners that deploy to the same cluster: certain when the model places
+            // both in one cluster (for Argo CD, also applied from one root: separate roots
+            // may be separate Argo CD instances, each with its own `in-cluster`); otherwise
+            // the finding says what is unknown.
             let mut certain = false;
             let mut unknown_cluster = false;
             let mut others: BTreeSet<&str> = BTreeSet::new();
-            for (_, other, other_cluster, other_root) in objs {
+            for (other_mo, other, other_root) in objs {
                 if other == owner {
                     continue;
                 }
-                match (cluster, other_cluster) {
-                    (Some(a), Some(b)) if a != b => continue,
-                    (Some(_), Some(_)) => certain |= root.is_some() && root == other_root,
-                    _ => unknown_cluster = true,
+                match model.placement(mo, other_mo) {
+                    Placement::Different => continue,
+                    Placement::Same => {
+                        let argo = model.app_of(mo).argo.is_some();
+                        certain |= !argo || (root.is_some() && root == other_root);
+                    }
+                    Placement::Unknown => unknown_cluster = true,
                 }
                 others.insert(other.name.as_str());
             }

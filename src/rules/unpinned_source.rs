@@ -1,5 +1,6 @@
 //! Charts, remote bases and external Git/OCI sources that are not pinned.
 
+use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
@@ -68,9 +69,9 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                     || rev == "HEAD"
                     || (!is_exact_version(&rev) && !is_range(&rev) && !oci)
                 {
-                    out.push(Finding::new(ID, Severity::Error, format!("targetRevision `{rev}` of Helm chart `{chart}` is not a chart version or semver constraint: Argo CD cannot resolve the chart, so `{}` never renders", app.name), rev_span).label("not a chart version").app(app.name.clone()).help("Set targetRevision to the chart version, e.g. `1.4.2`."));
+                    out.push(Finding::new(ID, Severity::Error, format!("targetRevision `{rev}` of Helm chart `{chart}` is not a chart version or semver constraint: Argo CD cannot resolve the chart, so `{}` never renders", app.name), rev_span).label("not a chart version").for_app(app).help("Set targetRevision to the chart version, e.g. `1.4.2`."));
                 } else if is_range(&rev) {
-                    out.push(Finding::new(ID, Severity::Warning, format!("Helm chart `{chart}` follows the range `{rev}`: a new chart release changes what is deployed without a commit"), rev_span).label("version range").app(app.name.clone()).help(HELP));
+                    out.push(Finding::new(ID, Severity::Warning, format!("Helm chart `{chart}` follows the range `{rev}`: a new chart release changes what is deployed without a commit"), rev_span).label("version range").for_app(app).help(HELP));
                 }
                 continue;
             }
@@ -90,7 +91,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                 } else {
                     rev.clone()
                 };
-                out.push(Finding::new(ID, Severity::Warning, format!("external source {} tracks `{shown}`: its content changes without a commit here", src.repo_url.as_deref().unwrap_or("?")), rev_span).label("not pinned").app(app.name.clone()).help(HELP));
+                out.push(Finding::new(ID, Severity::Warning, format!("external source {} tracks `{shown}`: its content changes without a commit here", src.repo_url.as_deref().unwrap_or("?")), rev_span).label("not pinned").for_app(app).help(HELP));
             }
         }
     }
@@ -133,7 +134,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                     span,
                 )
                 .label("not pinned")
-                .app(app.name.clone())
+                .for_app(app)
                 .help(HELP),
             );
         }
@@ -237,7 +238,7 @@ fn remote_kustomize_bases(model: &Model, out: &mut Vec<Finding>) {
             out.push(
                 Finding::new(ID, Severity::Warning, msg, span)
                     .label(label)
-                    .app(app.name.clone())
+                    .for_app(app)
                     .help("Add `?ref=<tag or commit>` to the URL (`?version=` is the same) and let a bot (e.g. Renovate) bump it through reviewed pull requests."),
             );
         }
@@ -296,7 +297,7 @@ fn flux_sources(model: &Scope, out: &mut Vec<Finding>) {
         out.push(
             Finding::new(ID, Severity::Warning, msg, span.unwrap_or(o.span()))
                 .label("not pinned")
-                .app(app.name.clone())
+                .for_app(app)
                 .help(HELP),
         );
     }

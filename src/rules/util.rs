@@ -20,7 +20,25 @@ pub fn entry_at<'a>(root: &'a Node, path: &[&str]) -> Option<&'a Entry> {
 /// Attach app and object identity to a finding about `obj`.
 pub fn about(f: Finding, app: &App, obj: &ModelObject) -> Finding {
     let id = format!("{}/{}/{}", obj.object.kind, obj.namespace, obj.object.name);
-    f.app(app.name.clone()).object(id)
+    f.for_app(app).object(id)
+}
+
+/// Attach an app's identity (name and cluster) to a finding.
+pub trait ForApp {
+    fn for_app(self, app: &App) -> Finding;
+}
+
+impl ForApp for Finding {
+    fn for_app(self, app: &App) -> Finding {
+        let mut f = self.app(app.name.clone());
+        f.app_decl = app.span;
+        // Kept only where the repo has several clusters (`lint.rs`), so keys stay as they were.
+        if app.cluster.is_known() {
+            f.cluster(app.cluster.name())
+        } else {
+            f
+        }
+    }
 }
 
 /// `Kind/namespace/name` for messages.
@@ -33,16 +51,9 @@ pub fn object_id(obj: &ModelObject) -> String {
 /// model's `App::controller()`.
 pub use crate::gitops::Controller;
 
-/// Whether two objects certainly live in different clusters: both are deployed by Argo CD
-/// Applications whose destinations name different clusters (one chart deployed per
-/// environment gives the same names in each). Anything else may share a cluster.
+/// Whether two objects certainly live in different clusters (`Model::placement`: Argo CD
+/// destinations, Flux bootstrap paths and `kubeConfig`s that differ). Anything else may
+/// share a cluster.
 pub fn in_other_clusters(model: &crate::gitops::Model, a: &ModelObject, b: &ModelObject) -> bool {
-    let cluster = |o: &ModelObject| {
-        model
-            .app_of(o)
-            .argo
-            .as_ref()
-            .and_then(|argo| argo.destination_cluster.clone())
-    };
-    matches!((cluster(a), cluster(b)), (Some(x), Some(y)) if x != y)
+    model.placement(a, b) == crate::gitops::Placement::Different
 }
