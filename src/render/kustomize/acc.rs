@@ -435,13 +435,19 @@ pub fn resources_from_doc(doc: Node, origin: Span) -> Result<Vec<Resource>, Fail
     }
     let mut doc = doc;
     stringify_metadata_maps(&mut doc);
-    // kustomize rewrites annotations while building and drops the field when empty.
+    drop_empty_annotations(&mut doc);
+    Ok(vec![Resource::new(doc, origin)])
+}
+
+/// kustomize keeps its own bookkeeping in an object's annotations while it builds and
+/// drops the field when nothing else is left there, so an empty (or null) `annotations`
+/// never reaches the output: not from a file, not from a patch.
+pub fn drop_empty_annotations(doc: &mut Node) {
     if let Some(meta) = doc.get_mut("metadata")
         && meta.get("annotations").is_some_and(Node::is_empty_value)
     {
         super::tree::remove(meta, "annotations");
     }
-    Ok(vec![Resource::new(doc, origin)])
 }
 
 /// Labels and annotations are string maps: kustomize reads `port: 8080` there as "8080".

@@ -1,7 +1,7 @@
 //! patches / patchesStrategicMerge / patchesJson6902: load each patch (file or inline),
 //! find its targets and apply it as a strategic merge or a JSON 6902 patch.
 
-use super::acc::{Acc, Builder, Fail, failed};
+use super::acc::{Acc, Builder, Fail, drop_empty_annotations, failed};
 use super::json6902;
 use super::kustomization::{Item, Kustomization};
 use super::merge_keys;
@@ -203,6 +203,7 @@ fn apply_smp(acc: &mut Acc, i: usize, doc: &Node) {
     tree::remove(&mut patch, "apiVersion");
     tree::remove(&mut patch, "kind");
     smp.merge(&mut r.root, &patch);
+    drop_empty_annotations(&mut r.root);
 }
 
 /// `patches`: each with a file or inline patch and an optional target selector.
@@ -312,6 +313,7 @@ pub fn apply_patch(
                 tree::remove(&mut patch, "apiVersion");
             }
             smp.merge(&mut r.root, &patch);
+            drop_empty_annotations(&mut r.root);
             if r.name() != before.0 || r.namespace() != before.1 {
                 r.history.push(before);
             }
