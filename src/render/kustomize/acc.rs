@@ -321,19 +321,12 @@ pub fn parse_docs(fs: &dyn RepoFs, file: FileId) -> Result<Vec<Node>, Fail> {
             ),
         ));
     }
-    let source = fs.source_map().get(file);
-    let text = &source.text;
     let mut docs: Vec<Node> = parsed
         .docs
         .into_iter()
         .map(|d| d.root)
         .filter(|n| !n.is_null())
         .collect();
-    if !text.ends_with('\n') {
-        for d in &mut docs {
-            clip_final_block(d, text);
-        }
-    }
     for d in &mut docs {
         fold_like_go_yaml_v3(d);
     }
@@ -373,38 +366,6 @@ fn v3_folded(value: &str) -> String {
         prev = Some(line);
     }
     out
-}
-
-/// A clipped block scalar (`|`, `>`) that ends the file without a final newline has no
-/// trailing line break (YAML's clip chomping); the parser adds one, so take it off again.
-fn clip_final_block(node: &mut Node, text: &str) {
-    use crate::yaml::Style;
-    match &mut node.value {
-        Value::Map(entries) => {
-            if let Some(e) = entries.last_mut() {
-                clip_final_block(&mut e.value, text);
-            }
-        }
-        Value::Seq(items) => {
-            if let Some(i) = items.last_mut() {
-                clip_final_block(i, text);
-            }
-        }
-        Value::String(s) if matches!(node.style, Style::Literal | Style::Folded) => {
-            let header = text
-                .get(node.span.start as usize..)
-                .and_then(|t| t.lines().next())
-                .unwrap_or("");
-            let keep = header.split('#').next().unwrap_or("").contains('+');
-            let at_end = text[(node.span.end as usize).min(text.len())..]
-                .trim()
-                .is_empty();
-            if !keep && at_end && s.ends_with('\n') && !s.ends_with("\n\n") {
-                s.pop();
-            }
-        }
-        _ => {}
-    }
 }
 
 /// Resources in one document (a `List` expands to its items).
