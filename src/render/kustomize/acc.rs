@@ -413,18 +413,23 @@ pub fn drop_empty_annotations(doc: &mut Node) {
 
 /// Labels and annotations are string maps: kustomize reads `port: 8080` there as "8080".
 fn stringify_metadata_maps(doc: &mut Node) {
+    for field in ["labels", "annotations"] {
+        stringify_metadata_map(doc, field);
+    }
+}
+
+/// Read the scalars of `metadata.<field>` as the strings they were written as.
+pub fn stringify_metadata_map(doc: &mut Node, field: &str) {
     let Some(meta) = doc.get_mut("metadata") else {
         return;
     };
-    for field in ["labels", "annotations"] {
-        if let Some(Value::Map(entries)) = meta.get_mut(field).map(|m| &mut m.value) {
-            for e in entries {
-                let v = &mut e.value;
-                if matches!(v.value, Value::Bool(_) | Value::Int(_) | Value::Float(_)) {
-                    let text = v.text_as_written().unwrap_or_default();
-                    v.value = Value::String(text);
-                    v.set_raw(None);
-                }
+    if let Some(Value::Map(entries)) = meta.get_mut(field).map(|m| &mut m.value) {
+        for e in entries {
+            let v = &mut e.value;
+            if matches!(v.value, Value::Bool(_) | Value::Int(_) | Value::Float(_)) {
+                let text = v.text_as_written().unwrap_or_default();
+                v.value = Value::String(text);
+                v.set_raw(None);
             }
         }
     }
