@@ -215,7 +215,8 @@ fn built_in_objects_marshal_like_helm() {
 
 /// `testdata/helm/fidelity/<case>/`: a chart (`chart/`) with what `helm template r chart`
 /// (helm v3.18.0) printed there recorded beside it (`expected.out`, `expected.err`);
-/// native output must be the same text.
+/// with an `args` file, its lines follow `helm template r chart`. Native output must be the
+/// same text.
 #[test]
 fn fidelity_cases_match_recorded_helm_template() {
     use gitops_lint::render::helm::{cli_fs, parse_helm_template_args, run};
@@ -238,7 +239,9 @@ fn fidelity_cases_match_recorded_helm_template() {
             .to_string_lossy()
             .to_string();
         let read = |f: &str| std::fs::read_to_string(case.join(f)).unwrap_or_default();
-        let args: Vec<String> = ["template", "r", "chart"].map(String::from).to_vec();
+        // `args`: more `helm template` arguments, one a line (`-f`, `values-dev.yaml`)
+        let mut args: Vec<String> = ["template", "r", "chart"].map(String::from).to_vec();
+        args.extend(read("args").lines().map(String::from));
         let (out, err) = match (cli_fs(case), parse_helm_template_args(&args)) {
             (Ok(fs), Ok((chart, mut opts))) => {
                 opts.abs_root = Some(fs.root().display().to_string());

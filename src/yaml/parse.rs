@@ -141,6 +141,7 @@ fn parse_events(scan: &str, text: &str, file: FileId, limits: &Limits) -> Parsed
         )
     };
     let mut out = Parsed::default();
+    let open_end = (!scan.ends_with(['\n', '\r'])).then(|| scan.chars().count());
     let mut parser = Parser::new_from_str(scan);
     let mut stack: Vec<Frame> = Vec::new();
     let mut anchors: HashMap<usize, Node> = HashMap::new();
@@ -191,7 +192,12 @@ fn parse_events(scan: &str, text: &str, file: FileId, limits: &Limits) -> Parsed
             }
             Event::Scalar(value, style, anchor, tag) => {
                 let tag_str = tag.map(|t| format!("{}{}", t.handle, t.suffix).into_boxed_str());
-                let node = scalar_node(&value, style, tag_str, here);
+                let value = if unterminated_block_gained_break(&value, style, &span, open_end) {
+                    &value[..value.len() - 1]
+                } else {
+                    &value[..]
+                };
+                let node = scalar_node(value, style, tag_str, here);
                 done = Some((node, anchor));
             }
             Event::Alias(id) => match anchors.get(&id) {
@@ -329,6 +335,27 @@ fn parse_events(scan: &str, text: &str, file: FileId, limits: &Limits) -> Parsed
         }
     }
     out
+}
+
+/// Does this block scalar end the input on a line without a line break, where saphyr-parser
+/// adds one the text does not have? YAML's chomping keeps only the final line break there
+/// is, and go-yaml (Kubernetes, kustomize, Helm) reads `key: |` then `  text` at the end of a
+/// file, or of an inline patch whose own `|-` dropped the break, as `text`. saphyr adds it
+/// after the last content line when that line reaches the scalar's indentation; content
+/// lines start at that indentation (the span's start column), and a scalar without
+/// content lines (only line breaks) is not touched there.
+/// `open_end` is the input's length in characters when its last line has no line break.
+fn unterminated_block_gained_break(
+    value: &str,
+    style: ScalarStyle,
+    span: &saphyr_parser::Span,
+    open_end: Option<usize>,
+) -> bool {
+    matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
+        && open_end == Some(span.end.index())
+        && value.ends_with('\n')
+        && value.contains(|c| c != '\n')
+        && span.end.col() >= span.start.col().max(1)
 }
 
 fn scalar_node(value: &str, style: ScalarStyle, tag: Option<Box<str>>, span: Span) -> Node {
@@ -498,5 +525,31 @@ mod tests {
         assert_eq!(r.get("c").and_then(Node::as_str), Some("0644"));
         assert_eq!(r.get("d").and_then(Node::as_i64), Some(420));
         assert_eq!(r.get("d").and_then(|n| n.raw()), Some("0644"));
+    }
+
+    #[test]
+    fn block_scalars_ending_the_input_without_a_line_break_read_as_go_yaml_reads_them() {
+        // `data.v` as kubectl kustomize v5.5 printed it for files ending exactly so
+        let cases = [
+            ("|\n    x\n    y", "x\ny"),
+            ("|+\n    x\n    y", "x\ny"),
+            ("|-\n    x\n    y", "x\ny"),
+            (">\n    x\n    y", "x y"),
+            ("|\n    x\n      y", "x\n  y"),
+            ("|\n    x\n    y  ", "x\ny  "),
+            ("|\r\n    x\r\n    y", "x\ny"),
+            ("|\n    x\n    y\n", "x\ny\n"),
+            ("|\n    x\n    y\n# c", "x\ny\n"),
+            ("|\n    x\n    y\n\n    ", "x\ny\n"),
+            ("|+\n    x\n    y\n\n    ", "x\ny\n\n"),
+            ("|+\n    x\n  ", "x\n"),
+            ("|+\n    x\n    y\n\n", "x\ny\n\n"),
+        ];
+        for (block, want) in cases {
+            let text = format!("data:\n  v: {block}");
+            let p = parse(&text);
+            let got = p.docs[0].root.get("data").and_then(|d| d.get("v"));
+            assert_eq!(got.and_then(Node::as_str), Some(want), "{text:?}");
+        }
     }
 }

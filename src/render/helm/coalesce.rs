@@ -1,6 +1,6 @@
 //! Helm's value coalescing (`pkg/chartutil/coalesce.go`): user values over chart defaults,
 //! each subchart's values scoped under its name, `global` copied down, and `null` deleting a
-//! key when coalescing (kept when merging, as import-values does).
+//! key it overrides when coalescing (kept when merging, as import-values does).
 //!
 //! Written over shared maps on purpose: Helm mutates maps that several places refer to, and
 //! the results depend on it.
@@ -113,18 +113,16 @@ fn coalesce_chart_values(chart: &Chart, v: &Value, merge: bool) {
     }
 }
 
-/// `coalesceTablesFullKey`: fill `dst` from `src`; dst is authoritative.
+/// `coalesceTablesFullKey`: fill `dst` from `src`; dst is authoritative. A `null` in dst
+/// deletes the key only where src has it (it overrides a default); a `null` for a key src
+/// lacks stays, so `hasKey` is true and `toYaml` prints it (helm 3.18; 3.19.5 and later
+/// delete that one too).
 pub fn coalesce_tables(dst: &Value, src: &Value, merge: bool) -> Value {
     if !is_table(src) {
         return dst.clone();
     }
     if !is_table(dst) {
         return src.clone();
-    }
-    for (key, val) in entries(dst) {
-        if matches!(val, Value::Nil) {
-            set(src, &key, Value::Nil);
-        }
     }
     for (key, val) in entries(src) {
         match get(dst, &key) {
@@ -179,6 +177,18 @@ mod tests {
         assert!(get(&dst, "d").is_some());
         let c = get(&dst, "c").unwrap_or_default();
         assert_eq!(num(get(&c, "z")), Some(3.0));
+    }
+
+    #[test]
+    fn null_without_a_default_stays() {
+        let dst = map("res:\n  limits: {cpu: null}\n  requests: null\n");
+        let src = map("res:\n  limits: {cpu: 1, memory: 2}\n");
+        coalesce_tables(&dst, &src, false);
+        let res = get(&dst, "res").unwrap_or_default();
+        assert!(matches!(get(&res, "requests"), Some(Value::Nil)));
+        let limits = get(&res, "limits").unwrap_or_default();
+        assert!(get(&limits, "cpu").is_none());
+        assert_eq!(num(get(&limits, "memory")), Some(2.0));
     }
 
     #[test]

@@ -321,19 +321,12 @@ pub fn parse_docs(fs: &dyn RepoFs, file: FileId) -> Result<Vec<Node>, Fail> {
             ),
         ));
     }
-    let source = fs.source_map().get(file);
-    let text = &source.text;
     let mut docs: Vec<Node> = parsed
         .docs
         .into_iter()
         .map(|d| d.root)
         .filter(|n| !n.is_null())
         .collect();
-    if !text.ends_with('\n') {
-        for d in &mut docs {
-            clip_final_block(d, text);
-        }
-    }
     for d in &mut docs {
         fold_like_go_yaml_v3(d);
     }
@@ -375,38 +368,6 @@ fn v3_folded(value: &str) -> String {
     out
 }
 
-/// A clipped block scalar (`|`, `>`) that ends the file without a final newline has no
-/// trailing line break (YAML's clip chomping); the parser adds one, so take it off again.
-fn clip_final_block(node: &mut Node, text: &str) {
-    use crate::yaml::Style;
-    match &mut node.value {
-        Value::Map(entries) => {
-            if let Some(e) = entries.last_mut() {
-                clip_final_block(&mut e.value, text);
-            }
-        }
-        Value::Seq(items) => {
-            if let Some(i) = items.last_mut() {
-                clip_final_block(i, text);
-            }
-        }
-        Value::String(s) if matches!(node.style, Style::Literal | Style::Folded) => {
-            let header = text
-                .get(node.span.start as usize..)
-                .and_then(|t| t.lines().next())
-                .unwrap_or("");
-            let keep = header.split('#').next().unwrap_or("").contains('+');
-            let at_end = text[(node.span.end as usize).min(text.len())..]
-                .trim()
-                .is_empty();
-            if !keep && at_end && s.ends_with('\n') && !s.ends_with("\n\n") {
-                s.pop();
-            }
-        }
-        _ => {}
-    }
-}
-
 /// Resources in one document (a `List` expands to its items).
 pub fn resources_from_doc(doc: Node, origin: Span) -> Result<Vec<Resource>, Fail> {
     if doc.as_map().is_none() {
@@ -435,29 +396,40 @@ pub fn resources_from_doc(doc: Node, origin: Span) -> Result<Vec<Resource>, Fail
     }
     let mut doc = doc;
     stringify_metadata_maps(&mut doc);
-    // kustomize rewrites annotations while building and drops the field when empty.
+    drop_empty_annotations(&mut doc);
+    Ok(vec![Resource::new(doc, origin)])
+}
+
+/// kustomize keeps its own bookkeeping in an object's annotations while it builds and
+/// drops the field when nothing else is left there, so an empty (or null) `annotations`
+/// never reaches the output: not from a file, not from a patch.
+pub fn drop_empty_annotations(doc: &mut Node) {
     if let Some(meta) = doc.get_mut("metadata")
         && meta.get("annotations").is_some_and(Node::is_empty_value)
     {
         super::tree::remove(meta, "annotations");
     }
-    Ok(vec![Resource::new(doc, origin)])
 }
 
 /// Labels and annotations are string maps: kustomize reads `port: 8080` there as "8080".
 fn stringify_metadata_maps(doc: &mut Node) {
+    for field in ["labels", "annotations"] {
+        stringify_metadata_map(doc, field);
+    }
+}
+
+/// Read the scalars of `metadata.<field>` as the strings they were written as.
+pub fn stringify_metadata_map(doc: &mut Node, field: &str) {
     let Some(meta) = doc.get_mut("metadata") else {
         return;
     };
-    for field in ["labels", "annotations"] {
-        if let Some(Value::Map(entries)) = meta.get_mut(field).map(|m| &mut m.value) {
-            for e in entries {
-                let v = &mut e.value;
-                if matches!(v.value, Value::Bool(_) | Value::Int(_) | Value::Float(_)) {
-                    let text = v.text_as_written().unwrap_or_default();
-                    v.value = Value::String(text);
-                    v.set_raw(None);
-                }
+    if let Some(Value::Map(entries)) = meta.get_mut(field).map(|m| &mut m.value) {
+        for e in entries {
+            let v = &mut e.value;
+            if matches!(v.value, Value::Bool(_) | Value::Int(_) | Value::Float(_)) {
+                let text = v.text_as_written().unwrap_or_default();
+                v.value = Value::String(text);
+                v.set_raw(None);
             }
         }
     }

@@ -417,7 +417,9 @@ fn generate(
     tree::set(&mut root, "apiVersion", s("v1"));
     tree::set(&mut root, "kind", s(kind));
     tree::set(&mut root, "metadata", meta);
-    if !data.is_empty() {
+    // kustomize's Secret always has a data map (empty without sources); a ConfigMap gets
+    // one with its first key.
+    if !data.is_empty() || kind == "Secret" {
         let mut d = tree::map(span);
         for (k, v, at) in &data {
             let value = if kind == "Secret" {

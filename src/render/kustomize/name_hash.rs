@@ -26,12 +26,13 @@ fn go_json_string(s: &str, out: &mut String) {
     out.push('"');
 }
 
-fn go_json_string_map(pairs: &mut [(String, String)], out: &mut String) {
-    // kustomize's hasher encodes an empty data map as an empty string.
-    if pairs.is_empty() {
+/// A data field as kustomize's hasher encodes it: a missing field is the empty string, a
+/// map (empty too) is its sorted JSON object.
+fn go_json_string_map(pairs: Option<Vec<(String, String)>>, out: &mut String) {
+    let Some(mut pairs) = pairs else {
         out.push_str("\"\"");
         return;
-    }
+    };
     pairs.sort_by(|a, b| a.0.cmp(&b.0));
     out.push('{');
     for (i, (k, v)) in pairs.iter().enumerate() {
@@ -45,19 +46,19 @@ fn go_json_string_map(pairs: &mut [(String, String)], out: &mut String) {
     out.push('}');
 }
 
-fn string_pairs_of(n: Option<&Node>) -> Vec<(String, String)> {
-    n.and_then(Node::as_map)
-        .map(|m| {
-            m.iter()
-                .map(|e: &Entry| {
-                    (
-                        e.key.key_str().into_owned(),
-                        tree::text(&e.value).unwrap_or_default(),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+/// The string pairs of a map field; `None` when the field is missing or not a map.
+fn string_pairs_of(n: Option<&Node>) -> Option<Vec<(String, String)>> {
+    let m = n.and_then(Node::as_map)?;
+    Some(
+        m.iter()
+            .map(|e: &Entry| {
+                (
+                    e.key.key_str().into_owned(),
+                    tree::text(&e.value).unwrap_or_default(),
+                )
+            })
+            .collect(),
+    )
 }
 
 /// kustomize's content hash of a ConfigMap or Secret (10 characters, some letters swapped
@@ -65,29 +66,29 @@ fn string_pairs_of(n: Option<&Node>) -> Vec<(String, String)> {
 pub fn hash_suffix(r: &Resource) -> String {
     let kind = r.kind();
     let mut enc = String::new();
-    let mut data = string_pairs_of(r.root.get("data"));
+    let data = string_pairs_of(r.root.get("data"));
     if kind == "ConfigMap" {
-        let mut bin = string_pairs_of(r.root.get("binaryData"));
+        let bin = string_pairs_of(r.root.get("binaryData"));
         enc.push('{');
-        if !bin.is_empty() {
+        if bin.is_some() {
             enc.push_str("\"binaryData\":");
-            go_json_string_map(&mut bin, &mut enc);
+            go_json_string_map(bin, &mut enc);
             enc.push(',');
         }
         enc.push_str("\"data\":");
-        go_json_string_map(&mut data, &mut enc);
+        go_json_string_map(data, &mut enc);
         enc.push_str(",\"kind\":\"ConfigMap\",\"name\":");
         go_json_string("", &mut enc);
         enc.push('}');
     } else if kind == "Secret" {
-        let mut sd = string_pairs_of(r.root.get("stringData"));
+        let sd = string_pairs_of(r.root.get("stringData"));
         enc.push_str("{\"data\":");
-        go_json_string_map(&mut data, &mut enc);
+        go_json_string_map(data, &mut enc);
         enc.push_str(",\"kind\":\"Secret\",\"name\":");
         go_json_string("", &mut enc);
-        if !sd.is_empty() {
+        if sd.is_some() {
             enc.push_str(",\"stringData\":");
-            go_json_string_map(&mut sd, &mut enc);
+            go_json_string_map(sd, &mut enc);
         }
         enc.push_str(",\"type\":");
         go_json_string(

@@ -1,7 +1,7 @@
 //! patches / patchesStrategicMerge / patchesJson6902: load each patch (file or inline),
 //! find its targets and apply it as a strategic merge or a JSON 6902 patch.
 
-use super::acc::{Acc, Builder, Fail, failed};
+use super::acc::{Acc, Builder, Fail, drop_empty_annotations, failed, stringify_metadata_map};
 use super::json6902;
 use super::kustomization::{Item, Kustomization};
 use super::merge_keys;
@@ -203,6 +203,7 @@ fn apply_smp(acc: &mut Acc, i: usize, doc: &Node) {
     tree::remove(&mut patch, "apiVersion");
     tree::remove(&mut patch, "kind");
     smp.merge(&mut r.root, &patch);
+    drop_empty_annotations(&mut r.root);
 }
 
 /// `patches`: each with a file or inline patch and an optional target selector.
@@ -282,7 +283,7 @@ pub fn apply_patch(
         for &i in &idx {
             let r = &mut acc.resources[i];
             let before = (r.name().into_owned(), r.namespace().into_owned());
-            json6902::apply(&mut r.root, &ops)
+            apply_json6902(&mut r.root, &ops)
                 .map_err(|(s, m)| failed(s, format!("{m} (patching {})", r.id_string())))?;
             if r.name() != before.0 || r.namespace() != before.1 {
                 r.history.push(before);
@@ -312,6 +313,7 @@ pub fn apply_patch(
                 tree::remove(&mut patch, "apiVersion");
             }
             smp.merge(&mut r.root, &patch);
+            drop_empty_annotations(&mut r.root);
             if r.name() != before.0 || r.namespace() != before.1 {
                 r.history.push(before);
             }
@@ -323,6 +325,24 @@ pub fn apply_patch(
         acc.resources.remove(i);
     }
     Ok(())
+}
+
+/// A JSON 6902 patch as kustomize applies it: the object carries kustomize's bookkeeping
+/// annotations (its previous names) while the ops run, so `/metadata/annotations` is there
+/// even on an object without annotations, or with an empty map the file gave, and an `add`
+/// below it works; afterwards the annotations are set again from a string map, so values
+/// read as strings and an empty map goes.
+fn apply_json6902(root: &mut Node, ops: &[json6902::Op]) -> Result<(), (Span, String)> {
+    if let Some(meta) = root.get_mut("metadata")
+        && meta.as_map().is_some()
+    {
+        let span = meta.span;
+        tree::entry_or_insert(meta, "annotations", || tree::map(span));
+    }
+    let applied = json6902::apply(root, ops);
+    stringify_metadata_map(root, "annotations");
+    drop_empty_annotations(root);
+    applied
 }
 
 /// `patchesJson6902`: a target by gvk/name plus a file or inline op list.

@@ -6,8 +6,9 @@
 //! (`mountPath`, `devicePath`, `ip`, `type`, `topologyKey`, `name`, `containerPort`);
 //! other lists are replaced. Directives: `$patch: delete|replace|merge`,
 //! `$setElementOrder/<list>`, `$retainKeys`, `$deleteFromPrimitiveList/<list>`; a null
-//! value deletes its key. A value the patch sets points at the patch and remembers the base
-//! value it overrode as a related span.
+//! value deletes its key, also inside content the patch adds (kyaml merges that into an
+//! empty map). A value the patch sets points at the patch and remembers the base value it
+//! overrode as a related span.
 
 use super::merge_keys::{self, ListKey};
 use super::openapi::{CustomSchema, ListMerge};
@@ -60,6 +61,7 @@ impl Smp {
             Some("replace") => {
                 let mut fresh = patch.clone();
                 strip_directives(&mut fresh);
+                self.drop_nulls(&mut fresh, path);
                 *base = fresh;
                 return;
             }
@@ -72,6 +74,7 @@ impl Smp {
         if base.as_map().is_none() {
             let mut fresh = patch.clone();
             strip_directives(&mut fresh);
+            self.drop_nulls(&mut fresh, path);
             let old = base.span;
             *base = fresh;
             tree::push_related(base, old, "base value");
@@ -114,6 +117,7 @@ impl Smp {
                 {
                     continue;
                 }
+                self.drop_added_nulls(&mut fresh, path, &key);
                 tree::set(base, &key, fresh);
                 // keep the key's span on the patch too
                 if let Value::Map(entries) = &mut base.value
@@ -182,27 +186,7 @@ impl Smp {
             *bitems = kept;
             return;
         }
-        // Without a schema (custom resources) kustomize replaces lists wholesale.
-        let declared = match (&self.custom, self.builtin) {
-            (Some((schema, (g, v, k))), None) => schema.list_merge(g, v, k, path, field),
-            _ => ListMerge::Unknown,
-        };
-        let key: Option<String> = if let Some(root) = self.builtin {
-            match merge_keys::list_key(root, path, field) {
-                ListKey::By(k) => Some(k.to_string()),
-                ListKey::Set => Some(String::new()),
-                ListKey::Replace => None,
-            }
-        } else {
-            match declared {
-                ListMerge::ByKey(k) => Some(k),
-                ListMerge::Replace => None,
-                ListMerge::Unknown if self.infer => infer_key(pitems)
-                    .or_else(|| infer_key(bitems))
-                    .map(str::to_string),
-                ListMerge::Unknown => None,
-            }
-        };
+        let key = self.list_key(path, field, pitems, bitems);
         let all_maps = pitems.iter().all(|p| p.as_map().is_some());
         match key.as_deref() {
             Some("") => {
@@ -242,6 +226,7 @@ impl Smp {
                         None => {
                             let mut c = p.clone();
                             strip_directives(&mut c);
+                            self.drop_nulls(&mut c, path);
                             if base_first {
                                 appended.push(c);
                             } else {
@@ -273,6 +258,75 @@ impl Smp {
                 *bitems = fresh;
             }
         }
+    }
+
+    /// The key a list at `path`/`field` merges by: `Some("")` for a set of scalars, `None`
+    /// for a list the patch replaces whole (as kustomize does for custom resources without
+    /// a schema).
+    fn list_key(
+        &self,
+        path: &[String],
+        field: &str,
+        pitems: &[Node],
+        bitems: &[Node],
+    ) -> Option<String> {
+        if let Some(root) = self.builtin {
+            return match merge_keys::list_key(root, path, field) {
+                ListKey::By(k) => Some(k.to_string()),
+                ListKey::Set => Some(String::new()),
+                ListKey::Replace => None,
+            };
+        }
+        let declared = match &self.custom {
+            Some((schema, (g, v, k))) => schema.list_merge(g, v, k, path, field),
+            None => ListMerge::Unknown,
+        };
+        match declared {
+            ListMerge::ByKey(k) => Some(k),
+            ListMerge::Replace => None,
+            ListMerge::Unknown if self.infer => infer_key(pitems)
+                .or_else(|| infer_key(bitems))
+                .map(str::to_string),
+            ListMerge::Unknown => None,
+        }
+    }
+
+    /// kyaml merges content a patch adds into an empty map, so a `null` there deletes its
+    /// key as it would in the base: `affinity: {nodeAffinity: null}` over a base without
+    /// affinity leaves `affinity: {}`. This goes through maps and lists merged by key; a
+    /// list the patch replaces whole keeps its nulls (measured with kubectl kustomize v5.5).
+    fn drop_nulls(&self, map: &mut Node, path: &mut Vec<String>) {
+        let Value::Map(entries) = &mut map.value else {
+            return;
+        };
+        entries.retain(|e| !e.value.is_null());
+        for e in entries.iter_mut() {
+            let key = e.key.key_str().into_owned();
+            self.drop_added_nulls(&mut e.value, path, &key);
+        }
+    }
+
+    /// [`Self::drop_nulls`] for the value a patch adds under `field` of the map at `path`.
+    fn drop_added_nulls(&self, value: &mut Node, path: &mut Vec<String>, field: &str) {
+        let merged = match &value.value {
+            Value::Map(_) => true,
+            Value::Seq(items) => {
+                items.iter().all(|i| i.as_map().is_some())
+                    && self
+                        .list_key(path, field, items, &[])
+                        .is_some_and(|k| !k.is_empty())
+            }
+            _ => false,
+        };
+        if !merged {
+            return;
+        }
+        path.push(field.to_string());
+        match &mut value.value {
+            Value::Seq(items) => items.iter_mut().for_each(|i| self.drop_nulls(i, path)),
+            _ => self.drop_nulls(value, path),
+        }
+        path.pop();
     }
 }
 
@@ -365,6 +419,17 @@ mod tests {
         assert_eq!(
             merged(base, patch, false),
             "a:\n  z: 3\nl:\n- name: a\n- name: b\n"
+        );
+    }
+
+    #[test]
+    fn nulls_in_added_content_delete_their_keys_except_in_replaced_lists() {
+        // what kubectl kustomize v5.5 printed for this patch over this base
+        let base = "spec:\n  containers:\n  - name: a\n    image: a:1\n";
+        let patch = "spec:\n  securityContext:\n    runAsUser: null\n  tolerations:\n  - key: k\n    value: null\n  containers:\n  - name: a\n    resources:\n      limits: {cpu: null}\n  - name: b\n    args: null\n    env:\n    - name: X\n      value: null\n";
+        assert_eq!(
+            merged(base, patch, true),
+            "spec:\n  containers:\n  - image: a:1\n    name: a\n    resources:\n      limits: {}\n  - env:\n    - name: X\n    name: b\n  securityContext: {}\n  tolerations:\n  - key: k\n    value: null\n"
         );
     }
 
