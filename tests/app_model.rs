@@ -1551,4 +1551,68 @@ fn argo_destinations_by_name_resolve_through_cluster_secrets() {
         located_with_cluster(&r),
         vec!["shared-resource error platform/rbac/reader.yaml:4 https://prod.k8s.acme.internal"]
     );
+
+/// Secrets the repository makes but does not write (a SOPS-encrypted Secret, an
+/// ExternalSecret's target) have known keys and unknown values: a variable that is not one
+/// of a SOPS Secret's keys is undefined (SOPS leaves keys readable), a whole values document
+/// only the cluster knows is left out with a note, and a key of a Secret made from keys the
+/// repository does not list (`dataFrom`) is not reported missing.
+#[test]
+fn made_and_encrypted_secrets_have_known_keys_and_unknown_values() {
+    let git = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: fleet, namespace: flux-system}\nspec:\n  interval: 1m\n  url: https://git.example.com/fleet.git\n  ref: {branch: main}\n";
+    let web = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: web, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./apps/web\n  prune: true\n  sourceRef: {kind: GitRepository, name: fleet}\n  postBuild:\n    substituteFrom:\n      - kind: Secret\n        name: cluster-secrets\n";
+    let sops = "apiVersion: v1\nkind: Secret\nmetadata: {name: cluster-secrets, namespace: flux-system}\nstringData:\n  SECRET_DOMAIN: ENC[AES256_GCM,data:abc=,iv:x,tag:y,type:str]\nsops:\n  mac: ENC[AES256_GCM,data:m,iv:x,tag:y,type:str]\n  lastmodified: '2024-01-01T00:00:00Z'\n";
+    let configmap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\ndata:\n  host: web.${SECRET_DOMAIN}\n  mail: ${SECRET_SMTP_HOST}\n";
+    let release = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: api, namespace: flux-system}\nspec:\n  interval: 10m\n  chart:\n    spec:\n      chart: ./charts/api\n      sourceRef: {kind: GitRepository, name: fleet}\n  valuesFrom:\n    - kind: Secret\n      name: api-values\n    - kind: Secret\n      name: api-env\n      valuesKey: replicas\n      targetPath: replicaCount\n";
+    let external = "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: api-values, namespace: flux-system}\nspec:\n  secretStoreRef: {kind: ClusterSecretStore, name: vault}\n  target:\n    template:\n      data:\n        values.yaml: |\n          password: \"{{ .password }}\"\n  data:\n    - secretKey: password\n      remoteRef: {key: api/password}\n---\napiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: api-env, namespace: flux-system}\nspec:\n  secretStoreRef: {kind: ClusterSecretStore, name: vault}\n  dataFrom:\n    - extract: {key: api/env}\n";
+    let r = lint_tree(&[
+        ("clusters/prod/sources.yaml", git),
+        ("clusters/prod/web.yaml", web),
+        ("clusters/prod/api.yaml", release),
+        ("clusters/prod/cluster-secrets.sops.yaml", sops),
+        ("clusters/prod/api-secrets.yaml", external),
+        ("apps/web/configmap.yaml", configmap),
+        (
+            "charts/api/Chart.yaml",
+            "apiVersion: v2\nname: api\nversion: 1.0.0\n",
+        ),
+        ("charts/api/values.yaml", "replicaCount: 1\n"),
+        (
+            "charts/api/templates/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: api}\ndata:\n  replicas: {{ .Values.replicaCount | quote }}\n",
+        ),
+    ]);
+    let mut got: Vec<String> = r
+        .findings
+        .iter()
+        .map(|f| {
+            format!(
+                "{:?} {} {}:{}",
+                f.severity,
+                f.rule,
+                r.map.path(f.primary.span.file),
+                r.map.line_col(f.primary.span).line
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "Error flux-substitution-undefined apps/web/configmap.yaml:6",
+            "Info offline-unrenderable-input clusters/prod/api-secrets.yaml:9",
+            "Info offline-unrenderable-input clusters/prod/api.yaml:15",
+        ]
+    );
+    let messages: Vec<&str> = r.findings.iter().map(|f| f.message.as_str()).collect();
+    for part in [
+        "Secret/cluster-secrets is SOPS-encrypted and holds only SECRET_DOMAIN",
+        "key 'values.yaml' are known only in the cluster (made by ExternalSecret api-values)",
+        "is made by ExternalSecret api-env from keys this repository does not list",
+    ] {
+        assert!(
+            messages.iter().any(|m| m.contains(part)),
+            "{part} not in {messages:#?}"
+        );
+    }
 }

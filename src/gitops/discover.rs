@@ -168,6 +168,9 @@ impl Prepared {
                     .filter_map(|d| Object::from_node(d.root.clone())),
             );
         }
+        // Then the Secrets the ExternalSecrets and SealedSecrets among them make.
+        let made = super::producers::made_secrets(&catalog);
+        catalog.extend(made);
         let bootstraps = super::cluster::bootstrap_paths(
             plain.iter().map(|(o, f)| (o, f.as_str())),
             files.iter().map(|f| f.path.as_str()),
@@ -705,11 +708,14 @@ fn kustomization_span(files: &[(FileId, String)], dir: &str) -> Span {
 
 /// Can a Flux reference name an object of this kind? Source, Kustomization and HelmRelease
 /// references name Flux objects; `valuesFrom`, `substituteFrom` and `secretRef` name
-/// ConfigMaps and Secrets. The catalog keeps only these (a monorepo's render inputs hold
+/// ConfigMaps and Secrets, and a Secret may be one an ExternalSecret or SealedSecret makes
+/// (`producers.rs`). The catalog keeps only these (a monorepo's render inputs hold
 /// thousands of Deployments no reference can name).
 fn flux_can_name(api_version: &str, kind: &str) -> bool {
     match api_version.split_once('/') {
-        Some((group, _)) => group.ends_with(".fluxcd.io"),
+        Some((group, _)) => {
+            group.ends_with(".fluxcd.io") || super::producers::makes_secret(api_version, kind)
+        }
         None => matches!(kind, "ConfigMap" | "Secret"),
     }
 }

@@ -110,6 +110,8 @@ pub struct FluxApp {
     pub subst_problems: Vec<super::envsubst::SubstProblem>,
     /// `substituteStrategy: WithVariables` with no variable defined: nothing substituted.
     pub substitution_skipped: bool,
+    /// `postBuild.substituteFrom` entries and what the repository knows of their keys.
+    pub substitute_from: Vec<super::producers::SubstSource>,
 }
 
 impl FluxApp {
@@ -136,21 +138,27 @@ impl FluxApp {
             prune: spec.and_then(|s| s.get("prune")).and_then(Node::as_bool) == Some(true),
             subst_problems: Vec::new(),
             substitution_skipped: false,
+            substitute_from: Vec::new(),
         }
     }
 }
 
 /// Variables for `postBuild`: `substituteFrom` ConfigMaps/Secrets found in the repo (in
-/// order, later overwrite earlier), then inline `substitute` (wins). Missing non-optional
-/// references are returned for `offline-unrenderable-input`.
-pub fn post_build_vars(
-    spec: &Node,
-    find: impl Fn(&str, &str) -> Option<Object>,
-) -> (BTreeMap<String, String>, Vec<(Span, String)>) {
+/// order, later overwrite earlier), then inline `substitute` (wins). A value only the
+/// cluster knows (SOPS ciphertext, a Secret an ExternalSecret or SealedSecret makes) stays
+/// `ENC[…]`. Missing non-optional references are returned for
+/// `offline-unrenderable-input`, and what is known of each source's keys for
+/// `flux-substitution-undefined`.
+pub fn post_build_vars(spec: &Node, find: impl Fn(&str, &str) -> Option<Object>) -> PostBuildVars {
     let mut vars = BTreeMap::new();
     let mut missing = Vec::new();
+    let mut sources = Vec::new();
     let Some(pb) = spec.get("postBuild") else {
-        return (vars, missing);
+        return PostBuildVars {
+            vars,
+            missing,
+            sources,
+        };
     };
     for from in pb
         .get("substituteFrom")
@@ -159,14 +167,20 @@ pub fn post_build_vars(
     {
         let kind = from.get_str("kind").unwrap_or("ConfigMap");
         let name = from.get_str("name").unwrap_or("");
-        match find(kind, name) {
+        let found = find(kind, name);
+        sources.push(super::producers::SubstSource {
+            reference: format!("{kind}/{name}"),
+            keys: super::producers::source_keys(found.as_ref(), &find),
+        });
+        match found {
             Some(obj) => {
                 let secret = kind == "Secret";
                 for key in ["data", "stringData"] {
                     if let Some(entries) = obj.root.get(key).and_then(Node::as_map) {
                         for e in entries {
                             let mut v = e.value.scalar_text().unwrap_or_default();
-                            if secret && key == "data" {
+                            // Ciphertext is not base64 of the value: it stays as written.
+                            if secret && key == "data" && !super::sops::is_ciphertext(&e.value) {
                                 v = super::secret_data::decode_base64(&v).unwrap_or(v);
                             }
                             vars.insert(e.key.key_str().into_owned(), v);
@@ -189,7 +203,19 @@ pub fn post_build_vars(
             );
         }
     }
-    (vars, missing)
+    PostBuildVars {
+        vars,
+        missing,
+        sources,
+    }
+}
+
+/// What [`post_build_vars`] reads from a Kustomization's `postBuild`.
+pub struct PostBuildVars {
+    pub vars: BTreeMap<String, String>,
+    /// Non-optional `substituteFrom` references not in the repository, where they are named.
+    pub missing: Vec<(Span, String)>,
+    pub sources: Vec<super::producers::SubstSource>,
 }
 
 /// With no git remote, the URLs the repo's own Flux bootstrap syncs from: a GitRepository
@@ -713,7 +739,12 @@ pub(super) fn flux_kustomization(ctx: &mut Ctx, obj: &Object) -> (App, Rendered,
         },
     }
     // postBuild substitution on the built objects.
-    let (vars, missing) = post_build_vars(spec, |kind, name| ctx.find(kind, &ns, name));
+    let PostBuildVars {
+        vars,
+        missing,
+        sources,
+    } = post_build_vars(spec, |kind, name| ctx.find(kind, &ns, name));
+    fx.substitute_from = sources;
     for (span, message) in missing {
         rendered.issues.push(RenderIssue {
             kind: IssueKind::Unrenderable,

@@ -19,6 +19,7 @@ pub mod inputs;
 pub mod kustomization_files;
 pub mod listing;
 mod plain_index;
+pub mod producers;
 pub mod remote_charts;
 pub mod remote_render;
 pub mod remotes;

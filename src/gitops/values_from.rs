@@ -3,8 +3,11 @@
 //! order (`valuesKey` default `values.yaml`, `targetPath` sets one value at a dotted path,
 //! `optional` tolerates a missing object or key), then `spec.values`. Values keep the spans of the
 //! repo lines that wrote them, so a finding about a rendered value points at the ConfigMap line,
-//! not at a copy.
+//! not at a copy. A value only the cluster knows (SOPS ciphertext, a Secret an ExternalSecret or
+//! SealedSecret makes: `producers.rs`) is there but unknown: at a `targetPath` it is set as the
+//! opaque `ENC[…]` text, and a whole values document of it is left out, with a note.
 
+use super::producers::SourceKeys;
 use crate::object::Object;
 use crate::render::helm::layers::ValuesLayer;
 use crate::render::{IssueKind, RenderIssue};
@@ -41,8 +44,17 @@ pub fn flux_values(
             }
             continue;
         };
+        let keys = || super::producers::source_keys(Some(&obj), &|k, n| find(k, ns, n));
         let Some((node, text, decoded)) = key_value(&obj, key) else {
-            if !optional {
+            if let SourceKeys::Open { how } = keys() {
+                issues.push(RenderIssue {
+                    kind: IssueKind::InCluster,
+                    span: vf.get("valuesKey").map(|n| n.span).unwrap_or(vf.full_span()),
+                    message: format!(
+                        "valuesFrom {kind} '{ns}/{name}' is {how} from keys this repository does not list; whether it holds '{key}' is known only in the cluster"
+                    ),
+                });
+            } else if !optional {
                 issues.push(RenderIssue {
                     kind: IssueKind::Failed,
                     span: vf.get("valuesKey").map(|n| n.span).unwrap_or(vf.full_span()),
@@ -54,12 +66,32 @@ pub fn flux_values(
             continue;
         };
         let label = format!("value from {kind} {name} ({})", map.path(node.span.file));
+        let unknown = super::sops::is_ciphertext(node);
         if let Some(path) = vf.get("targetPath").and_then(Node::scalar_text) {
             layers.push(ValuesLayer::AtPath {
                 label,
                 path,
-                value: text,
+                // Opaque text, set as it is (the `--set` parser splits at commas).
+                value: if unknown {
+                    escape_set_value(&text)
+                } else {
+                    text
+                },
                 span: node.span,
+            });
+            continue;
+        }
+        if unknown {
+            let how = match keys() {
+                SourceKeys::Closed { how, .. } | SourceKeys::Open { how } => how,
+                _ => "encrypted".into(),
+            };
+            issues.push(RenderIssue {
+                kind: IssueKind::InCluster,
+                span: node.span,
+                message: format!(
+                    "values from {kind} '{ns}/{name}' key '{key}' are known only in the cluster ({how}); the release is rendered without them"
+                ),
             });
             continue;
         }
@@ -81,11 +113,24 @@ pub fn flux_values(
     (layers, issues)
 }
 
+/// `text` as one `--set` value: backslash before what the parser would read as syntax.
+fn escape_set_value(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '\\' | ',') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A ConfigMap's or Secret's key: its node, its text, and whether the text was decoded
-/// (Secret `data` is base64, so its text is not what the file shows).
+/// (Secret `data` is base64, so its text is not what the file shows; ciphertext stays as
+/// written).
 fn key_value<'a>(obj: &'a Object, key: &str) -> Option<(&'a Node, String, bool)> {
     if let Some(v) = obj.root.get("data").and_then(|d| d.get(key)) {
-        if obj.kind == "Secret" {
+        if obj.kind == "Secret" && !super::sops::is_ciphertext(v) {
             let decoded = super::secret_data::decode_base64(&v.scalar_text()?)?;
             return Some((v, decoded, true));
         }

@@ -4,9 +4,9 @@
 use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
-use crate::gitops::Model;
 use crate::gitops::envsubst::SubstProblemKind;
-use crate::yaml::Node;
+use crate::gitops::flux::FluxApp;
+use crate::gitops::producers::SourceKeys;
 
 pub const ID: &str = "flux-substitution-undefined";
 
@@ -23,36 +23,36 @@ pub const META: RuleMeta = RuleMeta {
 
 const HELP: &str = "Define the variable in postBuild.substitute / substituteFrom, give it a default (`${var:=value}`), escape it as `$${var}`, disable substitution on the object (label kustomize.toolkit.fluxcd.io/substitute: disabled), or set substituteStrategy: Always.";
 
-/// `substituteFrom` sources whose variables cannot be known here: not in the repository, or
-/// a Secret whose values are SOPS ciphertext (decrypted only in the cluster).
-fn unknown_sources(model: &Model, decl: &crate::object::Object) -> Vec<String> {
-    let refs = decl
-        .root
-        .get_path(&["spec", "postBuild", "substituteFrom"])
-        .and_then(Node::as_seq)
-        .unwrap_or_default();
-    let mut out = Vec::new();
-    for r in refs {
-        let kind = r.get_str("kind").unwrap_or("ConfigMap");
-        let name = r.get_str("name").unwrap_or("");
-        let found = model
-            .objects
-            .iter()
-            .find(|mo| mo.object.kind == kind && mo.object.name == name);
-        let known = found.is_some_and(|mo| {
-            mo.object.root.get("sops").is_none()
-                && !["data", "stringData"].iter().any(|k| {
-                    mo.object
-                        .root
-                        .get(k)
-                        .and_then(Node::as_map)
-                        .unwrap_or_default()
-                        .iter()
-                        .any(|e| crate::gitops::sops::is_ciphertext(&e.value))
-                })
-        });
-        if !known {
-            out.push(format!("{kind}/{name}"));
+/// What the `substituteFrom` sources say of a variable no source defines.
+struct Sources {
+    /// Not in the repository: anything may be defined there.
+    missing: Vec<String>,
+    /// Made in the cluster with keys the repository does not list.
+    open: bool,
+    /// Made or encrypted, with every key known: named in the message.
+    closed: Vec<String>,
+}
+
+fn sources(flux: &FluxApp) -> Sources {
+    let mut out = Sources {
+        missing: Vec::new(),
+        open: false,
+        closed: Vec::new(),
+    };
+    for s in &flux.substitute_from {
+        match &s.keys {
+            SourceKeys::Written => {}
+            SourceKeys::Missing => out.missing.push(s.reference.clone()),
+            SourceKeys::Open { .. } => out.open = true,
+            SourceKeys::Closed { how, keys } => out.closed.push(format!(
+                "{} is {how} and holds {}",
+                s.reference,
+                if keys.is_empty() {
+                    "no keys".to_string()
+                } else {
+                    format!("only {}", keys.join(", "))
+                }
+            )),
         }
     }
     out
@@ -61,28 +61,35 @@ fn unknown_sources(model: &Model, decl: &crate::object::Object) -> Vec<String> {
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     for app in &model.apps {
         let Some(flux) = &app.flux else { continue };
-        let unknown = unknown_sources(model, &flux.decl);
+        let sources = sources(flux);
         let mut seen = std::collections::BTreeSet::new();
         for p in &flux.subst_problems {
             if !seen.insert((p.span, p.var.clone())) {
                 continue;
             }
             let (severity, message) = match p.kind {
-                // Defined, perhaps, by a source this repository does not hold in clear text.
-                SubstProblemKind::Undefined if !unknown.is_empty() => (
+                // Defined, perhaps, by a source this repository does not hold.
+                SubstProblemKind::Undefined if !sources.missing.is_empty() => (
                     Severity::Info,
                     format!(
-                        "`${{{}}}` has no default and is not defined in the repository; it may come from postBuild.substituteFrom {} (not in the repository or encrypted), else kustomize-controller ≥ 1.9 fails the Kustomization",
+                        "`${{{}}}` has no default and is not defined in the repository; it may come from postBuild.substituteFrom {} (not in the repository), else kustomize-controller ≥ 1.9 fails the Kustomization",
                         p.var,
-                        unknown.join(", ")
+                        sources.missing.join(", ")
                     ),
                 ),
+                // A Secret made from keys the repository does not list may define anything.
+                SubstProblemKind::Undefined if sources.open => continue,
                 // kustomize-controller ≥ 1.9 fails the reconciliation (StrictPostBuildSubstitutions).
                 SubstProblemKind::Undefined => (
                     Severity::Error,
                     format!(
-                        "`${{{}}}` is not defined and has no default: kustomize-controller ≥ 1.9 fails the whole Kustomization (older versions render an empty string)",
-                        p.var
+                        "`${{{}}}` is not defined and has no default: kustomize-controller ≥ 1.9 fails the whole Kustomization (older versions render an empty string){}",
+                        p.var,
+                        sources
+                            .closed
+                            .iter()
+                            .map(|c| format!("; postBuild.substituteFrom {c}"))
+                            .collect::<String>()
                     ),
                 ),
                 SubstProblemKind::InvalidName => (
@@ -106,7 +113,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
         }
         // With sources whose variables are unknown, "no variables" is not known either
         // (offline-unrenderable-input names the missing sources).
-        if flux.substitution_skipped && unknown.is_empty() {
+        if flux.substitution_skipped && sources.missing.is_empty() && !sources.open {
             let span = flux
                 .decl
                 .root
