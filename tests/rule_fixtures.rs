@@ -149,6 +149,7 @@ fixtures! {
     autoscaler_conflict_bad => "autoscaler-conflict/bad",
     autoscaler_conflict_clean => "autoscaler-conflict/clean",
     autoscaler_conflict_clean_vpa_memory_hpa_cpu => "autoscaler-conflict/clean-vpa-memory-hpa-cpu",
+    autoscaler_conflict_clean_base_in_two_clusters => "autoscaler-conflict/clean-base-in-two-clusters",
     committed_live_state_bad => "committed-live-state/bad",
     committed_live_state_clean => "committed-live-state/clean",
     declared_empty_or_null_bad => "declared-empty-or-null/bad",
