@@ -85,9 +85,15 @@ fn diff_nodes(
     }
     match (&a.value, &b.value) {
         (Value::Map(ea), Value::Map(eb)) => {
-            for e in ea {
+            // A key written twice is one field holding the last value (YAML duplicate keys
+            // are last-wins, as Kubernetes decodes them): compare what each render keeps, so
+            // an earlier copy is never paired with the other render's last one.
+            for (j, e) in ea.iter().enumerate() {
                 let k = e.key.key_str().into_owned();
-                match eb.iter().find(|x| x.key.key_is(&k)) {
+                if ea[j + 1..].iter().any(|x| x.key.key_is(&k)) {
+                    continue;
+                }
+                match eb.iter().rev().find(|x| x.key.key_is(&k)) {
                     Some(o) => {
                         path.push(k);
                         diff_nodes(object, &e.value, &o.value, path, out);
@@ -125,4 +131,41 @@ fn push(object: &str, path: &[String], node: &Node, out: &mut Vec<RenderDifferen
         span: node.span,
         explained,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compare;
+    use crate::object::Object;
+
+    fn objects(text: &str) -> Vec<Object> {
+        crate::yaml::parse_str(text, crate::source::FileId(0), &Default::default())
+            .docs
+            .into_iter()
+            .filter_map(|d| Object::from_node(d.root))
+            .collect()
+    }
+
+    const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  \
+        labels:\n    app.kubernetes.io/name: web\n    app.kubernetes.io/name: LAST\n";
+
+    #[test]
+    fn the_same_text_with_a_key_written_twice_is_no_difference() {
+        let text = DEPLOYMENT.replace("LAST", "web-server");
+        assert!(compare(&objects(&text), &objects(&text)).is_empty());
+    }
+
+    #[test]
+    fn a_key_written_twice_is_compared_by_the_value_that_wins() {
+        let first = objects(&DEPLOYMENT.replace("LAST", "a"));
+        let second = objects(&DEPLOYMENT.replace("LAST", "b"));
+        let found = compare(&first, &second);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].field, "metadata.labels.app.kubernetes.io/name");
+        // The line that wins, where a person edits.
+        assert_eq!(
+            found[0].span.start,
+            DEPLOYMENT.find("LAST").unwrap_or(0) as u32
+        );
+    }
 }
