@@ -234,6 +234,7 @@ fixtures! {
     second_writer_clean_ephemeral_cluster => "second-writer/clean-ephemeral-cluster",
     selfheal_external_owner_bad => "selfheal-external-owner/bad",
     selfheal_external_owner_clean => "selfheal-external-owner/clean",
+    selfheal_external_owner_clean_operator_finalizer_declared => "selfheal-external-owner/clean-operator-finalizer-declared",
     server_assigned_field_declared_bad => "server-assigned-field-declared/bad",
     server_assigned_field_declared_clean => "server-assigned-field-declared/clean",
     shared_resource_bad => "shared-resource/bad",
