@@ -18,6 +18,9 @@ pub struct RenderDifference {
     pub span: Span,
     /// Taint already explains it (`helm-nondeterministic-function` reports it at the call).
     pub explained: bool,
+    /// The object's hook annotations: a difference in an object its controller never applies
+    /// (a Helm test) changes nothing it syncs.
+    pub hooks: super::hooks::ObjectHooks,
 }
 
 fn id(o: &Object) -> (String, String, String) {
@@ -48,7 +51,7 @@ pub fn compare(first: &[Object], second: &[Object]) -> Vec<RenderDifference> {
     let mut unmatched: Vec<usize> = Vec::new();
     for (i, a) in first.iter().enumerate() {
         match second.iter().find(|b| id(b) == id(a)) {
-            Some(b) => diff_nodes(&display(a), &a.root, &b.root, &mut Vec::new(), &mut out),
+            Some(b) => diff_nodes(&Of::new(a), &a.root, &b.root, &mut Vec::new(), &mut out),
             None => unmatched.push(i),
         }
     }
@@ -65,16 +68,32 @@ pub fn compare(first: &[Object], second: &[Object]) -> Vec<RenderDifference> {
             field: "metadata.name".into(),
             span: name_node.map(|n| n.span).unwrap_or(a.root.span),
             explained: name_node.is_some_and(tainted),
+            hooks: super::hooks::ObjectHooks::of(a),
         });
         if let Some(b) = unpaired.get(k) {
-            diff_nodes(&display(a), &a.root, &b.root, &mut Vec::new(), &mut out);
+            diff_nodes(&Of::new(a), &a.root, &b.root, &mut Vec::new(), &mut out);
         }
     }
     out
 }
 
+/// The object a difference belongs to.
+struct Of {
+    display: String,
+    hooks: super::hooks::ObjectHooks,
+}
+
+impl Of {
+    fn new(o: &Object) -> Of {
+        Of {
+            display: display(o),
+            hooks: super::hooks::ObjectHooks::of(o),
+        }
+    }
+}
+
 fn diff_nodes(
-    object: &str,
+    object: &Of,
     a: &Node,
     b: &Node,
     path: &mut Vec<String>,
@@ -122,14 +141,15 @@ fn diff_nodes(
     }
 }
 
-fn push(object: &str, path: &[String], node: &Node, out: &mut Vec<RenderDifference>) {
+fn push(object: &Of, path: &[String], node: &Node, out: &mut Vec<RenderDifference>) {
     let mut explained = false;
     node.walk(|_, n| explained |= tainted(n));
     out.push(RenderDifference {
-        object: object.to_string(),
+        object: object.display.clone(),
         field: path.join("."),
         span: node.span,
         explained,
+        hooks: object.hooks,
     });
 }
 

@@ -55,7 +55,7 @@ fn ignores_aggregated_roles(model: &Model) -> bool {
 
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     let aggregated_ok = ignores_aggregated_roles(model);
-    for mo in &model.objects {
+    for mo in model.in_scope() {
         let o = &mo.object;
         let app = model.app_of(mo);
         let heal = heals(app);
