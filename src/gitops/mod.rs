@@ -13,6 +13,7 @@ pub mod envsubst;
 pub mod flux;
 pub mod flux_overlay;
 pub mod gotemplate;
+pub mod hooks;
 pub mod ignore;
 mod in_place;
 pub mod inputs;

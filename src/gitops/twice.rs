@@ -18,6 +18,9 @@ pub struct RenderDifference {
     pub span: Span,
     /// Taint already explains it (`helm-nondeterministic-function` reports it at the call).
     pub explained: bool,
+    /// The object's hook annotations: a difference in an object its controller never applies
+    /// (a Helm test) changes nothing it syncs.
+    pub hooks: super::hooks::ObjectHooks,
 }
 
 fn id(o: &Object) -> (String, String, String) {
@@ -48,7 +51,7 @@ pub fn compare(first: &[Object], second: &[Object]) -> Vec<RenderDifference> {
     let mut unmatched: Vec<usize> = Vec::new();
     for (i, a) in first.iter().enumerate() {
         match second.iter().find(|b| id(b) == id(a)) {
-            Some(b) => diff_nodes(&display(a), &a.root, &b.root, &mut Vec::new(), &mut out),
+            Some(b) => diff_nodes(&Of::new(a), &a.root, &b.root, &mut Vec::new(), &mut out),
             None => unmatched.push(i),
         }
     }
@@ -65,16 +68,32 @@ pub fn compare(first: &[Object], second: &[Object]) -> Vec<RenderDifference> {
             field: "metadata.name".into(),
             span: name_node.map(|n| n.span).unwrap_or(a.root.span),
             explained: name_node.is_some_and(tainted),
+            hooks: super::hooks::ObjectHooks::of(a),
         });
         if let Some(b) = unpaired.get(k) {
-            diff_nodes(&display(a), &a.root, &b.root, &mut Vec::new(), &mut out);
+            diff_nodes(&Of::new(a), &a.root, &b.root, &mut Vec::new(), &mut out);
         }
     }
     out
 }
 
+/// The object a difference belongs to.
+struct Of {
+    display: String,
+    hooks: super::hooks::ObjectHooks,
+}
+
+impl Of {
+    fn new(o: &Object) -> Of {
+        Of {
+            display: display(o),
+            hooks: super::hooks::ObjectHooks::of(o),
+        }
+    }
+}
+
 fn diff_nodes(
-    object: &str,
+    object: &Of,
     a: &Node,
     b: &Node,
     path: &mut Vec<String>,
@@ -85,9 +104,15 @@ fn diff_nodes(
     }
     match (&a.value, &b.value) {
         (Value::Map(ea), Value::Map(eb)) => {
-            for e in ea {
+            // A key written twice is one field holding the last value (YAML duplicate keys
+            // are last-wins, as Kubernetes decodes them): compare what each render keeps, so
+            // an earlier copy is never paired with the other render's last one.
+            for (j, e) in ea.iter().enumerate() {
                 let k = e.key.key_str().into_owned();
-                match eb.iter().find(|x| x.key.key_is(&k)) {
+                if ea[j + 1..].iter().any(|x| x.key.key_is(&k)) {
+                    continue;
+                }
+                match eb.iter().rev().find(|x| x.key.key_is(&k)) {
                     Some(o) => {
                         path.push(k);
                         diff_nodes(object, &e.value, &o.value, path, out);
@@ -116,13 +141,51 @@ fn diff_nodes(
     }
 }
 
-fn push(object: &str, path: &[String], node: &Node, out: &mut Vec<RenderDifference>) {
+fn push(object: &Of, path: &[String], node: &Node, out: &mut Vec<RenderDifference>) {
     let mut explained = false;
     node.walk(|_, n| explained |= tainted(n));
     out.push(RenderDifference {
-        object: object.to_string(),
+        object: object.display.clone(),
         field: path.join("."),
         span: node.span,
         explained,
+        hooks: object.hooks,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compare;
+    use crate::object::Object;
+
+    fn objects(text: &str) -> Vec<Object> {
+        crate::yaml::parse_str(text, crate::source::FileId(0), &Default::default())
+            .docs
+            .into_iter()
+            .filter_map(|d| Object::from_node(d.root))
+            .collect()
+    }
+
+    const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  \
+        labels:\n    app.kubernetes.io/name: web\n    app.kubernetes.io/name: LAST\n";
+
+    #[test]
+    fn the_same_text_with_a_key_written_twice_is_no_difference() {
+        let text = DEPLOYMENT.replace("LAST", "web-server");
+        assert!(compare(&objects(&text), &objects(&text)).is_empty());
+    }
+
+    #[test]
+    fn a_key_written_twice_is_compared_by_the_value_that_wins() {
+        let first = objects(&DEPLOYMENT.replace("LAST", "a"));
+        let second = objects(&DEPLOYMENT.replace("LAST", "b"));
+        let found = compare(&first, &second);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].field, "metadata.labels.app.kubernetes.io/name");
+        // The line that wins, where a person edits.
+        assert_eq!(
+            found[0].span.start,
+            DEPLOYMENT.find("LAST").unwrap_or(0) as u32
+        );
+    }
 }

@@ -34,6 +34,45 @@ pub fn is_builtin_group(group: &str) -> bool {
     BUILTIN_GROUPS.contains(&group)
 }
 
+/// The finalizer an operator adds to its own custom resources, where upstream's source names
+/// it: KEDA's `finalizer.keda.sh` (ScaledObject, ScaledJob, TriggerAuthentication;
+/// https://github.com/kedacore/keda/tree/main/controllers/keda), the AWS Load Balancer
+/// Controller's `elbv2.k8s.aws/resources` (TargetGroupBinding;
+/// https://github.com/kubernetes-sigs/aws-load-balancer-controller/tree/main/controllers/elbv2).
+const OPERATOR_FINALIZERS: &[(&str, &str)] = &[
+    ("keda.sh", "finalizer.keda.sh"),
+    ("elbv2.k8s.aws", "elbv2.k8s.aws/resources"),
+];
+
+/// The finalizer the operator of `group` adds, when the table above knows it.
+pub fn operator_finalizer(group: &str) -> Option<&'static str> {
+    OPERATOR_FINALIZERS
+        .iter()
+        .find(|(g, _)| *g == group)
+        .map(|(_, f)| *f)
+}
+
+/// Is `finalizer` named in the API domain of `group`, as operators name the finalizer they
+/// add to their own resources (Kubernetes asks for domain-qualified finalizer names)? The
+/// finalizer's domain — the text before `/`, or all of it — and the group end in the same
+/// two labels: `finalizer.keda.sh` on `keda.sh`, `strimzi.io/topic-operator` on
+/// `kafka.strimzi.io`, `cephcluster.ceph.rook.io` on `ceph.rook.io`.
+pub fn finalizer_in_group_domain(group: &str, finalizer: &str) -> bool {
+    fn org(domain: &str) -> Option<&str> {
+        let mut dots = domain.rmatch_indices('.');
+        dots.next()?;
+        Some(match dots.next() {
+            Some((i, _)) => &domain[i + 1..],
+            None => domain,
+        })
+    }
+    let domain = finalizer.split_once('/').map_or(finalizer, |(d, _)| d);
+    match (org(domain), org(group)) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// Is the kind in Argo CD's scheme (typed normalization applies)?
 pub fn in_argo_scheme(group: &str) -> bool {
     is_builtin_group(group) && !matches!(group, "apiextensions.k8s.io" | "apiregistration.k8s.io")
@@ -210,5 +249,40 @@ pub fn self_signing_operator(mo: &ModelObject) -> Option<&'static str> {
             }
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{finalizer_in_group_domain, operator_finalizer};
+
+    #[test]
+    fn finalizers_named_in_the_resource_group_domain() {
+        assert!(finalizer_in_group_domain("keda.sh", "finalizer.keda.sh"));
+        assert!(finalizer_in_group_domain(
+            "eventing.keda.sh",
+            "finalizer.keda.sh"
+        ));
+        assert!(finalizer_in_group_domain(
+            "kafka.strimzi.io",
+            "strimzi.io/topic-operator"
+        ));
+        assert!(finalizer_in_group_domain(
+            "ceph.rook.io",
+            "cephcluster.ceph.rook.io"
+        ));
+        assert!(finalizer_in_group_domain(
+            "elbv2.k8s.aws",
+            "elbv2.k8s.aws/resources"
+        ));
+        // Another project's finalizer, or one without a domain.
+        assert!(!finalizer_in_group_domain(
+            "s3.aws.upbound.io",
+            "finalizer.managedresource.crossplane.io"
+        ));
+        assert!(!finalizer_in_group_domain("example.com", "kubernetes"));
+        assert!(!finalizer_in_group_domain("example.com", "example/cleanup"));
+        assert_eq!(operator_finalizer("keda.sh"), Some("finalizer.keda.sh"));
+        assert_eq!(operator_finalizer("example.com"), None);
     }
 }

@@ -178,7 +178,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
         }
     }
 
-    for mo in &model.objects {
+    for mo in model.in_scope() {
         let Some(meta) = mo.object.metadata() else {
             continue;
         };

@@ -136,9 +136,20 @@ fn conflict_with_profile(
     Some(about(f, model.app_of(s.obj), s.obj))
 }
 
+/// One object in the cluster: a base rendered by several apps (one overlay per cluster)
+/// gives copies of one HPA, and an API object is its group, kind, namespace and name, so
+/// copies are one autoscaler. Whether two apps may both own it is `shared-resource`'s question.
+fn same_object(a: &Scaler, b: &Scaler) -> bool {
+    let (x, y) = (&a.obj.object, &b.obj.object);
+    x.group() == y.group() && x.kind == y.kind && x.name == y.name && a.obj.namespace == b.obj.namespace
+}
+
 /// `a` came first in the repo; the finding lands on `b`.
 fn conflict(model: &Model, a: &Scaler, b: &Scaler) -> Option<Finding> {
-    if !same_target(a, b) || super::util::in_other_clusters(model, a.obj, b.obj) {
+    if !same_target(a, b)
+        || same_object(a, b)
+        || super::util::in_other_clusters(model, a.obj, b.obj)
+    {
         return None;
     }
     let target = format!("{} {}/{}", a.target.1, b.obj.namespace, a.target.2);

@@ -123,7 +123,7 @@ fn status_field_configured(model: &Model) -> bool {
 }
 
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
-    for mo in &model.objects {
+    for mo in model.in_scope() {
         let Some(meta) = mo.object.metadata() else {
             continue;
         };

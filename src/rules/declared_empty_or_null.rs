@@ -88,7 +88,7 @@ pub fn opaque_key(key: &str) -> bool {
 
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     let ownership = model.ownership();
-    for mo in &model.objects {
+    for mo in model.in_scope() {
         let mut walk = Walk {
             model,
             ownership,

@@ -58,7 +58,7 @@ fn key_of(item: &Node, fields: &[&str]) -> Option<String> {
 }
 
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
-    for mo in &model.objects {
+    for mo in model.in_scope() {
         let o = &mo.object;
         let typed_lists =
             in_argo_scheme(o.group()) || (o.group() == "argoproj.io" && o.kind == "Rollout");
@@ -215,7 +215,7 @@ fn map_duplicate(
         severity(model, mo),
         format!(
             "{} declares the key `{key}` twice in one map{}; Kubernetes keeps the last, strict \
-             decoding (kubectl, server-side apply, Flux) rejects the object",
+             decoding (kubectl, server-side apply) rejects the object",
             object_id(mo),
             if path.is_empty() {
                 String::new()

@@ -100,7 +100,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
         .map(|s| (s.group, s.kind, s.version))
         .collect();
     let mut seen = HashSet::new();
-    for mo in &model.objects {
+    for mo in model.in_scope() {
         let o = &mo.object;
         let problems = validate(o);
         if problems.is_empty() {

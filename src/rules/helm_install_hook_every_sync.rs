@@ -5,7 +5,6 @@
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
-use crate::gitops::Model;
 use crate::render::helm::provenance::TAINT_LABEL;
 use crate::source::Span;
 use std::collections::BTreeSet;
@@ -31,7 +30,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
 /// A template that branches on (or computes from) the release's install/upgrade state, in a
 /// chart an Argo app renders: reported at the read, once per object it shapes.
 fn install_state_logic(model: &Scope, out: &mut Vec<Finding>) {
-    for (index, mo) in model.objects.iter().enumerate() {
+    for (index, mo) in model.in_scope_indexed() {
         let app = model.app_of(mo);
         if app.argo.is_none() {
             continue;
@@ -60,8 +59,8 @@ fn install_state_logic(model: &Scope, out: &mut Vec<Finding>) {
     }
 }
 
-fn install_only_hooks(model: &Model, out: &mut Vec<Finding>) {
-    for mo in &model.objects {
+fn install_only_hooks(model: &Scope, out: &mut Vec<Finding>) {
+    for mo in model.in_scope() {
         let app = model.app_of(mo);
         if app.argo.is_none() || mo.object.annotation("argocd.argoproj.io/hook").is_some() {
             continue;

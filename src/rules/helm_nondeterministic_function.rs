@@ -53,7 +53,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
 /// inside a branch on them) changes between releases of the same commit. Under Argo CD they are
 /// constants (`helm-install-hook-every-sync` reports the install-only logic there).
 fn release_state_under_flux(model: &Scope, out: &mut Vec<Finding>) {
-    for (index, mo) in model.objects.iter().enumerate() {
+    for (index, mo) in model.in_scope_indexed() {
         let app = model.app_of(mo);
         if app.kind != AppKind::FluxHelmRelease {
             continue;
@@ -92,7 +92,7 @@ fn release_state_under_flux(model: &Scope, out: &mut Vec<Finding>) {
 
 fn nondeterministic_calls(model: &Scope, out: &mut Vec<Finding>) {
     let mut seen: BTreeSet<(usize, Span)> = BTreeSet::new();
-    for (index, mo) in model.objects.iter().enumerate() {
+    for (index, mo) in model.in_scope_indexed() {
         let app = model.app_of(mo);
         let tainted = model.marks(index).into_iter().flat_map(|m| &m.tainted);
         for (field, node) in tainted {

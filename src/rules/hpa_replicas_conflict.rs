@@ -177,7 +177,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     if scalers.is_empty() {
         return;
     }
-    for mo in &model.objects {
+    for mo in model.in_scope() {
         let Some(entry) = entry_at(&mo.object.root, &["spec", "replicas"]) else {
             continue;
         };

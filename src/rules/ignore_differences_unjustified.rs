@@ -170,7 +170,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     // IgnoreExtraneous on managed objects: same requirement, once per annotation written
     // (a generatorOptions annotation lands on every generated object).
     let mut seen = std::collections::HashSet::new();
-    for mo in &model.objects {
+    for mo in model.in_scope() {
         let Some(ann) = mo
             .object
             .metadata()

@@ -72,7 +72,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             let span = app.span.unwrap_or_default();
             out.push(Finding::new(ID, Severity::Error, format!("app name `{}` is {} characters: label tracking writes it into the `{key}` label, which allows at most 63, so every sync fails", app.name, app.name.len()), span).label("too long for a label value").for_app(app).help("Shorten the Application name or switch to annotation tracking (application.resourceTrackingMethod: annotation)."));
         }
-        for mo in model.objects_of(app) {
+        for mo in model.objects_of(app).filter(|mo| model.applied_on_sync(mo)) {
             if label_tracking {
                 let Some(entry) = mo
                     .object

@@ -68,24 +68,33 @@ fn split_kind(kind: &str) -> (&str, &str) {
 /// The model's objects by (group, kind), in model order: built once per run.
 struct KindIndex<'m> {
     by_kind: HashMap<(&'m str, &'m str), Vec<usize>>,
+    /// The objects their controller applies on sync, in model order: a Helm test hook under
+    /// Argo CD or helm-controller is never applied, so no rule checks it
+    /// (`Model::applied_on_sync`).
+    applied: Vec<usize>,
 }
 
 impl<'m> KindIndex<'m> {
     fn new(model: &'m Model) -> Self {
         let mut by_kind: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+        let mut applied = Vec::with_capacity(model.objects.len());
         for (i, mo) in model.objects.iter().enumerate() {
+            if !model.applied_on_sync(mo) {
+                continue;
+            }
+            applied.push(i);
             by_kind
                 .entry((mo.object.group(), mo.object.kind.as_str()))
                 .or_default()
                 .push(i);
         }
-        KindIndex { by_kind }
+        KindIndex { by_kind, applied }
     }
 
     /// Indexes of the objects a rule of `kinds` checks, in model order.
-    fn select(&self, model: &Model, kinds: Kinds) -> Vec<usize> {
+    fn select(&self, kinds: Kinds) -> Vec<usize> {
         match kinds {
-            Kinds::All => (0..model.objects.len()).collect(),
+            Kinds::All => self.applied.clone(),
             Kinds::Apps | Kinds::Files => Vec::new(),
             Kinds::Of(kinds) => {
                 let mut out: Vec<usize> = kinds
@@ -116,6 +125,15 @@ impl<'m> Scope<'m> {
     pub fn in_scope(&self) -> impl Iterator<Item = &'m ModelObject> + '_ {
         let objects = &self.model.objects;
         self.selected.iter().filter_map(move |&i| objects.get(i))
+    }
+
+    /// [`Scope::in_scope`] with each object's index in the model's objects (for
+    /// [`Scope::marks`]).
+    pub fn in_scope_indexed(&self) -> impl Iterator<Item = (usize, &'m ModelObject)> + '_ {
+        let objects = &self.model.objects;
+        self.selected
+            .iter()
+            .filter_map(move |&i| objects.get(i).map(|mo| (i, mo)))
     }
 
     /// What the Helm renderer marked on the object at `index` of the model's objects.
@@ -242,7 +260,7 @@ pub fn run_all(model: &Model) -> Vec<Finding> {
             if let Some(check) = rule.check {
                 let scope = Scope {
                     model,
-                    selected: index.select(model, rule.meta.kinds),
+                    selected: index.select(rule.meta.kinds),
                     marks: &marks,
                     ownership: &ownership,
                 };

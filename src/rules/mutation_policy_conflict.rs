@@ -26,7 +26,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     if ownership.mutators.is_empty() {
         return;
     }
-    for mo in &model.objects {
+    for mo in model.in_scope() {
         for claim in ownership.claims(model, mo) {
             if claim.agrees() {
                 continue;

@@ -130,7 +130,7 @@ fn argo_normalizes(model: &Model, mo: &ModelObject, path: &[String], raw_fallbac
 
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     let schemas = crate::ownership::crd::crd_schemas(model);
-    for mo in &model.objects {
+    for mo in model.in_scope() {
         let o = &mo.object;
         // An unknown field makes Argo fall back to the raw object (worked out once, for an
         // object with quantities).

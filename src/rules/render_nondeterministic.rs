@@ -31,7 +31,17 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     static_causes(model, out);
     floating_inputs(model, out);
     for app in &model.apps {
-        for d in app.render_differences.iter().filter(|d| !d.explained) {
+        // A difference in an object the controller never applies (a Helm test) changes
+        // nothing it syncs.
+        let applied = |d: &&crate::gitops::twice::RenderDifference| {
+            d.hooks.applied_by(app.controller())
+        };
+        for d in app
+            .render_differences
+            .iter()
+            .filter(|d| !d.explained)
+            .filter(applied)
+        {
             out.push(
                 Finding::new(
                     ID,

@@ -5,7 +5,6 @@
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use super::util::{Controller, about, object_id};
-use crate::gitops::Model;
 use crate::ownership::crd::{crd_schemas, unknown_fields};
 
 pub const ID: &str = "schema-pruned-field";
@@ -75,7 +74,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     if schemas.is_empty() {
         return;
     }
-    for mo in &model.objects {
+    for mo in model.in_scope() {
         let o = &mo.object;
         let version = o.api_version.rsplit('/').next().unwrap_or("");
         let Some(crd) = schemas
@@ -115,9 +114,9 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
 }
 
 /// Built-in kinds against the Kubernetes schema bundled with the tool.
-fn builtin(model: &Model, out: &mut Vec<Finding>) {
+fn builtin(model: &Scope, out: &mut Vec<Finding>) {
     use crate::ownership::k8s_schema::{KUBERNETES_VERSION, knows, unknown_fields};
-    for mo in &model.objects {
+    for mo in model.in_scope() {
         let o = &mo.object;
         if !knows(o) {
             continue;

@@ -184,8 +184,8 @@ const WRITE_BACK: &str = "argocd-image-updater.argoproj.io/write-back-method";
 /// else re-renders: the generating ApplicationSet or a self-healing app-of-apps parent
 /// reverts every update
 /// (https://github.com/argoproj-labs/argocd-image-updater/pull/751).
-fn image_updater(model: &Model, out: &mut Vec<Finding>) {
-    for mo in &model.objects {
+fn image_updater(model: &Scope, out: &mut Vec<Finding>) {
+    for mo in model.in_scope() {
         let o = &mo.object;
         if o.group() != "argoproj.io" {
             continue;

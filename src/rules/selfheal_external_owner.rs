@@ -8,7 +8,9 @@ use super::util::{about, entry_at, object_id};
 use crate::finding::{Finding, Fix, Severity};
 use crate::gitops::{App, Model, ModelObject};
 use crate::ownership::covering_ignore;
-use crate::ownership::kb::{cert_manager_secret, is_builtin_group};
+use crate::ownership::kb::{
+    cert_manager_secret, finalizer_in_group_domain, is_builtin_group, operator_finalizer,
+};
 use crate::source::Span;
 use crate::yaml::{Entry, Node};
 
@@ -53,7 +55,7 @@ fn ignores_aggregated_roles(model: &Model) -> bool {
 
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     let aggregated_ok = ignores_aggregated_roles(model);
-    for mo in &model.objects {
+    for mo in model.in_scope() {
         let o = &mo.object;
         let app = model.app_of(mo);
         let heal = heals(app);
@@ -129,6 +131,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             && !gitops_kind
             && let Some(entry) = entry_at(&o.root, &["metadata", "finalizers"])
             && !entry.value.is_empty_value()
+            && let Some(appended) = finalizer_appended(o.group(), &entry.value)
         {
             out.extend(report(
                 model,
@@ -137,10 +140,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                 &["metadata".into(), "finalizers".into()],
                 severity,
                 "the resource's controller",
-                (
-                    entry.key.span,
-                    "controllers append their finalizers here".into(),
-                ),
+                (entry.key.span, appended),
             ));
         }
         // HPA with several metrics: the controller reorders them (info).
@@ -162,6 +162,25 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                 ),
             ));
         }
+    }
+}
+
+/// What the resource's controller appends to the declared finalizers, or `None` when Git
+/// already declares the controller's own: it adds its finalizer only when missing, so the
+/// live list is Git's and there is nothing to put back. The controller's finalizer is the
+/// one the knowledge base names for the group, else any named in the group's domain.
+fn finalizer_appended(group: &str, declared: &Node) -> Option<String> {
+    let names: Vec<String> = declared
+        .as_seq()
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Node::scalar_text)
+        .collect();
+    match operator_finalizer(group) {
+        Some(own) if names.iter().any(|n| n == own) => None,
+        Some(own) => Some(format!("the controller appends `{own}` here")),
+        None if names.iter().any(|n| finalizer_in_group_domain(group, n)) => None,
+        None => Some("controllers append their finalizers here".into()),
     }
 }
 

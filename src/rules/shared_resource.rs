@@ -116,7 +116,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     let mut copies: BTreeMap<ObjectKey, Vec<Copy>> = BTreeMap::new();
     let roots: Vec<Option<String>> = model.apps.iter().map(|a| root_of(model, a)).collect();
     let owners: Vec<Option<Owner>> = model.apps.iter().map(owner_of).collect();
-    for mo in &model.objects {
+    for mo in model.in_scope() {
         let Some(Some(owner)) = owners.get(mo.app) else {
             continue;
         };
