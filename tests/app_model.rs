@@ -1551,6 +1551,7 @@ fn argo_destinations_by_name_resolve_through_cluster_secrets() {
         located_with_cluster(&r),
         vec!["shared-resource error platform/rbac/reader.yaml:4 https://prod.k8s.acme.internal"]
     );
+}
 
 /// Secrets the repository makes but does not write (a SOPS-encrypted Secret, an
 /// ExternalSecret's target) have known keys and unknown values: a variable that is not one
