@@ -227,8 +227,9 @@ lint_wall=$BEST_WALL
 findings=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$work/out.json")
 "$bin" apps "$repo" > "$work/apps.txt"
 napps=$(( $(wc -l < "$work/apps.txt") - 1 ))
-# Columns: APP KIND PARENT OBJECTS SOURCE...
-nobj=$(awk 'NR>1 {s+=$4} END {print s}' "$work/apps.txt")
+# Columns: APP KIND CLUSTER PARENT OBJECTS SOURCE... (read from the JSON: names hold no spaces
+# there, and a column added to the table does not move the count).
+nobj=$("$bin" apps --format json "$repo" | python3 -c 'import json,sys; print(sum(a["objects"] for a in json.load(sys.stdin)["apps"]))')
 echo "repo: $napps apps, $nobj objects, $findings findings (${#pipeline_apps[@]} apps render a kustomization or chart)"
 figures "gitops-lint (best of 5)"
 
