@@ -1617,3 +1617,33 @@ fn made_and_encrypted_secrets_have_known_keys_and_unknown_values() {
         );
     }
 }
+
+/// kustomize-controller's generated kustomization for a path without one lists the nearest
+/// directories below that have their own: a Flux overlay (here `patches:`) over such a path
+/// builds them, so they are not built again as standalone kustomizations (where a build
+/// without Flux's semantics fails or is reported twice).
+#[test]
+fn directories_a_flux_generated_kustomization_builds_are_not_standalone() {
+    let ks = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec:\n  interval: 1h\n  path: ./apps\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n  patches:\n    - patch: |\n        - op: add\n          path: /metadata/labels/team\n          value: web\n      target: {kind: Deployment}\n";
+    let kustomization = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [deployment.yaml]\n";
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: nginx:1.27}]}\n";
+    let r = lint_tree(&[
+        ("clusters/prod/apps.yaml", ks),
+        ("apps/web/kustomization.yaml", kustomization),
+        ("apps/web/deployment.yaml", deployment),
+    ]);
+    let listed: Vec<String> = r
+        .model
+        .apps
+        .iter()
+        .map(|a| format!("{} {}", a.name, a.kind.as_str()))
+        .collect();
+    assert!(
+        listed.contains(&"apps flux-kustomization".to_string()),
+        "{listed:?}"
+    );
+    assert!(
+        !listed.contains(&"apps/web standalone".to_string()),
+        "built by the Flux Kustomization, not standalone: {listed:?}"
+    );
+}
