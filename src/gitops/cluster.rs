@@ -92,8 +92,8 @@ pub fn bootstrap_paths<'a>(
 ) -> Vec<String> {
     let mut paths: Vec<String> = Vec::new();
     for (obj, file) in plain {
-        let path = if is_flux_kustomization(obj) {
-            applied_path(obj).filter(|p| is_within(p, file))
+        let path = if applies_itself(obj, file) {
+            applied_path(obj)
         } else if obj.kind == "FluxInstance" {
             obj.root
                 .get_path(&["spec", "sync", "path"])
@@ -148,9 +148,18 @@ fn applied_path(kustomization: &Object) -> Option<String> {
 }
 
 /// Does this Flux Kustomization, declared in `file`, apply its own file (the Kustomization
-/// `flux bootstrap` writes)?
+/// `flux bootstrap` writes)? Only from a GitRepository (an OCIRepository's `./` is another
+/// tree), and not the whole repository (`./` of an external repo looks the same; a bootstrap
+/// at the root is found by its `gotk-sync.yaml`).
 pub fn applies_itself(decl: &Object, file: &str) -> bool {
-    is_flux_kustomization(decl) && applied_path(decl).is_some_and(|p| is_within(&p, file))
+    let from_git = decl
+        .root
+        .get_path(&["spec", "sourceRef", "kind"])
+        .and_then(Node::scalar_text)
+        .is_none_or(|k| k == "GitRepository");
+    is_flux_kustomization(decl)
+        && from_git
+        && applied_path(decl).is_some_and(|p| !p.is_empty() && is_within(&p, file))
 }
 
 /// The bootstrap cluster whose path holds `file`.
@@ -295,6 +304,16 @@ mod tests {
             (&ks, "clusters/prod/flux-system/gotk-sync.yaml"),
             (&other, "clusters/prod/apps.yaml"),
             (&inst, "bootstrap/flux.yaml"),
+        ];
+        // `./` of an OCIRepository (Flux's own manifests) is another tree, not a bootstrap.
+        let oci = obj(
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux}\nspec: {path: ./, sourceRef: {kind: OCIRepository, name: flux-manifests}}\n",
+        );
+        let plain = [
+            plain[0],
+            plain[1],
+            plain[2],
+            (&oci, "flux/config/flux.yaml"),
         ];
         let files = ["clusters/staging/flux-system/gotk-sync.yaml", "apps/a.yaml"];
         let paths = bootstrap_paths(plain.into_iter(), files.into_iter());

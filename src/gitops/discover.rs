@@ -171,8 +171,17 @@ impl Prepared {
         // Then the Secrets the ExternalSecrets and SealedSecrets among them make.
         let made = super::producers::made_secrets(&catalog);
         catalog.extend(made);
+        // A bootstrap Kustomization is often listed by the kustomization of its own directory
+        // (`flux/config/kustomization.yaml`): read the Flux objects of render inputs as
+        // written too, each with its file.
+        let path_of: std::collections::HashMap<FileId, &str> =
+            files.iter().map(|f| (f.id, f.path.as_str())).collect();
+        let written = catalog
+            .iter()
+            .filter(|o| o.api_version.starts_with("kustomize.toolkit.fluxcd.io/"))
+            .filter_map(|o| Some((o, *path_of.get(&o.span().file)?)));
         let bootstraps = super::cluster::bootstrap_paths(
-            plain.iter().map(|(o, f)| (o, f.as_str())),
+            plain.iter().map(|(o, f)| (o, f.as_str())).chain(written),
             files.iter().map(|f| f.path.as_str()),
         );
         Prepared {
