@@ -16,6 +16,7 @@
 //!   Secrets (https://argo-cd.readthedocs.io/en/stable/operator-manual/declarative-setup/#clusters);
 //!   `in-cluster` and `https://kubernetes.default.svc` are the cluster Argo CD runs in.
 
+use super::flux_kinds::is_flux_kustomization;
 use super::{App, Controller};
 use crate::object::Object;
 use crate::source::{dir_of, is_within, normalize_relative};
@@ -113,10 +114,6 @@ pub fn bootstrap_paths<'a>(
     paths.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
     paths.dedup();
     paths
-}
-
-fn is_flux_kustomization(o: &Object) -> bool {
-    o.kind == "Kustomization" && o.api_version.starts_with("kustomize.toolkit.fluxcd.io/")
 }
 
 /// The server of the stand-in cluster an ApplicationSet `clusters` generator expands for

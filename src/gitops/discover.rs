@@ -178,7 +178,7 @@ impl Prepared {
             files.iter().map(|f| (f.id, f.path.as_str())).collect();
         let written = catalog
             .iter()
-            .filter(|o| o.api_version.starts_with("kustomize.toolkit.fluxcd.io/"))
+            .filter(|o| flux::is_flux_kustomization(o))
             .filter_map(|o| Some((o, *path_of.get(&o.span().file)?)));
         let bootstraps = super::cluster::bootstrap_paths(
             plain.iter().map(|(o, f)| (o, f.as_str())).chain(written),
@@ -592,7 +592,7 @@ fn build_pass(
 /// bootstrap`) applies to start GitOps in a cluster (`kubectl apply -f argocd/`,
 /// `clusters/prod`).
 fn declares_gitops(o: &Object) -> bool {
-    let group = o.api_version.split('/').next().unwrap_or("");
+    let group = o.group();
     group == "argoproj.io" || group.ends_with(".fluxcd.io")
 }
 

@@ -19,15 +19,7 @@ use crate::yaml::Node;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub fn is_flux_kustomization(o: &Object) -> bool {
-    o.group() == "kustomize.toolkit.fluxcd.io" && o.kind == "Kustomization"
-}
-pub fn is_helm_release(o: &Object) -> bool {
-    o.group() == "helm.toolkit.fluxcd.io" && o.kind == "HelmRelease"
-}
-pub fn is_git_repository(o: &Object) -> bool {
-    o.group() == "source.toolkit.fluxcd.io" && o.kind == "GitRepository"
-}
+pub use super::flux_kinds::{is_flux_kustomization, is_git_repository, is_helm_release};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum FluxKind {

@@ -11,6 +11,7 @@ pub mod crd_schemas;
 mod discover;
 pub mod envsubst;
 pub mod flux;
+mod flux_kinds;
 pub mod flux_overlay;
 pub mod gotemplate;
 pub mod hooks;
