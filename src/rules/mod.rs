@@ -52,14 +52,15 @@ pub enum Kinds {
 }
 
 impl Kinds {
-    /// For `gitops-lint rules` and SARIF: `batch/Job,Pod`, `all`, `apps`, `files`.
+    /// For `gitops-lint rules` and SARIF: `batch/Job,Pod`, `all`, `apps`, `files`,
+    /// `changes (diff --base only)`.
     pub fn describe(self) -> String {
         match self {
             Kinds::Of(kinds) => kinds.join(","),
             Kinds::All => "all".to_string(),
             Kinds::Apps => "apps".to_string(),
             Kinds::Files => "files".to_string(),
-            Kinds::Changes => "changes".to_string(),
+            Kinds::Changes => "changes (diff --base only)".to_string(),
         }
     }
 }

@@ -459,3 +459,137 @@ fn flux_is_an_error_and_its_force_annotation_the_way_out() {
     );
     assert!(compared(&repo).is_empty());
 }
+
+/// Two pruning Argo CD apps, shop and storage; `file` moves from shop to storage.
+fn moved(file: &str, before: &str, after: &str, prune: bool) -> Vec<Found> {
+    let from = format!("apps/shop/{file}");
+    let to = format!("apps/storage/{file}");
+    let (shop, storage) = (app("shop", prune), app("storage", true));
+    let repo = pr(
+        &[
+            ("argocd/shop.yaml", &shop),
+            ("argocd/storage.yaml", &storage),
+            ("apps/shop/deployment.yaml", DEPLOYMENT),
+            ("apps/storage/keep.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\ndata:\n  a: b\n"),
+            (&from, before),
+        ],
+        &[(&from, None), (&to, Some(after))],
+    );
+    compared(&repo)
+}
+
+#[test]
+fn a_claim_that_moves_to_another_app_is_an_error_on_its_new_name() {
+    let found = moved("pvc.yaml", PVC, PVC, true);
+    assert_one(
+        &found,
+        DELETES,
+        "error",
+        "apps/storage/pvc.yaml",
+        4,
+        &["PersistentVolumeClaim/prod/shop-data moves from app shop to app storage", "volume's data"],
+    );
+    assert!(found[0].help.contains("Prune=false,Delete=false"), "{found:#?}");
+    // A ConfigMap comes back with what Git says: a warning.
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flags\ndata:\n  mode: batch\n";
+    assert_one(&moved("cm.yaml", cm, cm, true), DELETES, "warning", "apps/storage/cm.yaml", 4, &["ConfigMap/prod/flags moves from app shop to app storage"]);
+}
+
+#[test]
+fn a_move_is_quiet_when_the_old_app_keeps_the_object() {
+    // The live object already says Prune=false.
+    let kept = PVC.replace(
+        "  name: shop-data\n",
+        "  name: shop-data\n  annotations:\n    argocd.argoproj.io/sync-options: Prune=false,Delete=false\n",
+    );
+    assert!(moved("pvc.yaml", &kept, &kept, true).is_empty());
+    // The old app does not prune.
+    assert!(moved("pvc.yaml", PVC, PVC, false).is_empty());
+}
+
+#[test]
+fn a_claim_removed_from_a_pruning_app_is_reported_on_the_app() {
+    let (shop, pruning) = (app("shop", true), app("shop", false));
+    for (application, expected) in [(&shop, 1), (&pruning, 0)] {
+        let repo = pr(
+            &[
+                ("argocd/shop.yaml", application),
+                ("apps/shop/deployment.yaml", DEPLOYMENT),
+                ("apps/shop/pvc.yaml", PVC),
+            ],
+            &[("apps/shop/pvc.yaml", None)],
+        );
+        let found = compared(&repo);
+        assert_eq!(found.len(), expected, "{found:#?}");
+        if expected == 1 {
+            assert_one(
+                &found,
+                DELETES,
+                "error",
+                "argocd/shop.yaml",
+                4,
+                &["PersistentVolumeClaim/prod/shop-data is no longer rendered by app shop: Argo CD prunes it"],
+            );
+        }
+    }
+}
+
+#[test]
+fn a_name_prefix_change_renames_the_claim() {
+    let kustomization = |prefix: &str| {
+        format!("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamePrefix: {prefix}\nresources:\n  - deployment.yaml\n  - pvc.yaml\n")
+    };
+    let shop = app("shop", true);
+    let repo = pr(
+        &[
+            ("argocd/shop.yaml", &shop),
+            ("apps/shop/kustomization.yaml", &kustomization("eu-")),
+            ("apps/shop/deployment.yaml", DEPLOYMENT),
+            ("apps/shop/pvc.yaml", PVC),
+        ],
+        &[("apps/shop/kustomization.yaml", Some(&kustomization("emea-")))],
+    );
+    let found = compared(&repo);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].rule, DELETES);
+    assert_eq!(found[0].severity, "error");
+    assert!(
+        found[0].message.contains(
+            "PersistentVolumeClaim/prod/eu-shop-data is renamed to PersistentVolumeClaim/prod/emea-shop-data"
+        ),
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn a_namespace_removed_from_a_flux_kustomization_that_prunes() {
+    let ns = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: payments\n";
+    let repo = pr(
+        &[
+            ("clusters/prod/shop.yaml", FLUX),
+            ("apps/shop/deployment.yaml", DEPLOYMENT),
+            ("apps/shop/namespace.yaml", ns),
+        ],
+        &[("apps/shop/namespace.yaml", None)],
+    );
+    let found = compared(&repo);
+    assert_one(
+        &found,
+        DELETES,
+        "error",
+        "clusters/prod/shop.yaml",
+        4,
+        &["Namespace/payments is no longer rendered by app shop", "every object in the namespace"],
+    );
+    // With the prune annotation in the base, kustomize-controller keeps it.
+    let kept = ns.replace("  name: payments\n", "  name: payments\n  annotations:\n    kustomize.toolkit.fluxcd.io/prune: disabled\n");
+    let repo = pr(
+        &[
+            ("clusters/prod/shop.yaml", FLUX),
+            ("apps/shop/deployment.yaml", DEPLOYMENT),
+            ("apps/shop/namespace.yaml", &kept),
+        ],
+        &[("apps/shop/namespace.yaml", None)],
+    );
+    assert!(compared(&repo).is_empty());
+}
