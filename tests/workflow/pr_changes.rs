@@ -593,3 +593,39 @@ fn a_namespace_removed_from_a_flux_kustomization_that_prunes() {
     );
     assert!(compared(&repo).is_empty());
 }
+
+#[test]
+fn the_job_summary_lists_both_kinds_of_change_per_app() {
+    let job = |tag: &str| JOB.replace("1.0.0", tag);
+    let (shop, storage) = (app("shop", true), app("storage", true));
+    let repo = pr(
+        &[
+            ("argocd/shop.yaml", &shop),
+            ("argocd/storage.yaml", &storage),
+            ("apps/shop/job.yaml", &job("1.0.0")),
+            ("apps/shop/pvc.yaml", PVC),
+            ("apps/storage/keep.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\ndata:\n  a: b\n"),
+        ],
+        &[
+            ("apps/shop/job.yaml", Some(&job("1.1.0"))),
+            ("apps/shop/pvc.yaml", None),
+            ("apps/storage/pvc.yaml", Some(PVC)),
+        ],
+    );
+    let summary = repo.path().join("summary.md");
+    let out = bin()
+        .args(["diff", "--base", "HEAD~1", "--comment", "off", "--no-color"])
+        .arg(repo.path())
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&summary).expect("summary written");
+    let cannot = text
+        .find("### Changes the controller cannot apply (1)\n\n- app `shop`\n  - 🔴 error `apps/shop/job.yaml:11`: Job/prod/migrate")
+        .unwrap_or_else(|| panic!("{text}"));
+    let delete = text
+        .find("### Changes that delete (1)\n\n- app `storage`\n  - 🔴 error `apps/storage/pvc.yaml:4`: PersistentVolumeClaim/prod/shop-data moves from app shop to app storage")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(cannot < delete, "{text}");
+}
