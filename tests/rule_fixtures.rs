@@ -142,6 +142,8 @@ macro_rules! fixtures {
 }
 
 fixtures! {
+    api_removed_bad => "api-removed/bad",
+    api_removed_clean => "api-removed/clean",
     argocd_option_invalid_bad => "argocd-option-invalid/bad",
     argocd_option_invalid_clean => "argocd-option-invalid/clean",
     gitops_object_invalid_bad => "gitops-object-invalid/bad",

@@ -244,6 +244,7 @@ rules! {
         helm_install_hook_every_sync,
         ignore_differences_stale,
         instance_label_clash,
+        api_removed,
         pub offline_unrenderable_input,
         pub render_failed,
     ],
