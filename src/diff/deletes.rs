@@ -10,7 +10,7 @@
 use super::identity::{Identity, Side};
 use super::way_out;
 use crate::finding::{Finding, Severity};
-use crate::gitops::{App, Controller, ModelObject};
+use crate::gitops::{App, Controller, ModelObject, Placement};
 use crate::rules::pr_deletes_data::ID;
 use crate::rules::util::ForApp;
 
@@ -62,7 +62,11 @@ pub fn check(base: &Side, head: &Side, out: &mut Vec<Finding>) {
             let adopter = head.objects.get(id).and_then(|objs| {
                 objs.iter()
                     .copied()
-                    .find(|mo| x.cluster.is_known() && head.app(mo).name != x.name)
+                    .find(|mo| {
+                        let y = head.app(mo);
+                        y.name != x.name
+                            && crate::gitops::cluster::placement(x, y) == Placement::Same
+                    })
             });
             if let Some(after) = adopter {
                 out.push(moved(id, x, head.app(after), after));
