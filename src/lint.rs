@@ -35,11 +35,13 @@ pub struct LintResult {
 impl LintResult {
     /// Findings made over this lint's model outside the rule runner (`diff`'s comparisons of
     /// two revisions) get what the rules' findings got: the deployment policy, severities,
-    /// `off`, object ignores and inline suppressions, the order, and redaction.
+    /// `off`, object ignores and inline suppressions, the order, one finding per cause (a
+    /// base line many overlays render), and redaction.
     pub fn settle(&self, findings: Vec<Finding>) -> Vec<Finding> {
         let findings = apply_deployment_policy(findings, &self.model);
         let (mut findings, _) = apply_settings(findings, &self.config, &self.map);
         sort_findings(&mut findings, &self.map);
+        let mut findings = crate::same_cause::merge_same_cause(findings);
         scrub_secrets(&mut findings, &self.model);
         findings
     }

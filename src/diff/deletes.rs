@@ -60,13 +60,10 @@ pub fn check(base: &Side, head: &Side, out: &mut Vec<Finding>) {
                 continue;
             }
             let adopter = head.objects.get(id).and_then(|objs| {
-                objs.iter()
-                    .copied()
-                    .find(|mo| {
-                        let y = head.app(mo);
-                        y.name != x.name
-                            && crate::gitops::cluster::placement(x, y) == Placement::Same
-                    })
+                objs.iter().copied().find(|mo| {
+                    let y = head.app(mo);
+                    y.name != x.name && crate::gitops::cluster::placement(x, y) == Placement::Same
+                })
             });
             if let Some(after) = adopter {
                 out.push(moved(id, x, head.app(after), after));
@@ -173,9 +170,11 @@ fn removed(
             "the new name",
         ),
         None => {
-            let span = head_x
-                .and_then(|a| a.span)
-                .or_else(|| x.parent.as_deref().and_then(|p| head.apps_named(p).find_map(|a| a.span)))?;
+            let span = head_x.and_then(|a| a.span).or_else(|| {
+                x.parent
+                    .as_deref()
+                    .and_then(|p| head.apps_named(p).find_map(|a| a.span))
+            })?;
             (
                 format!(
                     "{} is no longer rendered by app {}: {controller} prunes it, with {lost}",

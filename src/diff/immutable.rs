@@ -70,20 +70,91 @@ const DATA: &[(&str, &str)] = &[("", "ConfigMap"), ("", "Secret")];
 const CRD: &[(&str, &str)] = &[("apiextensions.k8s.io", "CustomResourceDefinition")];
 
 const FIELDS: &[Field] = &[
-    Field { kinds: WORKLOADS, path: &["spec", "selector"], compare: FIXED },
-    Field { kinds: STATEFULSET, path: &["spec", "volumeClaimTemplates"], compare: FIXED },
-    Field { kinds: STATEFULSET, path: &["spec", "serviceName"], compare: Compare::Fixed { default: Some(""), server_fills: false } },
-    Field { kinds: STATEFULSET, path: &["spec", "podManagementPolicy"], compare: Compare::Fixed { default: Some("OrderedReady"), server_fills: false } },
-    Field { kinds: JOB, path: &["spec", "selector"], compare: Compare::Fixed { default: None, server_fills: true } },
-    Field { kinds: JOB, path: &["spec", "template"], compare: FIXED },
-    Field { kinds: SERVICE, path: &["spec", "clusterIP"], compare: Compare::ClusterIp },
-    Field { kinds: PVC, path: &["spec", "storageClassName"], compare: Compare::Fixed { default: None, server_fills: true } },
-    Field { kinds: PVC, path: &["spec", "volumeName"], compare: Compare::Fixed { default: None, server_fills: true } },
-    Field { kinds: PVC, path: &["spec", "accessModes"], compare: FIXED },
-    Field { kinds: PVC, path: &["spec", "resources", "requests", "storage"], compare: Compare::StorageNoShrink },
-    Field { kinds: BINDINGS, path: &["roleRef"], compare: FIXED },
-    Field { kinds: DATA, path: &[], compare: Compare::FrozenData },
-    Field { kinds: CRD, path: &["spec", "scope"], compare: FIXED },
+    Field {
+        kinds: WORKLOADS,
+        path: &["spec", "selector"],
+        compare: FIXED,
+    },
+    Field {
+        kinds: STATEFULSET,
+        path: &["spec", "volumeClaimTemplates"],
+        compare: FIXED,
+    },
+    Field {
+        kinds: STATEFULSET,
+        path: &["spec", "serviceName"],
+        compare: Compare::Fixed {
+            default: Some(""),
+            server_fills: false,
+        },
+    },
+    Field {
+        kinds: STATEFULSET,
+        path: &["spec", "podManagementPolicy"],
+        compare: Compare::Fixed {
+            default: Some("OrderedReady"),
+            server_fills: false,
+        },
+    },
+    Field {
+        kinds: JOB,
+        path: &["spec", "selector"],
+        compare: Compare::Fixed {
+            default: None,
+            server_fills: true,
+        },
+    },
+    Field {
+        kinds: JOB,
+        path: &["spec", "template"],
+        compare: FIXED,
+    },
+    Field {
+        kinds: SERVICE,
+        path: &["spec", "clusterIP"],
+        compare: Compare::ClusterIp,
+    },
+    Field {
+        kinds: PVC,
+        path: &["spec", "storageClassName"],
+        compare: Compare::Fixed {
+            default: None,
+            server_fills: true,
+        },
+    },
+    Field {
+        kinds: PVC,
+        path: &["spec", "volumeName"],
+        compare: Compare::Fixed {
+            default: None,
+            server_fills: true,
+        },
+    },
+    Field {
+        kinds: PVC,
+        path: &["spec", "accessModes"],
+        compare: FIXED,
+    },
+    Field {
+        kinds: PVC,
+        path: &["spec", "resources", "requests", "storage"],
+        compare: Compare::StorageNoShrink,
+    },
+    Field {
+        kinds: BINDINGS,
+        path: &["roleRef"],
+        compare: FIXED,
+    },
+    Field {
+        kinds: DATA,
+        path: &[],
+        compare: Compare::FrozenData,
+    },
+    Field {
+        kinds: CRD,
+        path: &["spec", "scope"],
+        compare: FIXED,
+    },
 ];
 
 /// Paths a CRD guards with `self == oldSelf`, by the (group, kind) it defines.
@@ -122,8 +193,16 @@ pub fn check(base: &Side, head: &Side, transitions: &TransitionRules, out: &mut 
                 };
                 if let Some(d) = first_difference(old, new) {
                     let name = field_name(&path);
-                    let why = format!("its CustomResourceDefinition requires `self == oldSelf` on `{name}`");
-                    out.push(finish(changed(&name, d, &why, false), app, after, id, name.clone()));
+                    let why = format!(
+                        "its CustomResourceDefinition requires `self == oldSelf` on `{name}`"
+                    );
+                    out.push(finish(
+                        changed(&name, d, &why, false),
+                        app,
+                        after,
+                        id,
+                        name.clone(),
+                    ));
                 }
             }
         }
@@ -186,22 +265,41 @@ fn compare_field(field: &Field, before: &ModelObject, after: &ModelObject) -> Op
     let old = before.object.root.get_path(field.path);
     let new = after.object.root.get_path(field.path);
     match field.compare {
-        Compare::Fixed { default, server_fills } => {
+        Compare::Fixed {
+            default,
+            server_fills,
+        } => {
             let why = format!("`{name}` cannot change once the object exists");
             match (old, new) {
-                (Some(o), Some(n)) => first_difference(o, n).map(|d| changed(&name, d, &why, false)),
+                (Some(o), Some(n)) => {
+                    first_difference(o, n).map(|d| changed(&name, d, &why, false))
+                }
                 // The server sets it (or keeps what it bound): declaring it may match.
                 (None, Some(_)) if server_fills => None,
-                (None, Some(n)) if default.is_some() && n.scalar_text().as_deref() == default => None,
-                (Some(o), None) if default.is_some() && o.scalar_text().as_deref() == default => None,
+                (None, Some(n)) if default.is_some() && n.scalar_text().as_deref() == default => {
+                    None
+                }
+                (Some(o), None) if default.is_some() && o.scalar_text().as_deref() == default => {
+                    None
+                }
                 (None, Some(n)) => Some(Changed {
-                    message: format!("`{name}` is set to {} on an object created without it: {why}", shown(Some(n))),
+                    message: format!(
+                        "`{name}` is set to {} on an object created without it: {why}",
+                        shown(Some(n))
+                    ),
                     at: n.full_span(),
                     related: Vec::new(),
                 }),
                 (Some(o), None) => Some(Changed {
-                    message: format!("`{name}` ({}) is no longer declared, and the sync would remove it: {why}", shown(Some(o))),
-                    at: after.object.root.get_path(&field.path[..field.path.len().saturating_sub(1)]).map_or(after.object.root.span, |n| n.span),
+                    message: format!(
+                        "`{name}` ({}) is no longer declared, and the sync would remove it: {why}",
+                        shown(Some(o))
+                    ),
+                    at: after
+                        .object
+                        .root
+                        .get_path(&field.path[..field.path.len().saturating_sub(1)])
+                        .map_or(after.object.root.span, |n| n.span),
                     related: Vec::new(),
                 }),
                 (None, None) => None,
@@ -232,23 +330,28 @@ fn compare_field(field: &Field, before: &ModelObject, after: &ModelObject) -> Op
                 return None;
             }
             let secret = after.object.kind == "Secret";
-            let why = format!("the {} was created with `immutable: true`, so its data and the flag itself cannot change", after.object.kind);
-            ["immutable", "data", "binaryData", "stringData"].iter().find_map(|key| {
-                let o = before.object.root.get(key);
-                let n = after.object.root.get(key);
-                let d = match (o, n) {
-                    (Some(o), Some(n)) => first_difference(o, n)?,
-                    (None, None) => return None,
-                    (o, n) => Difference {
-                        path: String::new(),
-                        before: o,
-                        after: n,
-                        at: n.map_or(after.object.root.span, |n| n.span),
-                        related: n,
-                    },
-                };
-                Some(changed(key, d, &why, secret))
-            })
+            let why = format!(
+                "the {} was created with `immutable: true`, so its data and the flag itself cannot change",
+                after.object.kind
+            );
+            ["immutable", "data", "binaryData", "stringData"]
+                .iter()
+                .find_map(|key| {
+                    let o = before.object.root.get(key);
+                    let n = after.object.root.get(key);
+                    let d = match (o, n) {
+                        (Some(o), Some(n)) => first_difference(o, n)?,
+                        (None, None) => return None,
+                        (o, n) => Difference {
+                            path: String::new(),
+                            before: o,
+                            after: n,
+                            at: n.map_or(after.object.root.span, |n| n.span),
+                            related: n,
+                        },
+                    };
+                    Some(changed(key, d, &why, secret))
+                })
         }
     }
 }
@@ -264,9 +367,15 @@ fn finish(c: Changed, app: &App, mo: &ModelObject, id: &Identity, field: String)
         Controller::None => false,
     };
     let (severity, consequence) = if automated {
-        (Severity::Error, "every automated sync fails with \"field is immutable\" and the app stays OutOfSync until the object is re-created")
+        (
+            Severity::Error,
+            "every automated sync fails with \"field is immutable\" and the app stays OutOfSync until the object is re-created",
+        )
     } else {
-        (Severity::Warning, "the next sync fails with \"field is immutable\" until the object is re-created")
+        (
+            Severity::Warning,
+            "the next sync fails with \"field is immutable\" until the object is re-created",
+        )
     };
     let mut f = Finding::new(
         ID,

@@ -23,7 +23,9 @@ pub fn of_models(models: &[&Model]) -> TransitionRules {
             if paths.is_empty() {
                 continue;
             }
-            let entry = out.entry((crd.group.clone(), crd.kind.clone())).or_default();
+            let entry = out
+                .entry((crd.group.clone(), crd.kind.clone()))
+                .or_default();
             for p in paths {
                 if !entry.contains(&p) {
                     entry.push(p);
@@ -43,12 +45,20 @@ fn collect(schema: &Node, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
         .and_then(Node::as_seq)
         .unwrap_or_default()
         .iter()
-        .any(|v| v.get("rule").and_then(Node::scalar_text).is_some_and(|r| is_self_equals_old(&r)));
+        .any(|v| {
+            v.get("rule")
+                .and_then(Node::scalar_text)
+                .is_some_and(|r| is_self_equals_old(&r))
+        });
     if guarded && !path.is_empty() {
         out.push(path.clone());
         return;
     }
-    for entry in schema.get("properties").and_then(Node::as_map).unwrap_or_default() {
+    for entry in schema
+        .get("properties")
+        .and_then(Node::as_map)
+        .unwrap_or_default()
+    {
         path.push(entry.key.key_str().into_owned());
         collect(&entry.value, path, out);
         path.pop();

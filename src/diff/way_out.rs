@@ -82,7 +82,8 @@ pub fn recreates_on_immutable_change(app: &App, mo: &ModelObject) -> bool {
 
 /// The help for an immutable change: how this controller re-creates the object.
 pub fn recreate_help(app: &App) -> String {
-    let rename = "or give the object a new name (the controller creates the new one and prunes the old)";
+    let rename =
+        "or give the object a new name (the controller creates the new one and prunes the old)";
     match app.controller() {
         Controller::Argocd => format!(
             "Argo CD re-creates the object with the annotation `{ARGO_SYNC_OPTIONS}: Force=true,Replace=true` (`Replace=true` alone sends a replace, which the API server refuses the same way), {rename}."
@@ -102,7 +103,10 @@ pub fn recreate_help(app: &App) -> String {
 /// deletes what the chart stopped rendering).
 pub fn app_prunes(app: &App) -> bool {
     match app.controller() {
-        Controller::Argocd => app.argo.as_ref().is_some_and(|a| a.sync.automated && a.sync.prune),
+        Controller::Argocd => app
+            .argo
+            .as_ref()
+            .is_some_and(|a| a.sync.automated && a.sync.prune),
         Controller::FluxKustomize => app.flux.as_ref().is_some_and(|f| f.prune),
         Controller::FluxHelm => true,
         Controller::None => false,

@@ -70,7 +70,10 @@ impl Summary<'_> {
         for (heading, rule) in CHANGE_SECTIONS {
             let mut by_app: std::collections::BTreeMap<&str, Vec<&Finding>> = Default::default();
             for f in self.findings.iter().filter(|f| f.rule == *rule) {
-                by_app.entry(f.app.as_deref().unwrap_or("(no app)")).or_default().push(f);
+                by_app
+                    .entry(f.app.as_deref().unwrap_or("(no app)"))
+                    .or_default()
+                    .push(f);
             }
             if by_app.is_empty() {
                 continue;
@@ -247,8 +250,13 @@ mod tests {
         let map = SourceMap::new();
         let file = map.add_text("apps/shop/job.yaml", "a: 1\nb: 2\n");
         let finding = |rule: &'static str, app: &str, at: usize| {
-            Finding::new(rule, Severity::Error, format!("{rule} in {app}"), Span::new(file, at, at + 1))
-                .app(app)
+            Finding::new(
+                rule,
+                Severity::Error,
+                format!("{rule} in {app}"),
+                Span::new(file, at, at + 1),
+            )
+            .app(app)
         };
         let findings = [
             finding(crate::rules::immutable_field_changed::ID, "shop", 0),
@@ -268,12 +276,21 @@ mod tests {
             .render(MAX_COMMENT_CHARS)
         };
         let text = summary(Some("main"));
-        let cannot = text.find("### Changes the controller cannot apply (2)").unwrap_or_else(|| panic!("{text}"));
-        let delete = text.find("### Changes that delete (1)").unwrap_or_else(|| panic!("{text}"));
+        let cannot = text
+            .find("### Changes the controller cannot apply (2)")
+            .unwrap_or_else(|| panic!("{text}"));
+        let delete = text
+            .find("### Changes that delete (1)")
+            .unwrap_or_else(|| panic!("{text}"));
         assert!(cannot < delete, "{text}");
         let section = &text[cannot..delete];
         assert!(section.contains("- app `billing`\n  - 🔴 error `apps/shop/job.yaml:2`: immutable-field-changed in billing\n- app `shop`\n"), "{section}");
-        assert!(text[delete..].contains("- app `storage`\n  - 🔴 error `apps/shop/job.yaml:2`: pr-deletes-data in storage"), "{text}");
+        assert!(
+            text[delete..].contains(
+                "- app `storage`\n  - 🔴 error `apps/shop/job.yaml:2`: pr-deletes-data in storage"
+            ),
+            "{text}"
+        );
         // A plain lint has no base: no such sections.
         assert!(!summary(None).contains("### Changes"));
     }
