@@ -852,3 +852,38 @@ fn the_job_summary_lists_both_kinds_of_change_per_app() {
         .unwrap_or_else(|| panic!("{text}"));
     assert!(cannot < delete, "{text}");
 }
+
+#[test]
+fn a_claim_moved_to_an_app_of_another_cluster_is_a_removal_not_a_move() {
+    let shop = app("shop", true);
+    let storage = app("storage", true).replace(
+        "server: https://kubernetes.default.svc",
+        "server: https://dr.example.com:6443",
+    );
+    let repo = pr(
+        &[
+            ("argocd/shop.yaml", &shop),
+            ("argocd/storage.yaml", &storage),
+            ("apps/shop/deployment.yaml", DEPLOYMENT),
+            (
+                "apps/storage/keep.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\ndata:\n  a: b\n",
+            ),
+            ("apps/shop/pvc.yaml", PVC),
+        ],
+        &[
+            ("apps/shop/pvc.yaml", None),
+            ("apps/storage/pvc.yaml", Some(PVC)),
+        ],
+    );
+    let found = compared(&repo);
+    // The first cluster loses the claim; the second one's is a new, empty claim.
+    assert_one(
+        &found,
+        DELETES,
+        "error",
+        "argocd/shop.yaml",
+        4,
+        &["PersistentVolumeClaim/prod/shop-data is no longer rendered by app shop"],
+    );
+}
