@@ -887,3 +887,35 @@ fn a_claim_moved_to_an_app_of_another_cluster_is_a_removal_not_a_move() {
         &["PersistentVolumeClaim/prod/shop-data is no longer rendered by app shop"],
     );
 }
+
+#[test]
+fn settings_and_inline_suppressions_apply_to_compared_findings() {
+    let changed = JOB.replace("1.0.0", "1.1.0");
+    let application = app("shop", false);
+    let with_config = |config: &str, job: &str| {
+        let repo = pr(
+            &[
+                ("argocd/shop.yaml", &application),
+                (".gitops-lint.yaml", config),
+                ("apps/shop/job.yaml", JOB),
+            ],
+            &[("apps/shop/job.yaml", Some(job))],
+        );
+        compared(&repo)
+    };
+    let found = with_config("rules:\n  immutable-field-changed: warning\n", &changed);
+    assert_one(
+        &found,
+        IMMUTABLE,
+        "warning",
+        "apps/shop/job.yaml",
+        11,
+        &["Job/prod/migrate"],
+    );
+    assert!(with_config("rules:\n  immutable-field-changed: off\n", &changed).is_empty());
+    let suppressed = changed.replace(
+        "          image:",
+        "          # gitops-lint: ignore[immutable-field-changed] the Job is deleted by hand before each release\n          image:",
+    );
+    assert!(with_config("rules: {}\n", &suppressed).is_empty());
+}
