@@ -28,6 +28,44 @@ pub struct LintResult {
     pub model: Model,
     /// Findings silenced by inline comments or config ignores (for reports that count them).
     pub suppressed: usize,
+    /// The settings the lint ran with (`diff` applies them to what it adds).
+    pub config: Config,
+}
+
+impl LintResult {
+    /// Findings made over this lint's model outside the rule runner (`diff`'s comparisons of
+    /// two revisions) get what the rules' findings got: the deployment policy, severities,
+    /// `off`, object ignores and inline suppressions, the order, one finding per cause (a
+    /// base line many overlays render), and redaction.
+    pub fn settle(&self, findings: Vec<Finding>) -> Vec<Finding> {
+        let findings = apply_deployment_policy(findings, &self.model);
+        let (mut findings, _) = apply_settings(findings, &self.config, &self.map);
+        sort_findings(&mut findings, &self.map);
+        let mut findings = crate::same_cause::merge_same_cause(findings);
+        scrub_secrets(&mut findings, &self.model);
+        findings
+    }
+}
+
+fn sort_findings(findings: &mut Vec<Finding>, map: &SourceMap) {
+    findings.sort_by(|a, b| {
+        let pa = map.path(a.primary.span.file);
+        let pb = map.path(b.primary.span.file);
+        (pa, a.primary.span.start, a.rule).cmp(&(pb, b.primary.span.start, b.rule))
+    });
+    findings.dedup();
+}
+
+/// Both word lists walk every object: worth it only when there is something to scrub.
+fn scrub_secrets(findings: &mut [Finding], model: &Model) {
+    if findings.is_empty() {
+        return;
+    }
+    let secrets = crate::redact::secret_values(model);
+    if !secrets.is_empty() {
+        let public = crate::redact::public_words(model);
+        crate::redact::scrub_findings(findings, &secrets, &public);
+    }
 }
 
 /// Usage or configuration problems: exit code 2.
@@ -325,28 +363,17 @@ fn lint_walked(
 
     let (mut findings, suppressed) = apply_settings(findings, config, &map);
     findings.extend(unknown_rule_suppressions(&walked.files, config, &map));
-    findings.sort_by(|a, b| {
-        let pa = map.path(a.primary.span.file);
-        let pb = map.path(b.primary.span.file);
-        (pa, a.primary.span.start, a.rule).cmp(&(pb, b.primary.span.start, b.rule))
-    });
-    findings.dedup();
+    sort_findings(&mut findings, &map);
     let mut findings = crate::same_cause::merge_same_cause(findings);
     crate::same_cause::drop_render_failures_of_yaml_errors(&mut findings);
-    // Both word lists walk every object: worth it only when there is something to scrub.
-    if !findings.is_empty() {
-        let secrets = crate::redact::secret_values(&model);
-        if !secrets.is_empty() {
-            let public = crate::redact::public_words(&model);
-            crate::redact::scrub_findings(&mut findings, &secrets, &public);
-        }
-    }
+    scrub_secrets(&mut findings, &model);
     LintResult {
         map,
         root,
         findings,
         model,
         suppressed,
+        config: config.clone(),
     }
 }
 
