@@ -228,6 +228,7 @@ fixtures! {
     non_canonical_quantity_bad => "non-canonical-quantity/bad",
     non_canonical_quantity_clean => "non-canonical-quantity/clean",
     non_canonical_quantity_clean_crd_strings => "non-canonical-quantity/clean-crd-strings",
+    non_canonical_quantity_clean_custom_resource_numbers => "non-canonical-quantity/clean-custom-resource-numbers",
     offline_unrenderable_input_bad => "offline-unrenderable-input/bad",
     offline_unrenderable_input_bad_chart_missing_dependency => "offline-unrenderable-input/bad-chart-missing-dependency",
     offline_unrenderable_input_bad_remote_base_overlay => "offline-unrenderable-input/bad-remote-base-overlay",

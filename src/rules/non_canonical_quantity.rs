@@ -162,9 +162,14 @@ fn judge(
     let normalized = controller.is_flux() || argo_normalizes(model, mo, path, raw_fallback);
     let (written, canonical) = match &e.value.value {
         Value::String(s) => (s.clone(), canonical_quantity(s)?),
-        // A number where the server stores a string: only a diff where Argo does not
-        // normalize (custom resources).
+        // A number: a built-in kind's Quantity stores it as a string, which Argo CD
+        // normalizes; a custom resource stores the JSON number as sent (CRD validation
+        // converts nothing, `x-kubernetes-int-or-string` keeps either type), so Git and the
+        // live object hold the same number and nothing differs.
         Value::Int(_) | Value::Float(_) => {
+            if !normalized {
+                return None;
+            }
             let text = e.value.text_as_written()?;
             let canonical = canonical_quantity(&text)?;
             if normalized && canonical == text {
