@@ -191,6 +191,7 @@ pub fn lint_tree(
     opts: &LintOptions,
     tree: Arc<MemTree>,
     cli: &CliLimits,
+    cache: Option<&Path>,
 ) -> Result<LintResult, LintError> {
     let root = canonical_root(&opts.root)?;
     let map = Arc::new(SourceMap::new());
@@ -198,7 +199,7 @@ pub fn lint_tree(
     let walk_opts = walk_options(&config)?;
     let walked = walk_tree(&tree, root.clone(), &walk_opts, &map);
     let fs = MemFs::new(tree, map.clone(), walk_opts.max_file_bytes);
-    let cache = crate::remote::Cache::new(cache_dir(&root, None));
+    let cache = crate::remote::Cache::new(cache_dir(&root, cache));
     Ok(lint_walked(root, map, &config, &walked, &fs, Some(cache)))
 }
 

@@ -38,9 +38,9 @@ struct CheckArgs {
     #[arg(default_value = ".")]
     path: PathBuf,
     #[command(flatten)]
-    out: OutputArgs,
+    lint: LintArgs,
     /// Apply the safe fixes in place (then report what remains).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "changed")]
     fix: bool,
     /// With --fix: print the patch instead of writing files.
     #[arg(long, requires = "fix")]
@@ -50,16 +50,25 @@ struct CheckArgs {
     #[arg(long, requires = "fix")]
     unsafe_fixes: bool,
     /// Record today's findings in FILE (then exit 0) to adopt the tool on a legacy repo.
-    #[arg(long, value_name = "FILE", conflicts_with = "fix")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fix", "changed"])]
     write_baseline: Option<PathBuf>,
+}
+
+/// The flags of a lint run, shared by `gitops-lint [PATH]` (and `lint`) and `diff`: one
+/// group, so a flag the lint accepts cannot be refused by the pull-request mode.
+#[derive(clap::Args, Clone)]
+struct LintArgs {
+    #[command(flatten)]
+    out: OutputArgs,
+    #[command(flatten)]
+    walk: WalkArgs,
     /// Report only findings of the apps these files (relative to the working directory) are
     /// inputs of, and findings located in them (the pre-commit hook passes the staged files;
     /// none: nothing to report). The whole repository is still read: an app's render needs
-    /// all of its inputs. Takes every following argument, so give PATH before it.
-    #[arg(long, value_name = "FILE", num_args = 0.., conflicts_with_all = ["fix", "write_baseline"])]
+    /// all of its inputs. With `diff`: of the new findings, those. Takes every following
+    /// argument, so give PATH before it.
+    #[arg(long, value_name = "FILE", num_args = 0..)]
     changed: Option<Vec<PathBuf>>,
-    #[command(flatten)]
-    walk: WalkArgs,
 }
 
 #[derive(clap::Args, Clone)]
@@ -119,8 +128,11 @@ enum Command {
         #[arg(default_value = ".")]
         path: PathBuf,
         #[command(flatten)]
-        out: OutputArgs,
+        lint: LintArgs,
     },
+    /// Lint a repository: the same as `gitops-lint [PATH]` (for the habit of linters whose
+    /// first argument is the command).
+    Lint(CheckArgs),
     /// List the rules: id, default severity, one line.
     Rules,
     /// Print a rule's documentation.
@@ -281,7 +293,7 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Some(Command::Diff { base, path, out }) => run_diff(base, path, out),
+        Some(Command::Diff { base, path, lint }) => run_diff(base, path, lint),
         Some(Command::Apps {
             path,
             config,
@@ -309,6 +321,7 @@ fn main() -> ExitCode {
                 Err(e) => fail(format!("man page: {e}")),
             }
         }
+        Some(Command::Lint(args)) => check(args),
         None => check(cli.check),
     }
 }
@@ -528,14 +541,15 @@ fn load_baseline(args: &OutputArgs) -> Result<Option<Baseline>, ExitCode> {
 }
 
 fn check(args: CheckArgs) -> ExitCode {
+    let lint = &args.lint;
     let opts = LintOptions {
         root: args.path.clone(),
-        config: args.out.config.clone(),
+        config: lint.out.config.clone(),
     };
-    let ignore_files = !args.walk.no_ignore;
-    let quiet = args.out.quiet;
-    let cache = args.walk.cache.as_deref();
-    let mut result = match lint_cached(&opts, &args.out.limits, ignore_files, cache) {
+    let ignore_files = !lint.walk.no_ignore;
+    let quiet = lint.out.quiet;
+    let cache = lint.walk.cache.as_deref();
+    let mut result = match lint_cached(&opts, &lint.out.limits, ignore_files, cache) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
@@ -594,7 +608,7 @@ fn check(args: CheckArgs) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    let baseline = match load_baseline(&args.out) {
+    let baseline = match load_baseline(&lint.out) {
         Ok(b) => b,
         Err(code) => return code,
     };
@@ -611,13 +625,13 @@ fn check(args: CheckArgs) -> ExitCode {
         }
         None => (result.findings.clone(), 0),
     };
-    let findings = match &args.changed {
+    let findings = match &lint.changed {
         None => findings,
         Some(files) => only_changed(findings, &result, files, quiet),
     };
     let prefix = cli_output::repo_prefix(&result.root);
     let code = Output {
-        args: &args.out,
+        args: &lint.out,
         findings: &findings,
         map: &result.map,
         prefix: &prefix,
@@ -671,7 +685,8 @@ fn only_changed(
     kept
 }
 
-fn run_diff(base: String, path: PathBuf, out: OutputArgs) -> ExitCode {
+fn run_diff(base: String, path: PathBuf, lint: LintArgs) -> ExitCode {
+    let out = &lint.out;
     let opts = DiffOptions {
         lint: LintOptions {
             root: path,
@@ -679,6 +694,8 @@ fn run_diff(base: String, path: PathBuf, out: OutputArgs) -> ExitCode {
         },
         limits: out.limits.clone(),
         base,
+        ignore_files: !lint.walk.no_ignore,
+        cache: lint.walk.cache.clone(),
     };
     let result = match diff::run(&opts) {
         Ok(r) => r,
@@ -694,7 +711,7 @@ fn run_diff(base: String, path: PathBuf, out: OutputArgs) -> ExitCode {
             result.render_time.as_secs_f64()
         );
     }
-    let baseline = match load_baseline(&out) {
+    let baseline = match load_baseline(out) {
         Ok(b) => b,
         Err(code) => return code,
     };
@@ -709,8 +726,12 @@ fn run_diff(base: String, path: PathBuf, out: OutputArgs) -> ExitCode {
         }
         None => (result.new.clone(), 0),
     };
+    let findings = match &lint.changed {
+        None => findings,
+        Some(files) => only_changed(findings, &result.head, files, out.quiet),
+    };
     Output {
-        args: &out,
+        args: out,
         findings: &findings,
         map: &result.head.map,
         prefix: &result.prefix,
