@@ -166,7 +166,7 @@ impl Output<'_> {
                 "app": a.app, "added": a.added, "removed": a.removed, "diff": a.diff,
             })).collect::<Vec<_>>(),
         });
-        serde_json::to_string_pretty(&v).unwrap_or(text)
+        gitops_lint::report::escape::inert_json(serde_json::to_string_pretty(&v).unwrap_or(text))
     }
 
     pub fn emit(self) -> ExitCode {

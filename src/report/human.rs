@@ -78,18 +78,17 @@ fn named(map: &SourceMap, file: crate::source::FileId) -> NamedSource<String> {
 
 use super::escape::escape_controls as esc;
 
-/// The snippet text with control characters (ESC, BEL, …) replaced by `?` of the same byte
-/// length, so spans still point where they did and the terminal gets nothing to obey.
+/// The snippet text with control characters (ESC, BEL, C1, …) and bidirectional controls
+/// replaced by `?` of the same byte length, so spans still point where they did and the
+/// terminal gets nothing to obey. Carriage returns stay (CRLF files).
 fn inert_source(text: &str) -> String {
-    if !text
-        .chars()
-        .any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
-    {
+    let hostile = |c: char| super::escape::is_inert_unsafe(c) && c != '\r';
+    if !text.chars().any(hostile) {
         return text.to_string();
     }
     text.chars()
         .map(|c| {
-            if c.is_control() && !matches!(c, '\n' | '\t' | '\r') {
+            if hostile(c) {
                 "?".repeat(c.len_utf8())
             } else {
                 c.to_string()
@@ -214,7 +213,8 @@ fn render_with(findings: &[Finding], map: &SourceMap, color: bool, compact_group
         count(Severity::Warning),
         count(Severity::Info)
     ));
-    out
+    // miette wraps long messages at a space, which can put a message's ` ::` at a line start.
+    super::escape::break_command_lines(&out)
 }
 
 /// A group of at least this many findings of one kind shows only its first one in full.

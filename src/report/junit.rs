@@ -7,6 +7,11 @@ use crate::source::SourceMap;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+/// Text for an attribute value or element content. Line breaks are character references
+/// (`&#10;`): the document means the same, and nothing from a message starts a line of the
+/// log the report is printed to (a `::add-mask::` there is a runner command). DEL, C1 and
+/// the bidirectional controls are references too; the C0 controls XML 1.0 forbids even as
+/// references become `?`.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -16,8 +21,12 @@ pub fn escape(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            // XML 1.0 forbids most control characters even when escaped.
-            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => out.push('?'),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            c if (c as u32) < 0x20 && c != '\t' => out.push('?'),
+            c if super::escape::is_inert_unsafe(c) => {
+                out.push_str(&format!("&#x{:x};", c as u32));
+            }
             c => out.push(c),
         }
     }

@@ -293,5 +293,5 @@ pub fn render(findings: &[Finding], map: &SourceMap, prefix: &str) -> String {
     };
     let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
     s.push('\n');
-    s
+    super::escape::inert_json(s)
 }
