@@ -224,12 +224,21 @@ impl Output<'_> {
                 return;
             }
         };
+        if ctx.from_fork {
+            if !self.args.quiet {
+                eprintln!(
+                    "gitops-lint: a pull request from a fork gets a read-only token; no review or comment is written (annotations and the job summary carry the findings)"
+                );
+            }
+            return;
+        }
         let review = self.diff.as_ref().and_then(|d| {
             review::build(
                 self.findings,
                 self.map,
                 self.prefix,
                 &d.result.changed_lines,
+                &d.result.inserted_lines,
                 &ctx.head_sha,
             )
         });
@@ -238,13 +247,7 @@ impl Output<'_> {
                 .diff
                 .as_ref()
                 .is_some_and(|d| !d.result.fixed.is_empty() || !d.result.diffs.is_empty());
-        post(
-            &ctx,
-            review.as_ref(),
-            summary,
-            worth_a_comment,
-            self.args.quiet,
-        );
+        post(&ctx, review.as_ref(), summary, worth_a_comment, self.args);
     }
 }
 
@@ -254,10 +257,15 @@ fn post(
     review: Option<&review::ReviewRequest>,
     summary: &str,
     create_summary: bool,
-    quiet: bool,
+    args: &OutputArgs,
 ) {
-    let outcome =
-        gitops_lint::github::client::publish_blocking(ctx, review, summary, create_summary);
+    use gitops_lint::github::client::{PublishOptions, publish_blocking};
+    let options = PublishOptions {
+        max_comments: args.max_review_comments,
+        ..PublishOptions::default()
+    };
+    let quiet = args.quiet;
+    let outcome = publish_blocking(ctx, review, summary, create_summary, &options);
     for w in &outcome.warnings {
         warn(w);
     }
@@ -275,6 +283,6 @@ fn post(
 }
 
 #[cfg(not(feature = "github"))]
-fn post(_: &event::PrContext, _: Option<&review::ReviewRequest>, _: &str, _: bool, _: bool) {
+fn post(_: &event::PrContext, _: Option<&review::ReviewRequest>, _: &str, _: bool, _: &OutputArgs) {
     warn("built without the `github` feature: no review posted");
 }

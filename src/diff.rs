@@ -44,6 +44,8 @@ pub struct DiffResult {
     pub changed: Vec<ChangedFile>,
     /// Added or changed line ranges per root-relative path (where a review may comment).
     pub changed_lines: BTreeMap<String, Vec<(usize, usize)>>,
+    /// Of those, lines added where the base had none (a suggestion may delete them).
+    pub inserted_lines: BTreeMap<String, Vec<(usize, usize)>>,
     /// Apps whose render reads a changed file, by name.
     pub affected: Vec<String>,
     /// Rendered manifest diffs of the affected apps (only those that changed).
@@ -98,7 +100,7 @@ pub fn run(opts: &DiffOptions) -> Result<DiffResult, LintError> {
         },
     );
     let head = head?;
-    let (base, changed, changed_lines) = base_side?;
+    let (base, changed, lines) = base_side?;
     let lint_time = started.elapsed();
 
     let new: Vec<Finding> = unmatched(
@@ -141,7 +143,8 @@ pub fn run(opts: &DiffOptions) -> Result<DiffResult, LintError> {
         new,
         fixed,
         changed,
-        changed_lines,
+        changed_lines: lines.changed,
+        inserted_lines: lines.inserted,
         affected: affected.into_iter().collect(),
         diffs,
         prefix: repo.prefix().to_string(),

@@ -114,6 +114,10 @@ pub struct OutputArgs {
     /// Print findings only: no counts line, no progress or summary notes on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Inline comments in one pull-request review, errors first; the sticky summary comment
+    /// counts and lists the rest.
+    #[arg(long, value_name = "N", default_value_t = gitops_lint::github::review::DEFAULT_MAX_COMMENTS)]
+    pub max_review_comments: usize,
 }
 
 #[derive(Subcommand)]
