@@ -19,6 +19,11 @@ pub struct Reported<'a> {
 pub struct Output<'a> {
     pub args: &'a OutputArgs,
     pub findings: &'a [Finding],
+    /// What code scanning gets (`--format sarif`, `--sarif-file`): every finding of the tree
+    /// as `lint` reports it, also in diff mode, where `findings` are only the new ones. Code
+    /// scanning compares a pull request's analysis with the base branch's itself; an upload
+    /// of the new findings alone would close every alert the change did not touch.
+    pub sarif_findings: &'a [Finding],
     pub map: &'a SourceMap,
     /// The linted root relative to the repository root.
     pub prefix: &'a str,
@@ -174,14 +179,16 @@ impl Output<'_> {
         let text = match self.args.format {
             Format::Human => self.human(),
             Format::Json => self.json(),
-            Format::Sarif => sarif::render(self.findings, self.map, self.prefix),
+            Format::Sarif => sarif::render(self.sarif_findings, self.map, self.prefix),
             Format::Junit => junit::render(self.findings, self.map, self.prefix, threshold),
             Format::Github => github::render(self.findings, self.map, self.prefix),
         };
         print(&text);
         if let Some(path) = &self.args.sarif_file
-            && let Err(e) =
-                std::fs::write(path, sarif::render(self.findings, self.map, self.prefix))
+            && let Err(e) = std::fs::write(
+                path,
+                sarif::render(self.sarif_findings, self.map, self.prefix),
+            )
         {
             eprintln!("error: {}: {e}", path.display());
             return ExitCode::from(2);

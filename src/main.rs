@@ -637,6 +637,7 @@ fn check(args: CheckArgs) -> ExitCode {
     let code = Output {
         args: &lint.out,
         findings: &findings,
+        sarif_findings: &findings,
         map: &result.map,
         prefix: &prefix,
         baselined,
@@ -734,9 +735,22 @@ fn run_diff(base: String, path: PathBuf, lint: LintArgs) -> ExitCode {
         None => findings,
         Some(files) => only_changed(findings, &result.head, files, out.quiet),
     };
+    // Code scanning gets the whole tree, as `lint` with these flags reports it.
+    let tree = match &baseline {
+        Some(b) => unmatched(&result.head.findings, &result.head.map, &b.counts())
+            .into_iter()
+            .map(|i| result.head.findings[i].clone())
+            .collect(),
+        None => result.head.findings.clone(),
+    };
+    let tree = match &lint.changed {
+        None => tree,
+        Some(files) => only_changed(tree, &result.head, files, true),
+    };
     Output {
         args: out,
         findings: &findings,
+        sarif_findings: &tree,
         map: &result.head.map,
         prefix: &result.prefix,
         baselined,

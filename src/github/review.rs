@@ -36,8 +36,10 @@ pub struct ReviewComment {
 /// every comment is a notification; the sticky summary counts and lists the rest.
 pub const DEFAULT_MAX_COMMENTS: usize = 25;
 
-/// Each inline comment ends with a hidden marker carrying the finding's stable fingerprint,
-/// so a later run on the same pull request does not post the same comment again.
+/// Each inline comment ends with a hidden marker carrying the finding's problem fingerprint
+/// (`finding::problem_fingerprint`, the key code scanning gets too), so a later run on the
+/// same pull request does not post the same comment again, and a new problem that only
+/// shares rule, app and object with an old one still gets its comment.
 pub const FINDING_MARKER: &str = "<!-- gitops-lint:finding ";
 
 /// The fingerprint in a comment body written by [`build`], if any.
@@ -248,7 +250,7 @@ pub fn build(
         body.push_str(&format!(
             "\n\n<sub>`gitops-lint explain {}`</sub>\n{FINDING_MARKER}{} -->",
             f.rule,
-            crate::finding::FindingKey::of(f, map).fingerprint()
+            crate::finding::problem_fingerprint(f, map)
         ));
         comments.push(ReviewComment {
             path: repo_path(prefix, &path),

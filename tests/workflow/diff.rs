@@ -326,3 +326,61 @@ fn action_script_runs_the_documented_args_in_diff_mode() {
         "{stdout}"
     );
 }
+
+/// Code scanning gets the whole tree in diff mode too (what `lint` reports), so alerts the
+/// change did not touch stay open; the other formats report only what the change adds.
+#[test]
+fn diff_mode_sarif_is_the_whole_tree() {
+    let repo = fixture();
+    let d = repo.path();
+    let sarif = d.join("out.sarif");
+    // The head compared with itself: nothing new, both findings still there.
+    let out = bin()
+        .args([
+            "diff",
+            "--base",
+            "HEAD",
+            "--format",
+            "json",
+            "--comment",
+            "off",
+        ])
+        .arg("--sarif-file")
+        .arg(&sarif)
+        .arg(d)
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(json_findings(&out).is_empty());
+    let log: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&sarif).expect("sarif written")).expect("json");
+    let mut rules: Vec<&str> = log["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter_map(|r| r["ruleId"].as_str())
+        .collect();
+    rules.sort();
+    assert_eq!(rules, ["hpa-replicas-conflict", "ignore-differences-broad"]);
+    // `--format sarif` on stdout is the same log.
+    let out = bin()
+        .args([
+            "diff",
+            "--base",
+            "HEAD",
+            "--format",
+            "sarif",
+            "--comment",
+            "off",
+        ])
+        .arg(d)
+        .output()
+        .expect("run");
+    let stdout: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(stdout, log);
+}
