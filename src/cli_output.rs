@@ -181,7 +181,15 @@ impl Output<'_> {
             Format::Json => self.json(),
             Format::Sarif => sarif::render(self.sarif_findings, self.map, self.prefix),
             Format::Junit => junit::render(self.findings, self.map, self.prefix, threshold),
-            Format::Github => github::render(self.findings, self.map, self.prefix),
+            Format::Github => github::render(
+                self.findings,
+                self.map,
+                self.prefix,
+                &github::Options {
+                    max_per_level: self.args.max_annotations,
+                    changed: self.diff.as_ref().map(|d| &d.result.changed_lines),
+                },
+            ),
         };
         print(&text);
         if let Some(path) = &self.args.sarif_file

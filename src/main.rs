@@ -118,6 +118,10 @@ pub struct OutputArgs {
     /// counts and lists the rest.
     #[arg(long, value_name = "N", default_value_t = gitops_lint::github::review::DEFAULT_MAX_COMMENTS)]
     pub max_review_comments: usize,
+    /// `--format github`: annotations of each level (error, warning, notice) at most, errors
+    /// first (GitHub shows 10 per level in a step); one notice counts the rest.
+    #[arg(long, value_name = "N", default_value_t = gitops_lint::report::github::DEFAULT_MAX_PER_LEVEL)]
+    pub max_annotations: usize,
 }
 
 #[derive(Subcommand)]

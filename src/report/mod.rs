@@ -73,7 +73,10 @@ mod tests {
                 "junit (skipped)",
                 junit::render(&findings, &map, "", Severity::Info),
             ),
-            ("github", github::render(&findings, &map, "")),
+            (
+                "github",
+                github::render(&findings, &map, "", &github::Options::default()),
+            ),
         ]
     }
 
