@@ -31,6 +31,8 @@ pub struct Output<'a> {
     pub diff: Option<Reported<'a>>,
     /// The model's coverage line (apps found, rendered, partly, not rendered by reason).
     pub coverage: Option<String>,
+    /// When the run started (JUnit's `time`).
+    pub started: std::time::Instant,
 }
 
 /// The linted root relative to the enclosing repository (the nearest ancestor with `.git`),
@@ -180,7 +182,16 @@ impl Output<'_> {
             Format::Human => self.human(),
             Format::Json => self.json(),
             Format::Sarif => sarif::render(self.sarif_findings, self.map, self.prefix),
-            Format::Junit => junit::render(self.findings, self.map, self.prefix, threshold),
+            Format::Junit => junit::render(
+                self.findings,
+                self.map,
+                self.prefix,
+                &junit::Options {
+                    fail_on: threshold,
+                    below: self.args.junit_below_fail_on.into(),
+                    time: self.started.elapsed(),
+                },
+            ),
             Format::Github => github::render(
                 self.findings,
                 self.map,

@@ -122,6 +122,25 @@ pub struct OutputArgs {
     /// first (GitHub shows 10 per level in a step); one notice counts the rest.
     #[arg(long, value_name = "N", default_value_t = gitops_lint::report::github::DEFAULT_MAX_PER_LEVEL)]
     pub max_annotations: usize,
+    /// `--format junit`: what a finding below --fail-on becomes, a skipped test case (shown,
+    /// not failed) or a failed one.
+    #[arg(long, value_enum, default_value_t = JunitBelow::Skipped)]
+    pub junit_below_fail_on: JunitBelow,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum JunitBelow {
+    Skipped,
+    Failure,
+}
+
+impl From<JunitBelow> for gitops_lint::report::junit::Below {
+    fn from(b: JunitBelow) -> Self {
+        match b {
+            JunitBelow::Skipped => gitops_lint::report::junit::Below::Skipped,
+            JunitBelow::Failure => gitops_lint::report::junit::Below::Failure,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -549,6 +568,7 @@ fn load_baseline(args: &OutputArgs) -> Result<Option<Baseline>, ExitCode> {
 }
 
 fn check(args: CheckArgs) -> ExitCode {
+    let started = std::time::Instant::now();
     let lint = &args.lint;
     let opts = LintOptions {
         root: args.path.clone(),
@@ -647,6 +667,7 @@ fn check(args: CheckArgs) -> ExitCode {
         baselined,
         diff: None,
         coverage: Some(gitops_lint::gitops::listing::coverage_line(&result.model)),
+        started,
     }
     .emit();
     // The process ends here and the kernel takes its memory back at once: freeing the model
@@ -695,6 +716,7 @@ fn only_changed(
 }
 
 fn run_diff(base: String, path: PathBuf, lint: LintArgs) -> ExitCode {
+    let started = std::time::Instant::now();
     let out = &lint.out;
     let opts = DiffOptions {
         lint: LintOptions {
@@ -762,6 +784,7 @@ fn run_diff(base: String, path: PathBuf, lint: LintArgs) -> ExitCode {
         coverage: Some(gitops_lint::gitops::listing::coverage_line(
             &result.head.model,
         )),
+        started,
     }
     .emit()
 }

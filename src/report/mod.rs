@@ -68,16 +68,25 @@ mod tests {
                 json::render(&findings, &[PAYLOAD.to_string()], &map),
             ),
             ("sarif", sarif::render(&findings, &map, "")),
-            ("junit", junit::render(&findings, &map, "", Severity::Error)),
             (
-                "junit (skipped)",
-                junit::render(&findings, &map, "", Severity::Info),
+                "junit",
+                junit::render(&findings, &map, "", &junit_options(Severity::Error)),
             ),
             (
                 "github",
                 github::render(&findings, &map, "", &github::Options::default()),
             ),
         ]
+    }
+
+    /// The finding's help and message also reach `<skipped message=…>` through the same
+    /// escape; `<failure>` carries both.
+    fn junit_options(fail_on: Severity) -> junit::Options {
+        junit::Options {
+            fail_on,
+            below: junit::Below::Skipped,
+            time: std::time::Duration::ZERO,
+        }
     }
 
     #[test]

@@ -9,4 +9,5 @@ mod fix;
 #[cfg(feature = "github")]
 mod github_review;
 mod integration_files;
+mod junit;
 mod sarif;
