@@ -316,7 +316,11 @@ fn main() -> ExitCode {
         Some(Command::Explain { id }) => match rules::find(&id) {
             Some(r) => print(r.meta.doc),
             None => {
-                eprintln!("error: unknown rule `{id}`; `gitops-lint rules` lists them");
+                let ids: Vec<&str> = rules::registry().iter().map(|r| r.meta.id).collect();
+                eprintln!(
+                    "error: unknown rule `{id}`{}",
+                    gitops_lint::config::did_you_mean(&id, &ids)
+                );
                 ExitCode::from(2)
             }
         },
@@ -587,7 +591,11 @@ fn check(args: CheckArgs) -> ExitCode {
             eprintln!("gitops-lint: not fixing {path}: {reason}; the file is left as it is");
         }
         if args.dry_run {
-            print(&fix::unified_diff(&plan));
+            if lint.out.format == Format::Json {
+                print(&dry_run_json(&plan));
+            } else {
+                print(&fix::unified_diff(&plan));
+            }
             if quiet {
                 return ExitCode::SUCCESS;
             }
@@ -674,6 +682,34 @@ fn check(args: CheckArgs) -> ExitCode {
     // node by node first cost ~3% of a 6,000-object lint.
     std::mem::forget(result);
     code
+}
+
+/// `--fix --dry-run --format json`: the plan as data, one unified diff per file (version 1).
+fn dry_run_json(plan: &fix::FixPlan) -> String {
+    let patches: Vec<serde_json::Value> = plan
+        .patches
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "file": p.path,
+                "diff": fix::diff_text(&p.before, &p.after, &format!("a/{}", p.path), &format!("b/{}", p.path)),
+            })
+        })
+        .collect();
+    let refused: Vec<serde_json::Value> = plan
+        .refused
+        .iter()
+        .map(|(file, reason)| serde_json::json!({"file": file, "reason": reason}))
+        .collect();
+    let v = serde_json::json!({
+        "version": 1,
+        "fixed": plan.fixed,
+        "skipped": plan.skipped,
+        "patches": patches,
+        "refused": refused,
+    });
+    let text = serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
+    gitops_lint::report::escape::inert_json(text)
 }
 
 /// `--changed FILE…`: the findings of the apps whose inputs include a changed file (see
