@@ -775,6 +775,25 @@ fn edit_distance(a: &str, b: &str) -> usize {
 mod tests {
     use super::*;
 
+    #[test]
+    fn misspelled_rule_ids_get_the_nearest_known_id() {
+        let known = [
+            "hpa-replicas-conflict",
+            "shared-resource",
+            "unpinned-source",
+        ];
+        assert_eq!(
+            closest_id("hpa-replica-conflict", &known),
+            Some("hpa-replicas-conflict")
+        );
+        assert_eq!(
+            closest_id("shared-resources", &known),
+            Some("shared-resource")
+        );
+        assert_eq!(closest_id("no-such-thing-at-all", &known), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
     fn parse(text: &str) -> Result<Config, ConfigError> {
         let map = SourceMap::new();
         let id = map.add_text(".gitops-lint.yaml", text);

@@ -650,23 +650,4 @@ mod tests {
             Some("gitops-lint: ignore[x] y")
         );
     }
-
-    #[test]
-    fn misspelled_rule_ids_get_the_nearest_known_id() {
-        let known = [
-            "hpa-replicas-conflict",
-            "shared-resource",
-            "unpinned-source",
-        ];
-        assert_eq!(
-            closest_rule("hpa-replica-conflict", &known),
-            Some("hpa-replicas-conflict")
-        );
-        assert_eq!(
-            closest_rule("shared-resources", &known),
-            Some("shared-resource")
-        );
-        assert_eq!(closest_rule("no-such-thing-at-all", &known), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-    }
 }
