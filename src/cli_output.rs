@@ -98,14 +98,12 @@ impl Output<'_> {
         let color = !self.args.no_color
             && std::env::var_os("NO_COLOR").is_none()
             && std::io::stdout().is_terminal();
-        let mut text = human::render(self.findings, self.map, color);
+        let (mut text, counts) = human::render_parts(self.findings, self.map, color);
         if self.args.quiet {
-            // Findings only: the closing counts line goes, and so does the diff-mode summary.
-            let body = text.trim_end_matches('\n');
-            let cut = body.rfind('\n').map(|i| i + 1).unwrap_or(0);
-            text.truncate(cut);
+            // Findings only: the closing counts go, and so does the diff-mode summary.
             return text;
         }
+        text.push_str(&counts);
         if let Some(line) = &self.coverage {
             text.push_str(&human::coverage(line));
         }
