@@ -28,6 +28,44 @@ pub struct LintResult {
     pub model: Model,
     /// Findings silenced by inline comments or config ignores (for reports that count them).
     pub suppressed: usize,
+    /// The settings the lint ran with (`diff` applies them to what it adds).
+    pub config: Config,
+}
+
+impl LintResult {
+    /// Findings made over this lint's model outside the rule runner (`diff`'s comparisons of
+    /// two revisions) get what the rules' findings got: the deployment policy, severities,
+    /// `off`, object ignores and inline suppressions, the order, one finding per cause (a
+    /// base line many overlays render), and redaction.
+    pub fn settle(&self, findings: Vec<Finding>) -> Vec<Finding> {
+        let findings = apply_deployment_policy(findings, &self.model);
+        let (mut findings, _) = apply_settings(findings, &self.config, &self.map);
+        sort_findings(&mut findings, &self.map);
+        let mut findings = crate::same_cause::merge_same_cause(findings);
+        scrub_secrets(&mut findings, &self.model);
+        findings
+    }
+}
+
+fn sort_findings(findings: &mut Vec<Finding>, map: &SourceMap) {
+    findings.sort_by(|a, b| {
+        let pa = map.path(a.primary.span.file);
+        let pb = map.path(b.primary.span.file);
+        (pa, a.primary.span.start, a.rule).cmp(&(pb, b.primary.span.start, b.rule))
+    });
+    findings.dedup();
+}
+
+/// Both word lists walk every object: worth it only when there is something to scrub.
+fn scrub_secrets(findings: &mut [Finding], model: &Model) {
+    if findings.is_empty() {
+        return;
+    }
+    let secrets = crate::redact::secret_values(model);
+    if !secrets.is_empty() {
+        let public = crate::redact::public_words(model);
+        crate::redact::scrub_findings(findings, &secrets, &public);
+    }
 }
 
 /// Usage or configuration problems: exit code 2.
@@ -326,28 +364,17 @@ fn lint_walked(
 
     let (mut findings, suppressed) = apply_settings(findings, config, &map);
     findings.extend(unknown_rule_suppressions(&walked.files, config, &map));
-    findings.sort_by(|a, b| {
-        let pa = map.path(a.primary.span.file);
-        let pb = map.path(b.primary.span.file);
-        (pa, a.primary.span.start, a.rule).cmp(&(pb, b.primary.span.start, b.rule))
-    });
-    findings.dedup();
+    sort_findings(&mut findings, &map);
     let mut findings = crate::same_cause::merge_same_cause(findings);
     crate::same_cause::drop_render_failures_of_yaml_errors(&mut findings);
-    // Both word lists walk every object: worth it only when there is something to scrub.
-    if !findings.is_empty() {
-        let secrets = crate::redact::secret_values(&model);
-        if !secrets.is_empty() {
-            let public = crate::redact::public_words(&model);
-            crate::redact::scrub_findings(&mut findings, &secrets, &public);
-        }
-    }
+    scrub_secrets(&mut findings, &model);
     LintResult {
         map,
         root,
         findings,
         model,
         suppressed,
+        config: config.clone(),
     }
 }
 
@@ -413,66 +440,13 @@ fn apply_deployment_policy(mut findings: Vec<Finding>, model: &Model) -> Vec<Fin
             .filter(|a| f.app_decl.is_none() || a.span == f.app_decl)
             .filter(|a| f.cluster.is_none() || f.cluster.as_deref() == Some(a.cluster.name()))
             .peekable();
-        if apps.peek().is_some() && apps.all(|a| applied_by_nothing(model, a)) {
+        if apps.peek().is_some() && apps.all(|a| model.applied_by_nothing(a)) {
             f.severity = Severity::Info;
             f.message
                 .push_str(" (nothing in this repository deploys it, so it breaks no deployment)");
         }
     }
     findings
-}
-
-/// Nothing in the cluster applies `app`: it is standalone (outside every bootstrap path, and
-/// not a directory of Argo CD or Flux declarations, which a person applies to start), a Flux
-/// object outside every source artifact, or a Flux object only such a directory holds (a
-/// Kustomization in an archived directory no GitRepository ships). A directory a
-/// GitRepository ships is the bootstrap entry point and applies what it holds, and so does
-/// `flux bootstrap`'s own Kustomization; an Argo CD app-of-apps root that a directory renders
-/// is the usual hand-applied entry point, so Argo apps count as applied.
-fn applied_by_nothing(model: &Model, app: &crate::gitops::App) -> bool {
-    use crate::gitops::AppKind;
-    if app.argo.is_some() {
-        return false;
-    }
-    let mut current = app;
-    for _ in 0..=model.apps.len() {
-        if current.kind == AppKind::Standalone {
-            // Below a bootstrap path, or the directory of Argo CD / Flux declarations a person
-            // applies to start: applied.
-            if current.cluster.is_known() {
-                return false;
-            }
-            // A standalone app itself: applied when it is an entry point (its declarations
-            // are what a person applies). As a Flux object's parent: a directory a
-            // GitRepository ships, which bootstrap applies, unless left out.
-            if std::ptr::eq(current, app) {
-                return !current.entry_point;
-            }
-            return current.outside_source;
-        }
-        if current.outside_source {
-            return true;
-        }
-        if current.flux.as_ref().is_some_and(|f| {
-            crate::gitops::cluster::applies_itself(&f.decl, &model.map.path(f.decl.span().file))
-        }) {
-            // `flux bootstrap`'s own Kustomization: the cluster's entry point.
-            return false;
-        }
-        let Some(parent) = current.parent.as_deref() else {
-            return false;
-        };
-        // The declaration first: a name alone may be another app's (a HelmRelease and its
-        // Kustomization are often both `cert-manager`; archives repeat live names).
-        let by_span = current
-            .parent_span
-            .and_then(|s| model.apps.iter().find(|a| a.span == Some(s)));
-        match by_span.or_else(|| model.apps.iter().find(|a| a.name == parent)) {
-            Some(p) => current = p,
-            None => return false,
-        }
-    }
-    false
 }
 
 /// A parsed `# gitops-lint: ignore[a, b] reason` comment.

@@ -770,12 +770,13 @@ fn run_diff(base: String, path: PathBuf, lint: LintArgs) -> ExitCode {
     };
     if !out.quiet {
         eprintln!(
-            "gitops-lint diff: {} changed file(s); rendered {} of {} apps; lint of base and head {:.2}s, render {:.3}s",
+            "gitops-lint diff: {} changed file(s); rendered {} of {} apps; lint of base and head {:.2}s, render {:.3}s, compare {:.3}s",
             result.changed.len(),
             result.apps_rendered(),
             result.apps_total,
             result.lint_time.as_secs_f64(),
-            result.render_time.as_secs_f64()
+            result.render_time.as_secs_f64(),
+            result.compare_time.as_secs_f64()
         );
     }
     let baseline = match load_baseline(out) {

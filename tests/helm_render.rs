@@ -175,6 +175,35 @@ fn missing_dependency_is_unrenderable() {
 }
 
 #[test]
+fn a_partial_render_leaves_a_missing_dependency_out_and_renders_the_parent() {
+    let fs = fixtures();
+    let opts = TemplateOptions {
+        partial_dependencies: true,
+        ..TemplateOptions::default()
+    };
+    let out = template(&fs, "partial/missing-dependency", &opts);
+    // The parent's own template renders; the dependency is one issue naming it.
+    assert_eq!(out.objects.len(), 1, "{:?}", out.issues);
+    assert_eq!(out.issues.len(), 1, "{:?}", out.issues);
+    let issue = &out.issues[0];
+    assert_eq!(issue.kind, IssueKind::Unrenderable);
+    let (path, line, _) = at(&fs, issue.span);
+    assert_eq!(
+        (path.as_str(), line),
+        ("partial/missing-dependency/Chart.yaml", 5)
+    );
+    let input = issue
+        .input
+        .as_ref()
+        .expect("the issue names the dependency");
+    assert_eq!(
+        input.name,
+        "chart redis 18.x.x from https://charts.bitnami.com/bitnami"
+    );
+    assert!(input.fetchable);
+}
+
+#[test]
 fn charts_outside_the_root_are_refused() {
     let fs = fixtures();
     let out = render(&fs, "../helm/provenance");

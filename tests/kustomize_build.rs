@@ -828,3 +828,137 @@ fn a_shared_base_still_fails_on_a_cycle_and_on_the_depth_limit() {
     );
     assert_eq!(alone, limited(Some(shared)));
 }
+
+// Partial offline builds: what a remote input that is not fetched would have held is absent,
+// so steps aimed at it are recorded against that input and the local rest still builds.
+
+const PARTIAL_OVERLAY: &str = "resources:
+- https://github.com/argoproj/argo-cd//manifests/cluster-install?ref=v2.13.1
+- deploy.yaml
+patches:
+- path: argocd-cm.yaml
+replicas:
+- name: argocd-repo-server
+  count: 2
+- name: web
+  count: 3
+replacements:
+- source:
+    kind: ConfigMap
+    name: argocd-cm
+    fieldPath: data.url
+  targets:
+  - select:
+      kind: Deployment
+      name: web
+    fieldPaths:
+    - metadata.annotations.url
+    options:
+      create: true
+";
+
+const ARGOCD_CM_PATCH: &str = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: argocd-cm
+data:
+  url: https://argocd.example.com
+";
+
+#[test]
+fn steps_aimed_at_an_unfetched_remote_input_are_recorded_against_it_and_the_rest_builds() {
+    let r = repo(&[
+        ("repo/prod/kustomization.yaml", PARTIAL_OVERLAY),
+        ("repo/prod/deploy.yaml", DEPLOY),
+        ("repo/prod/argocd-cm.yaml", ARGOCD_CM_PATCH),
+    ])
+    .expect("a temporary repository");
+    let out = build(&r.fs, "prod", &BuildOptions::default());
+    // The local Deployment rendered, with the local replicas entry applied.
+    assert_eq!(out.objects.len(), 1, "objects: {:?}", out.objects);
+    let replicas = out.objects[0].root.get_path(&["spec", "replicas"]);
+    assert_eq!(replicas.and_then(Node::as_i64), Some(3));
+    assert!(
+        out.issues.iter().all(|i| i.kind != IssueKind::Failed),
+        "no failure while a remote input is missing: {:?}",
+        out.issues
+    );
+    let input = |i: &gitops_lint::render::RenderIssue| i.input.as_ref().map(|m| m.name.clone());
+    let remote = out
+        .issues
+        .iter()
+        .filter(|i| i.kind == IssueKind::Unrenderable)
+        .collect::<Vec<_>>();
+    assert_eq!(remote.len(), 1, "{:?}", out.issues);
+    let name = input(remote[0]).expect("the remote base names its input");
+    assert!(
+        name.contains("argoproj/argo-cd") && name.contains("v2.13.1"),
+        "{name}"
+    );
+    // The patch, the replicas entry and the replacement source each wait for that input,
+    // on their own lines.
+    let mut undone: Vec<String> = out
+        .issues
+        .iter()
+        .filter(|i| i.kind == IssueKind::NotApplied)
+        .map(|i| {
+            assert_eq!(input(i).as_deref(), Some(name.as_str()));
+            at(&r.map, i.span)
+        })
+        .collect();
+    undone.sort();
+    assert_eq!(
+        undone,
+        [
+            "prod/kustomization.yaml:13",
+            "prod/kustomization.yaml:5",
+            "prod/kustomization.yaml:7"
+        ]
+    );
+}
+
+#[test]
+fn with_every_input_local_a_step_that_finds_no_target_still_fails() {
+    let local_only = PARTIAL_OVERLAY.replace(
+        "- https://github.com/argoproj/argo-cd//manifests/cluster-install?ref=v2.13.1\n",
+        "",
+    );
+    let r = repo(&[
+        ("repo/prod/kustomization.yaml", local_only.as_str()),
+        ("repo/prod/deploy.yaml", DEPLOY),
+        ("repo/prod/argocd-cm.yaml", ARGOCD_CM_PATCH),
+    ])
+    .expect("a temporary repository");
+    let out = build(&r.fs, "prod", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert_eq!(issue.kind, IssueKind::Failed);
+    assert!(
+        issue.message.contains("no matches for Id ConfigMap"),
+        "{}",
+        issue.message
+    );
+    assert_eq!(at(&r.map, issue.span), "prod/kustomization.yaml:4");
+}
+
+#[test]
+fn a_remote_patch_file_is_left_out_and_the_build_goes_on() {
+    let r = repo(&[
+        (
+            "repo/app/kustomization.yaml",
+            "resources:\n- deploy.yaml\npatches:\n- path: https://raw.githubusercontent.com/org/patches/main/web.yaml\n",
+        ),
+        ("repo/app/deploy.yaml", DEPLOY),
+    ])
+    .expect("a temporary repository");
+    let out = build(&r.fs, "app", &BuildOptions::default());
+    assert_eq!(out.objects.len(), 1);
+    let issue = only_issue(&out);
+    assert_eq!(issue.kind, IssueKind::Unrenderable);
+    assert_eq!(at(&r.map, issue.span), "app/kustomization.yaml:4");
+    let input = issue.input.as_ref().expect("names its input");
+    assert_eq!(
+        input.name,
+        "https://raw.githubusercontent.com/org/patches/main/web.yaml"
+    );
+    assert!(!input.fetchable);
+}

@@ -127,6 +127,7 @@ pub(super) fn expand(
                 );
                 pending[i].1.issues.push(RenderIssue {
                     kind: IssueKind::Unrenderable,
+                    input: None,
                     span: at,
                     message,
                 });
@@ -158,6 +159,7 @@ pub(super) fn expand(
             if chain.len() + 1 >= MAX_DEPTH {
                 pending[i].1.issues.push(RenderIssue {
                     kind: IssueKind::Unrenderable,
+                    input: None,
                     span: at,
                     message: format!(
                         "app-of-apps nesting deeper than {MAX_DEPTH} levels: `{}` is not rendered",

@@ -589,6 +589,8 @@ pub fn expand(appset: &Object, tree: &RepoTree, go_template: Option<TemplateFn>)
                 if uses_placeholder_cluster(g, tree) {
                     exp.issues.push(RenderIssue {
                         kind: IssueKind::InCluster,
+                        // One input for every ApplicationSet that lists them: one finding.
+                        input: crate::render::MissingInput::vendor_only("Argo CD's cluster Secrets"),
                         span: g.span,
                         message: "the `clusters` generator lists Argo CD's cluster Secrets and none in the repository match; the template is expanded once, for a cluster named `clusters-generator`".into(),
                     });
@@ -598,6 +600,7 @@ pub fn expand(appset: &Object, tree: &RepoTree, go_template: Option<TemplateFn>)
             Err((span, message)) => {
                 exp.issues.push(RenderIssue {
                     kind: IssueKind::Unrenderable,
+                    input: None,
                     span,
                     message,
                 });
@@ -622,6 +625,7 @@ pub fn expand(appset: &Object, tree: &RepoTree, go_template: Option<TemplateFn>)
             }
             Err(message) => exp.issues.push(RenderIssue {
                 kind: IssueKind::Failed,
+                input: None,
                 span: template.span,
                 message: format!("ApplicationSet template: {message}"),
             }),

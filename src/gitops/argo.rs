@@ -726,6 +726,7 @@ pub(super) fn argo_app(
         let Some(path) = normalize_relative(raw_path) else {
             rendered.issues.push(RenderIssue {
                 kind: IssueKind::Failed,
+                input: None,
                 span: at,
                 message: format!("source path `{raw_path}` leaves the repository"),
             });
@@ -750,6 +751,7 @@ pub(super) fn argo_app(
                 .unwrap_or_default();
             rendered.issues.push(RenderIssue {
                 kind: IssueKind::Failed,
+                input: None,
                 span: at,
                 message: format!(
                     "app path does not exist: `{raw_path}`{from}; Argo CD resolves it from the repository root"
@@ -769,6 +771,7 @@ pub(super) fn argo_app(
             Ok(unit) => ctx.render_unit(unit, at, &mut rendered),
             Err(message) => rendered.issues.push(RenderIssue {
                 kind: IssueKind::Unrenderable,
+                input: None,
                 span: at,
                 message,
             }),

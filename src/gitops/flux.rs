@@ -408,6 +408,7 @@ pub(super) fn expand_flux(ctx: &mut Ctx, pending: &mut Vec<Pending>, from_builds
                 );
                 pending[i].1.issues.push(RenderIssue {
                     kind: IssueKind::Failed,
+                    input: None,
                     span: at,
                     message,
                 });
@@ -454,6 +455,7 @@ pub(super) fn expand_flux(ctx: &mut Ctx, pending: &mut Vec<Pending>, from_builds
             if chain.len() + 1 >= super::app_of_apps::MAX_DEPTH {
                 pending[i].1.issues.push(RenderIssue {
                     kind: IssueKind::Unrenderable,
+                    input: None,
                     span: at,
                     message: format!(
                         "Kustomizations nested deeper than {} levels: `{}` is not rendered",
@@ -537,6 +539,7 @@ pub(super) fn artifact_failures(ctx: &Ctx, r: Option<&Node>, ns: &str) -> Vec<Re
             ps.iter()
                 .map(|(span, m)| RenderIssue {
                     kind: IssueKind::Failed,
+                    input: None,
                     span: *span,
                     message: format!("ArtifactGenerator copy fails: {m}"),
                 })
@@ -679,6 +682,7 @@ pub(super) fn flux_kustomization(ctx: &mut Ctx, obj: &Object) -> (App, Rendered,
     match normalize_relative(&raw_path) {
         None => rendered.issues.push(RenderIssue {
             kind: IssueKind::Failed,
+            input: None,
             span: at,
             message: format!("spec.path `{raw_path}` leaves the repository"),
         }),
@@ -703,6 +707,7 @@ pub(super) fn flux_kustomization(ctx: &mut Ctx, obj: &Object) -> (App, Rendered,
                 app.repository = judgement;
                 rendered.issues.push(RenderIssue {
                     kind: IssueKind::Failed,
+                    input: None,
                     span: at,
                     message: format!("kustomization path not found: `{raw_path}`"),
                 })
@@ -740,6 +745,7 @@ pub(super) fn flux_kustomization(ctx: &mut Ctx, obj: &Object) -> (App, Rendered,
     for (span, message) in missing {
         rendered.issues.push(RenderIssue {
             kind: IssueKind::Unrenderable,
+            input: None,
             span,
             message,
         });
@@ -810,19 +816,27 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
         .and_then(Node::scalar_text)
         .unwrap_or_else(|| ns.clone());
     let ref_span = chart_ref.map(|n| n.span).unwrap_or(obj.span());
-    let not_fetched =
-        |app: &mut App, rendered: &mut Rendered, span: Span, chart: String, why: String| {
-            rendered.sources.push(format!("chart {chart}"));
-            app.skipped.push(Skip {
-                reason: "remote-chart",
-                message: format!("chart {chart} {why}"),
-            });
-            rendered.issues.push(RenderIssue {
-                kind: IssueKind::Unrenderable,
-                span,
-                message: format!("chart {chart} {why}; the linter does not fetch charts"),
-            });
-        };
+    // `input` names the chart as every app naming it does (one finding per chart).
+    let not_fetched = |app: &mut App,
+                       rendered: &mut Rendered,
+                       span: Span,
+                       chart: String,
+                       why: String,
+                       input: String| {
+        rendered.sources.push(format!("chart {chart}"));
+        app.skipped.push(Skip {
+            reason: "remote-chart",
+            message: format!("chart {chart} {why}"),
+        });
+        rendered.issues.push(RenderIssue {
+            kind: IssueKind::Unrenderable,
+            // Charts from sources `fetch` does not read (an ExternalArtifact, a HelmChart
+            // or repository the repo does not hold) must be vendored.
+            input: crate::render::MissingInput::vendor_only(input),
+            span,
+            message: format!("chart {chart} {why}"),
+        });
+    };
     let helm_chart = (spec.get_path(&["chart", "spec"]).is_none() && ref_kind == "HelmChart")
         .then(|| ctx.find("HelmChart", &ref_ns, &ref_name))
         .flatten();
@@ -841,6 +855,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
                     ref_span,
                     format!("from ExternalArtifact {ref_ns}/{ref_name}"),
                     "is produced outside this repository".into(),
+                    format!("ExternalArtifact {ref_ns}/{ref_name}"),
                 );
                 return (app, rendered, None);
             };
@@ -852,6 +867,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
             if !afs.is_file("Chart.yaml") {
                 rendered.issues.push(RenderIssue {
                     kind: IssueKind::Failed,
+                    input: None,
                     span: ref_span,
                     message: format!(
                         "ExternalArtifact {ref_ns}/{ref_name} holds no Chart.yaml at its root"
@@ -883,6 +899,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
             return (app, rendered, None);
         }
         (None, None) => {
+            let mut input = format!("{ref_kind} {ref_ns}/{ref_name}");
             let chart = if ref_kind == "OCIRepository" {
                 let oci = ctx.find("OCIRepository", &ref_ns, &ref_name);
                 let url = oci
@@ -900,6 +917,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
                     .or_else(|| r("tag").map(|t| format!(":{t}")))
                     .or_else(|| r("semver").map(|t| format!(" {t}")))
                     .unwrap_or_default();
+                input = format!("chart {url}{version}");
                 format!("{url}{version} (OCIRepository {ref_ns}/{ref_name})")
             } else {
                 format!("from {ref_kind} {ref_ns}/{ref_name}")
@@ -909,7 +927,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
             } else {
                 "is an OCI artifact"
             };
-            not_fetched(&mut app, &mut rendered, ref_span, chart, why.into());
+            not_fetched(&mut app, &mut rendered, ref_span, chart, why.into(), input);
             return (app, rendered, None);
         }
     };
@@ -975,6 +993,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
                             None => {
                                 rendered.issues.push(RenderIssue {
                                     kind: IssueKind::Failed,
+                                    input: None,
                                     span: v.span,
                                     message: format!("values file `{text}` does not exist in the chart (set ignoreMissingValuesFiles to tolerate it)"),
                                 });
@@ -997,12 +1016,20 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
             })
             .map(|u| format!(" ({u})"))
             .unwrap_or_default();
+        let input = match url.trim() {
+            "" => format!("chart {chart} {version} from HelmRepository {repo_ns}/{src_name}"),
+            u => format!(
+                "chart {chart} {version} from {}",
+                u.trim_matches(['(', ')'])
+            ),
+        };
         not_fetched(
             &mut app,
             &mut rendered,
             at,
             format!("`{chart}` {version} from HelmRepository {repo_ns}/{src_name}{url}"),
             "is not vendored in this repository".into(),
+            input,
         );
         return (app, rendered, None);
     }
@@ -1023,6 +1050,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
         rendered.sources.push(format!("chart {chart}"));
         rendered.issues.push(RenderIssue {
             kind: IssueKind::Failed,
+            input: None,
             span: at,
             message: format!("chart path `{chart}` does not exist in the source"),
         });
@@ -1062,6 +1090,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
                 missing_value_file = true;
                 rendered.issues.push(RenderIssue {
                     kind: IssueKind::Failed,
+                    input: None,
                     span: v.span,
                     message: format!(
                         "values file `{text}` does not exist in the chart source (set ignoreMissingValuesFiles to tolerate it)"

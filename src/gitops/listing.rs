@@ -81,39 +81,35 @@ pub fn apps_table(model: &Model) -> String {
     text
 }
 
-/// `coverage: 12 apps, 9 rendered, 1 partly rendered, 2 not rendered (1 external-source,
-/// 1 remote-chart)`.
+/// `coverage: 12 apps, 9 rendered, 1 partly rendered (1 remote-base), 2 not rendered
+/// (1 external-source, 1 remote-chart)`: what is partial or unlinted, and why.
 pub fn coverage_line(model: &Model) -> String {
-    let (mut rendered, mut partial, mut not) = (0, 0, 0);
-    let mut reasons: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut rendered = 0;
+    let mut partial: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut not: BTreeMap<&'static str, usize> = BTreeMap::new();
     for app in &model.apps {
         let (status, reason) = app.status();
+        let code = reason.map_or("unknown", |(code, _)| code);
         match status {
             RenderStatus::Rendered => rendered += 1,
-            RenderStatus::Partial => partial += 1,
-            RenderStatus::NotRendered => {
-                not += 1;
-                if let Some((code, _)) = reason {
-                    *reasons.entry(code).or_default() += 1;
-                }
-            }
+            RenderStatus::Partial => *partial.entry(code).or_default() += 1,
+            RenderStatus::NotRendered => *not.entry(code).or_default() += 1,
         }
     }
-    let by_reason = if reasons.is_empty() {
-        String::new()
-    } else {
-        format!(
-            " ({})",
-            reasons
-                .iter()
-                .map(|(r, n)| format!("{n} {r}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+    // `2 not rendered (1 external-source, 1 remote-chart)`
+    let part = |reasons: &BTreeMap<&'static str, usize>, words: &str| {
+        let total: usize = reasons.values().sum();
+        if total == 0 {
+            return format!("0 {words}");
+        }
+        let why: Vec<String> = reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
+        format!("{total} {words} ({})", why.join(", "))
     };
     let line = format!(
-        "coverage: {} apps, {rendered} rendered, {partial} partly rendered, {not} not rendered{by_reason}",
-        model.apps.len()
+        "coverage: {} apps, {rendered} rendered, {}, {}",
+        model.apps.len(),
+        part(&partial, "partly rendered"),
+        part(&not, "not rendered"),
     );
     let clusters = model.clusters();
     let line = if clusters.len() > 1 {

@@ -273,6 +273,60 @@ pub struct Model {
 }
 
 impl Model {
+    /// Nothing in the cluster applies `app`: it is standalone (outside every bootstrap path, and
+    /// not a directory of Argo CD or Flux declarations, which a person applies to start), a Flux
+    /// object outside every source artifact, or a Flux object only such a directory holds (a
+    /// Kustomization in an archived directory no GitRepository ships). A directory a
+    /// GitRepository ships is the bootstrap entry point and applies what it holds, and so does
+    /// `flux bootstrap`'s own Kustomization; an Argo CD app-of-apps root that a directory renders
+    /// is the usual hand-applied entry point, so Argo apps count as applied.
+    pub fn applied_by_nothing(&self, app: &App) -> bool {
+        let model = self;
+
+        if app.argo.is_some() {
+            return false;
+        }
+        let mut current = app;
+        for _ in 0..=model.apps.len() {
+            if current.kind == AppKind::Standalone {
+                // Below a bootstrap path, or the directory of Argo CD / Flux declarations a person
+                // applies to start: applied.
+                if current.cluster.is_known() {
+                    return false;
+                }
+                // A standalone app itself: applied when it is an entry point (its declarations
+                // are what a person applies). As a Flux object's parent: a directory a
+                // GitRepository ships, which bootstrap applies, unless left out.
+                if std::ptr::eq(current, app) {
+                    return !current.entry_point;
+                }
+                return current.outside_source;
+            }
+            if current.outside_source {
+                return true;
+            }
+            if current.flux.as_ref().is_some_and(|f| {
+                cluster::applies_itself(&f.decl, &model.map.path(f.decl.span().file))
+            }) {
+                // `flux bootstrap`'s own Kustomization: the cluster's entry point.
+                return false;
+            }
+            let Some(parent) = current.parent.as_deref() else {
+                return false;
+            };
+            // The declaration first: a name alone may be another app's (a HelmRelease and its
+            // Kustomization are often both `cert-manager`; archives repeat live names).
+            let by_span = current
+                .parent_span
+                .and_then(|s| model.apps.iter().find(|a| a.span == Some(s)));
+            match by_span.or_else(|| model.apps.iter().find(|a| a.name == parent)) {
+                Some(p) => current = p,
+                None => return false,
+            }
+        }
+        false
+    }
+
     pub fn app_of(&self, obj: &ModelObject) -> &App {
         &self.apps[obj.app]
     }

@@ -150,6 +150,7 @@ pub(super) fn render_remote_chart(
                 rendered.sources.push(format!("{reference}"));
                 rendered.issues.push(RenderIssue {
                     kind: IssueKind::Failed,
+                    input: None,
                     span,
                     message: format!("{reference} holds no Chart.yaml at its root"),
                 });
@@ -172,6 +173,7 @@ pub(super) fn render_remote_chart(
             });
             rendered.issues.push(RenderIssue {
                 kind: IssueKind::Unrenderable,
+                input: crate::render::MissingInput::fetchable(reference.to_string()),
                 span,
                 message: why,
             });
@@ -180,6 +182,7 @@ pub(super) fn render_remote_chart(
             rendered.sources.push(format!("{reference}"));
             rendered.issues.push(RenderIssue {
                 kind: IssueKind::Failed,
+                input: None,
                 span,
                 message: why,
             });

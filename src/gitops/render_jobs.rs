@@ -49,6 +49,7 @@ impl JobOutput {
     pub(super) fn panic_issue(&self, job: &RenderJob, at: Span) -> Option<RenderIssue> {
         self.panic.as_ref().map(|why| RenderIssue {
             kind: IssueKind::Failed,
+            input: None,
             span: at,
             message: format!(
                 "gitops-lint failed internally while rendering {} ({why}); please report it",

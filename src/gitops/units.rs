@@ -303,6 +303,7 @@ fn helm_options(
             // plugin reads it at render time; the chart is rendered without it.
             offline.push(RenderIssue {
                 kind: IssueKind::Unrenderable,
+                input: None,
                 span: *span,
                 message: format!(
                     "value file `{file}` is read through Helm's `{scheme}` downloader (a plugin such as helm-secrets, or a URL), which is not run offline; the chart is rendered without it"
@@ -314,6 +315,7 @@ fn helm_options(
             // Argo CD fails manifest generation on a missing value file.
             issues.push(RenderIssue {
                 kind: IssueKind::Failed,
+                input: None,
                 span: *span,
                 message: format!("value file `{file}` does not exist (set helm.ignoreMissingValueFiles to tolerate it)"),
             });
@@ -370,6 +372,8 @@ fn helm_options(
         clock: Some(clock),
         budget: budget.clone(),
         remotes: remotes.clone(),
+        // The controller would have the dependencies: render what is vendored, name the rest.
+        partial_dependencies: true,
         ..Default::default()
     };
     for (name, value, force_string, span) in &h.parameters {

@@ -36,6 +36,7 @@ pub fn flux_values(
             if !optional {
                 issues.push(RenderIssue {
                     kind: IssueKind::Unrenderable,
+                    input: None,
                     span: vf.full_span(),
                     message: format!(
                         "valuesFrom {kind}/{name} is not in the repository; its values are unknown"
@@ -49,6 +50,7 @@ pub fn flux_values(
             if let SourceKeys::Open { how } = keys() {
                 issues.push(RenderIssue {
                     kind: IssueKind::InCluster,
+                    input: None,
                     span: vf.get("valuesKey").map(|n| n.span).unwrap_or(vf.full_span()),
                     message: format!(
                         "valuesFrom {kind} '{ns}/{name}' is {how} from keys this repository does not list; whether it holds '{key}' is known only in the cluster"
@@ -57,6 +59,7 @@ pub fn flux_values(
             } else if !optional {
                 issues.push(RenderIssue {
                     kind: IssueKind::Failed,
+                    input: None,
                     span: vf.get("valuesKey").map(|n| n.span).unwrap_or(vf.full_span()),
                     message: format!(
                         "key '{key}' not found in {kind} '{ns}/{name}' (helm-controller fails the release; set optional: true to tolerate it)"
@@ -88,6 +91,7 @@ pub fn flux_values(
             };
             issues.push(RenderIssue {
                 kind: IssueKind::InCluster,
+                input: None,
                 span: node.span,
                 message: format!(
                     "values from {kind} '{ns}/{name}' key '{key}' are known only in the cluster ({how}); the release is rendered without them"
@@ -99,6 +103,7 @@ pub fn flux_values(
             Ok(roots) => layers.push(ValuesLayer::Docs { label, roots }),
             Err(e) => issues.push(RenderIssue {
                 kind: IssueKind::Failed,
+                input: None,
                 span: node.span,
                 message: format!("failed to parse values from {kind} '{ns}/{name}': {e}"),
             }),

@@ -95,6 +95,21 @@ fn as_integer(q: &Exact) -> Option<u128> {
     }
 }
 
+/// Compare two quantities by value (`1Gi` > `1G`, `500Mi` < `1Gi`); `None` when either does
+/// not parse or the two cannot be brought to one exponent.
+pub fn compare_quantities(a: &str, b: &str) -> Option<std::cmp::Ordering> {
+    let (a, b) = (parse(a)?, parse(b)?);
+    let signed = |q: &Exact, exp: i32| -> Option<i128> {
+        let m = q
+            .mantissa
+            .checked_mul(10u128.checked_pow((q.exp10 - exp) as u32)?)?;
+        let m = i128::try_from(m).ok()?;
+        Some(if q.negative { -m } else { m })
+    };
+    let exp = a.exp10.min(b.exp10);
+    Some(signed(&a, exp)?.cmp(&signed(&b, exp)?))
+}
+
 /// The canonical text of a quantity, or None when it does not parse.
 pub fn canonical_quantity(text: &str) -> Option<String> {
     let mut q = parse(text)?;
@@ -241,6 +256,17 @@ fn trim_fraction(value: u128, div: u128) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quantities_compare_by_value() {
+        use std::cmp::Ordering::*;
+        assert_eq!(compare_quantities("1Gi", "1G"), Some(Greater));
+        assert_eq!(compare_quantities("500Mi", "1Gi"), Some(Less));
+        assert_eq!(compare_quantities("1024Mi", "1Gi"), Some(Equal));
+        assert_eq!(compare_quantities("1.5Gi", "1536Mi"), Some(Equal));
+        assert_eq!(compare_quantities("100m", "1"), Some(Less));
+        assert_eq!(compare_quantities("ten", "1"), None);
+    }
 
     #[test]
     fn quantities_canonicalize_as_the_api_server_does() {

@@ -77,6 +77,11 @@ pub enum IssueKind {
     /// latest on every render, so the same commit renders differently (`offline-unrenderable-input`
     /// and `render-nondeterministic`). The text says what floats and why.
     Floating(String),
+    /// A step left undone offline: a patch, replacement or template that found no target or
+    /// failed while a remote input its render includes was not fetched ([`RenderIssue::input`]),
+    /// which may hold what it needs. With every input present it may well succeed, so it is
+    /// reported with that input, not as a failure.
+    NotApplied,
     /// An input that lives in the cluster, not in Git (the cluster Secrets an ApplicationSet
     /// `clusters` generator lists): nothing in the repo can supply it, so it is only noted.
     InCluster,
@@ -87,7 +92,10 @@ impl IssueKind {
     pub fn is_unrenderable(&self) -> bool {
         matches!(
             self,
-            IssueKind::Unrenderable | IssueKind::Floating(_) | IssueKind::InCluster
+            IssueKind::Unrenderable
+                | IssueKind::Floating(_)
+                | IssueKind::InCluster
+                | IssueKind::NotApplied
         )
     }
 }
@@ -98,6 +106,35 @@ pub struct RenderIssue {
     /// The entry a person must fix (the kustomization field, the template action).
     pub span: Span,
     pub message: String,
+    /// The remote input whose absence this issue is about, named as `gitops-lint fetch` and
+    /// the lock name it (`chart oci://… 1.2.3`, `git https://…?ref=v1`, a URL). Issues with the
+    /// same input, in any app, are one finding: what is missing is one thing to fetch.
+    pub input: Option<MissingInput>,
+}
+
+/// A remote input a render went on without.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct MissingInput {
+    /// How every app naming it names it (`chart oci://… 1.2.3`, `https://… at v1`, a URL).
+    pub name: String,
+    /// `gitops-lint fetch` downloads it (a chart, a chart dependency, a git base); other
+    /// inputs (a file URL, a chart only the cluster's sources build) must be vendored.
+    pub fetchable: bool,
+}
+
+impl MissingInput {
+    pub fn fetchable(name: impl Into<String>) -> Option<MissingInput> {
+        Some(MissingInput {
+            name: name.into(),
+            fetchable: true,
+        })
+    }
+    pub fn vendor_only(name: impl Into<String>) -> Option<MissingInput> {
+        Some(MissingInput {
+            name: name.into(),
+            fetchable: false,
+        })
+    }
 }
 
 /// What one render produced. Objects rendered before a failure are kept so that the rest of

@@ -50,7 +50,62 @@ fn icon(s: Severity) -> &'static str {
     }
 }
 
+/// The sections of what comparing the two revisions found, by rule: the heading and the
+/// rule whose findings it lists.
+const CHANGE_SECTIONS: &[(&str, &str)] = &[
+    (
+        "Changes the controller cannot apply",
+        crate::rules::immutable_field_changed::ID,
+    ),
+    ("Changes that delete", crate::rules::pr_deletes_data::ID),
+];
+
+/// Most findings listed per section (they are all in the table's count).
+const MAX_CHANGE_ITEMS: usize = 30;
+
 impl Summary<'_> {
+    /// `diff` mode: per app, the changes its controller cannot apply and those that delete,
+    /// each with where and what (the table above shows only the top findings).
+    fn changes_sections(&self, out: &mut String) {
+        for (heading, rule) in CHANGE_SECTIONS {
+            let mut by_app: std::collections::BTreeMap<&str, Vec<&Finding>> = Default::default();
+            for f in self.findings.iter().filter(|f| f.rule == *rule) {
+                by_app
+                    .entry(f.app.as_deref().unwrap_or("(no app)"))
+                    .or_default()
+                    .push(f);
+            }
+            if by_app.is_empty() {
+                continue;
+            }
+            let total: usize = by_app.values().map(Vec::len).sum();
+            let _ = writeln!(out, "### {heading} ({total})\n");
+            let mut listed = 0;
+            for (app, findings) in &by_app {
+                let _ = writeln!(out, "- app `{}`", md_escape(app));
+                for f in findings {
+                    if listed == MAX_CHANGE_ITEMS {
+                        break;
+                    }
+                    listed += 1;
+                    let path = repo_path(self.prefix, &self.map.path(f.primary.span.file));
+                    let line = self.map.line_col(f.primary.span).line;
+                    let _ = writeln!(
+                        out,
+                        "  - {} `{}:{line}`: {}",
+                        icon(f.severity),
+                        md_escape(&path),
+                        md_escape(&f.message)
+                    );
+                }
+            }
+            if total > listed {
+                let _ = writeln!(out, "\n…and {} more.", total - listed);
+            }
+            out.push('\n');
+        }
+    }
+
     pub fn render(&self, max_chars: usize) -> String {
         let mut out = String::new();
         let count = |s: Severity| self.findings.iter().filter(|f| f.severity == s).count();
@@ -105,6 +160,9 @@ impl Summary<'_> {
                 let _ = writeln!(out, "\n…and {} more.", self.findings.len() - TOP_FINDINGS);
             }
             out.push('\n');
+        }
+        if self.base.is_some() {
+            self.changes_sections(&mut out);
         }
         if !self.fixed.is_empty() {
             let _ = writeln!(
@@ -184,5 +242,56 @@ mod tests {
         assert!(text.contains("bad \\| thing"));
         assert!(text.contains("<details><summary>Rendered changes: <code>payments</code> (+1 −1)"));
         assert!(text.contains("```diff\n-replicas: 3\n+replicas: 4\n```"));
+        assert!(!text.contains("### Changes"));
+    }
+
+    #[test]
+    fn diff_mode_lists_changes_per_app_by_kind() {
+        let map = SourceMap::new();
+        let file = map.add_text("apps/shop/job.yaml", "a: 1\nb: 2\n");
+        let finding = |rule: &'static str, app: &str, at: usize| {
+            Finding::new(
+                rule,
+                Severity::Error,
+                format!("{rule} in {app}"),
+                Span::new(file, at, at + 1),
+            )
+            .app(app)
+        };
+        let findings = [
+            finding(crate::rules::immutable_field_changed::ID, "shop", 0),
+            finding(crate::rules::pr_deletes_data::ID, "storage", 5),
+            finding(crate::rules::immutable_field_changed::ID, "billing", 5),
+        ];
+        let summary = |base| {
+            Summary {
+                findings: &findings,
+                map: &map,
+                prefix: "",
+                base,
+                fixed: &[],
+                diffs: &[],
+                baselined: 0,
+            }
+            .render(MAX_COMMENT_CHARS)
+        };
+        let text = summary(Some("main"));
+        let cannot = text
+            .find("### Changes the controller cannot apply (2)")
+            .unwrap_or_else(|| panic!("{text}"));
+        let delete = text
+            .find("### Changes that delete (1)")
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(cannot < delete, "{text}");
+        let section = &text[cannot..delete];
+        assert!(section.contains("- app `billing`\n  - 🔴 error `apps/shop/job.yaml:2`: immutable-field-changed in billing\n- app `shop`\n"), "{section}");
+        assert!(
+            text[delete..].contains(
+                "- app `storage`\n  - 🔴 error `apps/shop/job.yaml:2`: pr-deletes-data in storage"
+            ),
+            "{text}"
+        );
+        // A plain lint has no base: no such sections.
+        assert!(!summary(None).contains("### Changes"));
     }
 }

@@ -46,16 +46,21 @@ pub enum Kinds {
     Apps,
     /// Reported by the pipeline over the files it reads (parsing, suppressions).
     Files,
+    /// Reported by `diff`, which compares each object with itself in the base revision:
+    /// what a change does to an object, not what the object is (no finding in a plain lint).
+    Changes,
 }
 
 impl Kinds {
-    /// For `gitops-lint rules` and SARIF: `batch/Job,Pod`, `all`, `apps`, `files`.
+    /// For `gitops-lint rules` and SARIF: `batch/Job,Pod`, `all`, `apps`, `files`,
+    /// `changes (diff --base only)`.
     pub fn describe(self) -> String {
         match self {
             Kinds::Of(kinds) => kinds.join(","),
             Kinds::All => "all".to_string(),
             Kinds::Apps => "apps".to_string(),
             Kinds::Files => "files".to_string(),
+            Kinds::Changes => "changes (diff --base only)".to_string(),
         }
     }
 }
@@ -95,7 +100,7 @@ impl<'m> KindIndex<'m> {
     fn select(&self, kinds: Kinds) -> Vec<usize> {
         match kinds {
             Kinds::All => self.applied.clone(),
-            Kinds::Apps | Kinds::Files => Vec::new(),
+            Kinds::Apps | Kinds::Files | Kinds::Changes => Vec::new(),
             Kinds::Of(kinds) => {
                 let mut out: Vec<usize> = kinds
                     .iter()
@@ -182,20 +187,28 @@ pub type Check = fn(&Scope, &mut Vec<Finding>);
 
 pub struct Rule {
     pub meta: &'static RuleMeta,
-    /// `None` for rules the pipeline itself reports (YAML syntax, suppressions).
+    /// `None` for rules the pipeline itself reports (YAML syntax, suppressions) and for
+    /// those `diff` reports by comparing two revisions.
     pub check: Option<Check>,
 }
 
 /// Declares each rule module once: `checked` rules run their `check` over the model in this
-/// order, `pipeline` rules are reported by `lint.rs`. Adding a rule is one line here.
+/// order, `pipeline` rules are reported by `lint.rs`, `compared` rules by `diff` (they need
+/// the base revision's model too). Adding a rule is one line here.
 macro_rules! rules {
-    (checked: [$($vis:vis $checked:ident),* $(,)?], pipeline: [$($pvis:vis $pipeline:ident),* $(,)?] $(,)?) => {
+    (
+        checked: [$($vis:vis $checked:ident),* $(,)?],
+        pipeline: [$($pvis:vis $pipeline:ident),* $(,)?],
+        compared: [$($cvis:vis $compared:ident),* $(,)?] $(,)?
+    ) => {
         $($vis mod $checked;)*
         $($pvis mod $pipeline;)*
+        $($cvis mod $compared;)*
         pub fn registry() -> &'static [Rule] {
             static RULES: &[Rule] = &[
                 $(Rule { meta: &$checked::META, check: Some($checked::check) },)*
                 $(Rule { meta: &$pipeline::META, check: None },)*
+                $(Rule { meta: &$compared::META, check: None },)*
             ];
             RULES
         }
@@ -234,6 +247,7 @@ rules! {
         helm_install_hook_every_sync,
         ignore_differences_stale,
         instance_label_clash,
+        api_removed,
         pub offline_unrenderable_input,
         pub render_failed,
     ],
@@ -241,6 +255,10 @@ rules! {
         pub yaml_syntax,
         pub suppression_without_reason,
         pub suppression_unknown_rule,
+    ],
+    compared: [
+        pub immutable_field_changed,
+        pub pr_deletes_data,
     ],
 }
 

@@ -183,7 +183,15 @@ fn same_repo(app: &crate::gitops::App, entry: &str) -> bool {
 /// A git ref that names one commit for good: a full SHA or a version tag (also
 /// `path/v1.2.3`, as monorepo tags are written).
 fn pinned_ref(r: &str) -> bool {
-    is_sha(r) || is_exact_version(r.rsplit('/').next().unwrap_or(r))
+    let last = r.rsplit('/').next().unwrap_or(r);
+    // Release tags of repositories that ship several things carry a prefix
+    // (`controller-v1.11.3`, `helm-chart-4.11.3`); a full x.y.z is a release, where
+    // `release-1.2` is a branch.
+    is_sha(r)
+        || is_exact_version(last)
+        || last
+            .split('-')
+            .any(|p| p.matches('.').count() == 2 && is_exact_version(p))
 }
 
 /// Remote kustomize `resources`/`components` that are git repositories: without `ref` (or
@@ -213,6 +221,14 @@ fn remote_kustomize_bases(model: &Model, out: &mut Vec<Finding>) {
             let raw = model.map.text(span);
             let entry = raw.trim().trim_matches(|c| c == '"' || c == '\'');
             if !git_repo_spec(entry) {
+                if let Some((msg, label)) = unpinned_file_url(entry) {
+                    out.push(
+                        Finding::new(ID, Severity::Warning, msg, span)
+                            .label(label)
+                            .for_app(app)
+                            .help("Point the URL at a tag or a commit (a release asset, or the raw file at a commit SHA), or vendor the file, and let a bot (e.g. Renovate) bump it through reviewed pull requests."),
+                    );
+                }
                 continue;
             }
             // A base in this same repository follows its branch like the app itself does
@@ -244,6 +260,66 @@ fn remote_kustomize_bases(model: &Model, out: &mut Vec<Finding>) {
             );
         }
     }
+}
+
+/// A remote file kustomize downloads over HTTP (`resources:` or a patch `path:`): where the
+/// URL names a git ref (raw file hosts, release assets), the ref must be a tag or a commit;
+/// a URL with no version or commit in it at all serves whatever is published there today.
+/// `None` when pinned, or when the entry is not a URL.
+fn unpinned_file_url(entry: &str) -> Option<(String, &'static str)> {
+    let rest = entry
+        .strip_prefix("https://")
+        .or_else(|| entry.strip_prefix("http://"))?;
+    let rest = rest.split(['?', '#']).next().unwrap_or(rest);
+    let parts: Vec<&str> = rest.split('/').collect();
+    let host = parts.first().copied().unwrap_or_default().to_ascii_lowercase();
+    // The segment that names the ref, by the host's URL layout.
+    let git_ref = match host.as_str() {
+        // raw.githubusercontent.com/<org>/<repo>/<ref>/<path> (also refs/heads/<branch>)
+        "raw.githubusercontent.com" => match parts.get(3).copied() {
+            Some("refs") => parts.get(5).copied(),
+            r => r,
+        },
+        // github.com/<org>/<repo>/{raw,blob}/<ref>/… and …/releases/download/<tag>/…
+        "github.com" => match (parts.get(3).copied(), parts.get(4).copied()) {
+            (Some("raw" | "blob"), r) => r,
+            (Some("releases"), Some("download")) => parts.get(5).copied(),
+            (Some("releases"), Some("latest")) => Some("latest"),
+            _ => None,
+        },
+        // gitlab.com/<group>/<repo>/-/raw/<ref>/…
+        _ => parts
+            .iter()
+            .position(|p| *p == "-")
+            .filter(|&i| matches!(parts.get(i + 1).copied(), Some("raw" | "blob")))
+            .and_then(|i| parts.get(i + 2).copied()),
+    };
+    match git_ref {
+        Some(r) if pinned_ref(r) => None,
+        Some(r) => Some((
+            format!("remote file `{entry}` is read from `{r}`, which moves: kustomize downloads whatever it holds at every build, so what is deployed changes without a commit here"),
+            "not pinned",
+        )),
+        // Anything else: pinned when some path segment carries a version or a commit.
+        None if parts.iter().skip(1).any(|p| segment_pins(p)) => None,
+        None => Some((
+            format!("remote file `{entry}` names no version or commit: kustomize downloads whatever the server holds at every build"),
+            "no version",
+        )),
+    }
+}
+
+/// A URL path segment that pins content: a commit SHA, a version (`v1.2.3`), or a file or
+/// directory named with one (`cert-manager-1.14.0.yaml`, `operator-v0.9`).
+fn segment_pins(segment: &str) -> bool {
+    if pinned_ref(segment) {
+        return true;
+    }
+    let stem = segment.rsplit_once('.').map_or(segment, |(s, ext)| {
+        if ext.chars().all(|c| c.is_ascii_alphabetic()) { s } else { segment }
+    });
+    stem.split(['-', '_', '@'])
+        .any(|p| p.contains('.') && is_exact_version(p))
 }
 
 /// Flux sources declared in the repo that follow a moving target: an `OCIRepository` with
@@ -332,6 +408,8 @@ mod tests {
         ));
         assert!(pinned_ref("v5.4.1"));
         assert!(pinned_ref("kustomize/v5.4.1"));
+        assert!(pinned_ref("controller-v1.11.3"));
+        assert!(pinned_ref("helm-chart-4.11.3"));
         assert!(pinned_ref("3c9a1b2f0e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b"));
         assert!(!pinned_ref("main"));
         assert!(!pinned_ref("release-1.2"));
@@ -340,5 +418,26 @@ mod tests {
             repo_key("github.com/org/repo/base?ref=main")
         );
         assert_eq!(repo_key("git@github.com:org/repo.git//x"), "github.com/org/repo");
+    }
+    #[test]
+    fn remote_file_urls_pin_by_tag_or_commit() {
+        let floats = |u: &str| unpinned_file_url(u).is_some();
+        // a branch in the raw URL, the `refs/heads/` form, the latest release, nothing at all
+        assert!(floats("https://raw.githubusercontent.com/org/repo/master/deploy/install.yaml"));
+        assert!(floats("https://raw.githubusercontent.com/org/repo/refs/heads/main/a.yaml"));
+        assert!(floats("https://github.com/org/repo/releases/latest/download/install.yaml"));
+        assert!(floats("https://github.com/org/repo/raw/main/install.yaml"));
+        assert!(floats("https://gitlab.com/group/repo/-/raw/develop/install.yaml"));
+        assert!(floats("https://example.com/install.yaml"));
+        // a tag, a commit, a release asset, a versioned file name
+        assert!(!floats("https://raw.githubusercontent.com/org/repo/v1.4.2/deploy/install.yaml"));
+        assert!(!floats(
+            "https://raw.githubusercontent.com/org/repo/3c9a1b2f0e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b/a.yaml"
+        ));
+        assert!(!floats("https://github.com/knative/serving/releases/download/v0.12.0/serving.yaml"));
+        assert!(!floats("https://example.com/cert-manager-1.14.0.yaml"));
+        assert!(!floats("https://example.com/releases/v2.3.1/install.yaml"));
+        // not a URL: nothing to say
+        assert!(!floats("../base"));
     }
 }

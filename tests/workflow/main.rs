@@ -10,4 +10,5 @@ mod fix;
 mod github_review;
 mod integration_files;
 mod junit;
+mod pr_changes;
 mod sarif;

@@ -8,7 +8,7 @@ use super::values::{deep_copy, path_to_map, path_value, table};
 use super::{Failure, TemplateOptions};
 use crate::remote::RemoteRef;
 use crate::render::gotmpl::value::{Map, Value};
-use crate::render::{Fetched, IssueKind, RemoteUse};
+use crate::render::{Fetched, IssueKind, RemoteUse, RenderIssue};
 use crate::source::RepoFs;
 
 /// The remote input a Chart.yaml dependency names, when `helm dependency build` would
@@ -26,13 +26,15 @@ pub fn remote_reference(d: &Dependency) -> Option<RemoteRef> {
 
 /// Dependencies missing from `charts/` that name a remote chart: each is recorded in `uses`,
 /// and loaded from the cache when `fetch` put it there (as `helm dependency build` would have
-/// unpacked it into `charts/`). One that is not fetched is an unrenderable input saying so;
+/// unpacked it into `charts/`). One that is not fetched is an unrenderable input saying so
+/// (in a partial render, one issue each in `left_out`, and the chart renders without it);
 /// a broken cache entry fails the render.
 pub(super) fn fetched_dependencies(
     fs: &dyn RepoFs,
     chart: &mut Chart,
     opts: &TemplateOptions,
     uses: &mut Vec<RemoteUse>,
+    left_out: &mut Vec<RenderIssue>,
 ) -> Result<(), Failure> {
     let mut missing = Vec::new();
     let wanted: Vec<Dependency> = chart
@@ -62,6 +64,18 @@ pub(super) fn fetched_dependencies(
                 })?;
                 chart.dependencies.push(sub);
             }
+            Fetched::Missing(why) if opts.partial_dependencies => {
+                chart.metadata.dependencies.retain(|m| m.name != d.name);
+                left_out.push(RenderIssue {
+                    kind: IssueKind::Unrenderable,
+                    span: d.name_span,
+                    message: format!(
+                        "dependency `{}`: {why}; the chart is rendered without it",
+                        d.name
+                    ),
+                    input: crate::render::MissingInput::fetchable(reference.to_string()),
+                });
+            }
             Fetched::Missing(why) => {
                 missing.push((d.name_span, format!("dependency `{}`: {why}", d.name)))
             }
@@ -84,6 +98,80 @@ pub(super) fn fetched_dependencies(
         });
     }
     Ok(())
+}
+
+/// Missing dependencies with a `file://` repository, loaded from that directory of the repo:
+/// `helm dependency build`, which Argo CD and Flux's source-controller run before
+/// rendering, copies them into `charts/` from there. A path that leaves the repository or
+/// holds no chart stays missing.
+pub(super) fn local_file_dependencies(fs: &dyn RepoFs, chart: &mut Chart, chart_dir: &str) {
+    let wanted: Vec<Dependency> = chart
+        .metadata
+        .dependencies
+        .iter()
+        .filter(|d| !chart.dependencies.iter().any(|c| c.name() == d.name))
+        .cloned()
+        .collect();
+    for d in wanted {
+        let Some(rel) = d.repository.trim().strip_prefix("file://") else {
+            continue;
+        };
+        let Some(dir) = crate::source::normalize_relative(&format!("{chart_dir}/{rel}")) else {
+            continue;
+        };
+        if !fs.is_file(&format!("{dir}/Chart.yaml")) {
+            continue;
+        }
+        if let Ok(sub) = super::chart::load(fs, &dir, &dir)
+            && sub.name() == d.name
+        {
+            chart.dependencies.push(sub);
+        }
+    }
+}
+
+/// A partial render's answer to missing dependencies: each is left out of the chart (so the
+/// parent's own templates render, as they would with the subchart's disabled by a
+/// condition) and becomes one issue naming it, on its Chart.yaml entry.
+pub(super) fn leave_out_missing(
+    chart: &mut Chart,
+    missing: &[String],
+    fallback: Option<crate::source::Span>,
+) -> Vec<RenderIssue> {
+    let mut issues = Vec::new();
+    for d in chart
+        .metadata
+        .dependencies
+        .iter()
+        .filter(|d| missing.contains(&d.name))
+    {
+        let source = if d.repository.trim().is_empty() {
+            String::new()
+        } else {
+            format!(" from {}", d.repository.trim())
+        };
+        issues.push(RenderIssue {
+            kind: IssueKind::Unrenderable,
+            span: fallback.filter(|_| d.name_span.is_empty()).unwrap_or(d.name_span),
+            message: format!(
+                "dependency `{}`{source} is not vendored in charts/ (`helm dependency build` downloads it); the chart is rendered without it",
+                d.name
+            ),
+            input: match remote_reference(d) {
+                Some(r) => crate::render::MissingInput::fetchable(r.to_string()),
+                // `file://` or a repository added by name: nothing says where it comes from.
+                None => crate::render::MissingInput::vendor_only(format!(
+                    "dependency {}{source}",
+                    d.name
+                )),
+            },
+        });
+    }
+    chart
+        .metadata
+        .dependencies
+        .retain(|d| !missing.contains(&d.name));
+    issues
 }
 
 /// `action.CheckDependencies`: every dependency in Chart.yaml must be vendored under

@@ -105,6 +105,10 @@ pub struct TemplateOptions {
     /// Fetched charts: remote dependencies resolve from here as `helm dependency build`
     /// would put them in `charts/`.
     pub remotes: crate::render::RemoteInputs,
+    /// Render what is vendored when dependencies are missing (lint): each missing one is an
+    /// issue naming it, and the parent chart's own templates still render. `helm template`
+    /// fails instead (the CLI's parity mode leaves this off).
+    pub partial_dependencies: bool,
 }
 
 impl Default for TemplateOptions {
@@ -135,6 +139,7 @@ impl Default for TemplateOptions {
             clock: None,
             budget: crate::render::RenderBudget::default(),
             remotes: crate::render::RemoteInputs::default(),
+            partial_dependencies: false,
         }
     }
 }
@@ -147,6 +152,8 @@ pub struct Failure {
     pub debug_hint: bool,
     pub span: Option<Span>,
     pub kind: IssueKind,
+    /// The missing remote input an unrenderable failure is about ([`RenderIssue::input`]).
+    pub input: Option<crate::render::MissingInput>,
 }
 
 impl Failure {
@@ -156,6 +163,7 @@ impl Failure {
             debug_hint: false,
             span: None,
             kind: IssueKind::Failed,
+            input: None,
         }
     }
     fn at(mut self, span: Option<Span>) -> Failure {
@@ -174,6 +182,9 @@ pub struct Run {
     pub remotes: Vec<crate::render::RemoteUse>,
     /// The templates read the seed, the clock or the zone ([`render::Rendered::clock_read`]).
     pub clock_read: bool,
+    /// Dependencies left out of a partial render ([`TemplateOptions::partial_dependencies`]),
+    /// one issue each: the render went on without them.
+    pub left_out: Vec<RenderIssue>,
 }
 
 impl Run {
@@ -222,13 +233,14 @@ pub fn template_with_text(fs: &dyn RepoFs, chart_dir: &str, opts: &TemplateOptio
     };
     let mut out = RenderOutput {
         objects: run.objects,
-        issues: Vec::new(),
+        issues: run.left_out,
         remotes: run.remotes,
     };
     if let Some(f) = run.failure {
         let span = f.span.unwrap_or_else(|| chart_span(fs, chart_dir));
         out.issues.push(RenderIssue {
             kind: f.kind,
+            input: f.input,
             span,
             message: f.message,
         });
@@ -457,8 +469,21 @@ pub fn run(fs: &dyn RepoFs, chart_dir: &str, opts: &TemplateOptions, want_object
         objects: Vec::new(),
         remotes: Vec::new(),
         clock_read: false,
+        left_out: Vec::new(),
     };
-    if let Err(f) = run_inner(fs, chart_dir, opts, want_objects, &mut run) {
+    if let Err(mut f) = run_inner(fs, chart_dir, opts, want_objects, &mut run) {
+        // With dependencies left out, a template that fails may only miss what they define
+        // (a named template, a value an import brings): it fails offline, not online.
+        if f.kind == IssueKind::Failed
+            && let Some(first) = run.left_out.first()
+        {
+            f.kind = IssueKind::NotApplied;
+            f.input = first.input.clone();
+            f.message = format!(
+                "{} (the chart is rendered without its missing dependencies, which may define what fails)",
+                f.message
+            );
+        }
         run.failure = Some(f);
         if !opts.debug {
             run.stdout.clear();
@@ -510,23 +535,34 @@ fn run_inner(
     if chart.metadata.deprecated {
         run.warnings.push("This chart is deprecated".into());
     }
-    deps::fetched_dependencies(fs, &mut chart, opts, &mut run.remotes)?;
+    deps::fetched_dependencies(fs, &mut chart, opts, &mut run.remotes, &mut run.left_out)?;
+    if opts.partial_dependencies {
+        deps::local_file_dependencies(fs, &mut chart, chart_dir);
+    }
     if let Err(missing) = deps::check_dependencies(&chart) {
-        let span = chart
-            .metadata
-            .dependencies
-            .iter()
-            .find(|d| missing.contains(&d.name))
-            .map(|d| d.span)
-            .or(chart_yaml_span);
-        return Err(Failure {
-            kind: IssueKind::Unrenderable,
-            ..Failure::new(format!(
-                "An error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: {}",
-                missing.join(", ")
-            ))
-            .at(span)
-        });
+        if opts.partial_dependencies {
+            run.left_out.extend(deps::leave_out_missing(
+                &mut chart,
+                &missing,
+                chart_yaml_span,
+            ));
+        } else {
+            let span = chart
+                .metadata
+                .dependencies
+                .iter()
+                .find(|d| missing.contains(&d.name))
+                .map(|d| d.span)
+                .or(chart_yaml_span);
+            return Err(Failure {
+                kind: IssueKind::Unrenderable,
+                ..Failure::new(format!(
+                    "An error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: {}",
+                    missing.join(", ")
+                ))
+                .at(span)
+            });
+        }
     }
     validate_release_name(&release_name).map_err(Failure::new)?;
     deps::process_dependencies(&mut chart, &user)

@@ -39,6 +39,10 @@ pub struct Acc {
     pub vars: Vec<VarDef>,
     /// The build's `openapi:` choice as this kustomization's patches see it.
     pub openapi: SchemaChoice,
+    /// Remote inputs left out of this accumulation because they are not fetched (their
+    /// [`RenderIssue::input`] names), here or in what it includes: a step that finds no target
+    /// may be missing one of theirs ([`Builder::target_absent`]).
+    pub left_out: Vec<crate::render::MissingInput>,
 }
 
 impl Default for Acc {
@@ -48,6 +52,7 @@ impl Default for Acc {
             config: TransformerConfig::shared_defaults().clone(),
             vars: Vec::new(),
             openapi: SchemaChoice::default(),
+            left_out: Vec::new(),
         }
     }
 }
@@ -58,6 +63,7 @@ pub type Fail = Box<RenderIssue>;
 pub fn failed(span: Span, message: impl Into<String>) -> Fail {
     Box::new(RenderIssue {
         kind: IssueKind::Failed,
+        input: None,
         span,
         message: message.into(),
     })
@@ -66,6 +72,7 @@ pub fn failed(span: Span, message: impl Into<String>) -> Fail {
 pub fn unrenderable(span: Span, message: impl Into<String>) -> Fail {
     Box::new(RenderIssue {
         kind: IssueKind::Unrenderable,
+        input: None,
         span,
         message: message.into(),
     })
@@ -75,6 +82,7 @@ pub fn unrenderable(span: Span, message: impl Into<String>) -> Fail {
 pub fn floating(span: Span, message: impl Into<String>, why: impl Into<String>) -> Fail {
     Box::new(RenderIssue {
         kind: IssueKind::Floating(why.into()),
+        input: None,
         span,
         message: message.into(),
     })
@@ -126,6 +134,30 @@ impl<'a> Builder<'a> {
             remotes: Default::default(),
             skipped: Default::default(),
         }
+    }
+
+    /// A step (patch, replacement source, replicas entry) that found no target. When remote
+    /// inputs were left out of the accumulation the target may be one of theirs, and kustomize
+    /// with the network would find it: the step is recorded against the input and skipped, the
+    /// build goes on. Otherwise it fails, as kustomize does.
+    pub fn target_absent(&self, acc: &Acc, fail: Fail) -> Result<(), Fail> {
+        let Some(input) = acc.left_out.first() else {
+            return Err(fail);
+        };
+        let mut issue = *fail;
+        issue.kind = IssueKind::NotApplied;
+        issue.message = format!(
+            "{}: not applied offline, its target may come from {} (not fetched)",
+            issue.message,
+            acc.left_out
+                .iter()
+                .map(|i| i.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        issue.input = Some(input.clone());
+        self.skipped.borrow_mut().push(issue);
+        Ok(())
     }
 
     /// Load and check the kustomization in `dir`; `from` is the entry that referred to it.
@@ -225,6 +257,29 @@ impl<'a> Builder<'a> {
         let path = self.resolve(k, item)?;
         self.check_file_restriction(k, &path, item)?;
         self.fs.read(&path).map_err(|e| fs_error(item, e))
+    }
+
+    /// A patch file's documents; `None` for a remote one (kustomize loads `https://` patch
+    /// paths), which is not fetched: it is left out with an issue naming it, and the build
+    /// goes on without that patch.
+    pub fn load_patch_docs(
+        &self,
+        k: &Kustomization,
+        item: &Item,
+    ) -> Result<Option<Vec<Node>>, Fail> {
+        if !looks_remote(&item.text) {
+            return self.load_docs(k, item).map(Some);
+        }
+        let mut issue = *unrenderable(
+            item.span,
+            format!(
+                "remote patch '{}' is not fetched; the build goes on without it",
+                item.text
+            ),
+        );
+        issue.input = crate::render::MissingInput::vendor_only(item.text.clone());
+        self.skipped.borrow_mut().push(issue);
+        Ok(None)
     }
 
     /// Parse a YAML file named by an entry into its non-empty documents.

@@ -16,6 +16,14 @@ use crate::remote::RemoteRef;
 use crate::render::{Fetched, RemoteUse};
 use crate::source::{FsError, Span};
 
+/// Where a remote `resources:` / `components:` entry leads.
+enum RemoteDir {
+    /// The fetched directory in the cache.
+    Ready(String),
+    /// Not fetched: left out, with an issue naming this input.
+    LeftOut(Option<crate::render::MissingInput>),
+}
+
 impl Builder<'_> {
     /// Build the kustomization in `dir` into a fresh accumulator.
     pub fn build_dir(&mut self, dir: &str, from: Span) -> Result<Acc, Fail> {
@@ -155,8 +163,11 @@ impl Builder<'_> {
             join(&k.dir, &item.text).is_some_and(|p| self.fs.is_dir(&p) || self.fs.is_file(&p));
         if looks_remote(&item.text) && !local {
             return match self.remote_dir(item, "resource")? {
-                Some(dir) => self.accumulate_dir(item, &dir, acc),
-                None => Ok(()),
+                RemoteDir::Ready(dir) => self.accumulate_dir(item, &dir, acc),
+                RemoteDir::LeftOut(input) => {
+                    acc.left_out.extend(input);
+                    Ok(())
+                }
             };
         }
         let path = self.resolve(k, item)?;
@@ -215,6 +226,7 @@ impl Builder<'_> {
         }
         let sub_acc = self.build_included(&sub, &path, item.span)?;
         TransformerConfig::merge_shared(&mut acc.config, &sub_acc.config);
+        acc.left_out.extend(sub_acc.left_out);
         for v in sub_acc.vars {
             if acc.vars.iter().any(|x| x.name == v.name) {
                 return Err(failed(
@@ -308,20 +320,20 @@ impl Builder<'_> {
     }
 
     /// A remote entry of `resources:` / `components:`: a git base renders from the cache
-    /// (`Some(dir)`: the fetched directory); one that is not fetched, or is not a repository,
-    /// is left out with an issue and the build goes on (`None`).
-    fn remote_dir(&self, item: &Item, what: &str) -> Result<Option<String>, Fail> {
+    /// (the fetched directory); one that is not fetched, or is not a repository, is left out
+    /// with an issue naming the input and the build goes on.
+    fn remote_dir(&self, item: &Item, what: &str) -> Result<RemoteDir, Fail> {
         let spec = super::git_url::parse(&item.text)
             .filter(|_| !super::git_url::is_remote_file(&item.text));
         let Some(spec) = spec else {
-            self.skipped.borrow_mut().push(*unrenderable(
+            let mut issue = *unrenderable(
                 item.span,
-                format!(
-                    "remote {what} '{}' is not fetched: gitops-lint renders offline",
-                    item.text
-                ),
-            ));
-            return Ok(None);
+                format!("remote {what} '{}' is not fetched", item.text),
+            );
+            issue.input = crate::render::MissingInput::vendor_only(item.text.clone());
+            let input = issue.input.clone();
+            self.skipped.borrow_mut().push(issue);
+            return Ok(RemoteDir::LeftOut(input));
         };
         let reference = RemoteRef::git(&spec.clone_url, &spec.reference);
         self.remotes.borrow_mut().push(RemoteUse {
@@ -340,14 +352,15 @@ impl Builder<'_> {
                         ),
                     ));
                 }
-                Ok(Some(dir))
+                Ok(RemoteDir::Ready(dir))
             }
             Fetched::Missing(why) => {
-                self.skipped.borrow_mut().push(*unrenderable(
-                    item.span,
-                    format!("remote {what} '{}': {why}", item.text),
-                ));
-                Ok(None)
+                let mut issue =
+                    *unrenderable(item.span, format!("remote {what} '{}': {why}", item.text));
+                let input = crate::render::MissingInput::fetchable(reference.to_string());
+                issue.input = input.clone();
+                self.skipped.borrow_mut().push(issue);
+                Ok(RemoteDir::LeftOut(input))
             }
             Fetched::Broken(why) => Err(failed(
                 item.span,
@@ -364,8 +377,11 @@ impl Builder<'_> {
     ) -> Result<(), Fail> {
         let path = if looks_remote(&item.text) {
             match self.remote_dir(item, "component")? {
-                Some(dir) => dir,
-                None => return Ok(()),
+                RemoteDir::Ready(dir) => dir,
+                RemoteDir::LeftOut(input) => {
+                    acc.left_out.extend(input);
+                    return Ok(());
+                }
             }
         } else {
             self.resolve(k, item)?

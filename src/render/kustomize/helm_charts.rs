@@ -133,7 +133,9 @@ fn render_entry(
                 } else {
                     unrenderable(entry.span, message)
                 };
-                b.skipped.borrow_mut().push(*issue);
+                let mut issue = *issue;
+                issue.input = crate::render::MissingInput::fetchable(reference.to_string());
+                b.skipped.borrow_mut().push(issue);
                 return Ok(Vec::new());
             }
         }

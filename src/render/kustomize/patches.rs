@@ -85,19 +85,20 @@ pub fn strategic_merge(b: &Builder, k: &Kustomization, acc: &mut Acc) -> Result<
         let docs = if text.contains('\n') || text.trim_start().starts_with('{') {
             parse_inline(b, k, &text, n.span)?
         } else {
-            b.load_docs(
-                k,
-                &Item {
-                    text: text.clone(),
-                    span: n.span,
-                },
-            )?
+            let item = Item {
+                text: text.clone(),
+                span: n.span,
+            };
+            match b.load_patch_docs(k, &item)? {
+                Some(docs) => docs,
+                None => continue,
+            }
         };
         if docs.is_empty() {
             return Err(failed(n.span, format!("patch '{text}' is empty")));
         }
         for doc in docs {
-            apply_smp_by_id(acc, &doc, n.span)?;
+            apply_smp_by_id(b, acc, &doc, n.span)?;
         }
     }
     Ok(())
@@ -124,7 +125,7 @@ fn patch_id(doc: &Node) -> (String, String, String, String, String) {
     (g, v, kind, name, ns)
 }
 
-fn apply_smp_by_id(acc: &mut Acc, doc: &Node, at: Span) -> Result<(), Fail> {
+fn apply_smp_by_id(b: &Builder, acc: &mut Acc, doc: &Node, at: Span) -> Result<(), Fail> {
     let (g, v, kind, name, ns) = patch_id(doc);
     let eff = |s: &str| {
         if s.is_empty() {
@@ -172,10 +173,13 @@ fn apply_smp_by_id(acc: &mut Acc, doc: &Node, at: Span) -> Result<(), Fail> {
         )
     };
     match matches.as_slice() {
-        [] => Err(failed(
-            at,
-            format!("no matches for Id {id}; failed to find unique target for patch {id}"),
-        )),
+        [] => b.target_absent(
+            acc,
+            failed(
+                at,
+                format!("no matches for Id {id}; failed to find unique target for patch {id}"),
+            ),
+        ),
         [i] => {
             apply_smp(acc, *i, doc);
             Ok(())
@@ -214,7 +218,10 @@ pub fn patches(b: &Builder, k: &Kustomization, acc: &mut Acc) -> Result<(), Fail
                 text: tree::text(p).unwrap_or_default(),
                 span: p.span,
             };
-            (b.load_docs(k, &item)?, p.span)
+            match b.load_patch_docs(k, &item)? {
+                Some(docs) => (docs, p.span),
+                None => continue,
+            }
         } else if let Some(p) = n.get("patch") {
             (
                 parse_inline(b, k, &tree::text(p).unwrap_or_default(), p.span)?,
@@ -232,13 +239,14 @@ pub fn patches(b: &Builder, k: &Kustomization, acc: &mut Acc) -> Result<(), Fail
             .and_then(|o| o.get("allowKindChange"))
             .and_then(Node::as_bool)
             .unwrap_or(false);
-        apply_patch(acc, &docs, n.get("target"), at, allow_name, allow_kind)?;
+        apply_patch(b, acc, &docs, n.get("target"), at, allow_name, allow_kind)?;
     }
     Ok(())
 }
 
 /// Apply a loaded patch (SMP or JSON 6902) to its target(s).
 pub fn apply_patch(
+    b: &Builder,
     acc: &mut Acc,
     docs: &[Node],
     target: Option<&Node>,
@@ -258,7 +266,7 @@ pub fn apply_patch(
             ));
         }
         for d in docs {
-            apply_smp_by_id(acc, d, at)?;
+            apply_smp_by_id(b, acc, d, at)?;
         }
         return Ok(());
     };
@@ -353,7 +361,10 @@ pub fn json6902_patches(b: &Builder, k: &Kustomization, acc: &mut Acc) -> Result
                 text: tree::text(p).unwrap_or_default(),
                 span: p.span,
             };
-            (b.load_docs(k, &item)?, p.span)
+            match b.load_patch_docs(k, &item)? {
+                Some(docs) => (docs, p.span),
+                None => continue,
+            }
         } else if let Some(p) = n.get("patch") {
             (
                 parse_inline(b, k, &tree::text(p).unwrap_or_default(), p.span)?,
@@ -376,10 +387,10 @@ pub fn json6902_patches(b: &Builder, k: &Kustomization, acc: &mut Acc) -> Result
             }
         }
         if !is_json6902(&docs) {
-            apply_patch(acc, &docs, Some(&t), at, false, false)?;
+            apply_patch(b, acc, &docs, Some(&t), at, false, false)?;
             continue;
         }
-        apply_patch(acc, &docs, Some(&t), at, false, false)?;
+        apply_patch(b, acc, &docs, Some(&t), at, false, false)?;
     }
     Ok(())
 }

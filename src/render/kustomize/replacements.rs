@@ -37,15 +37,15 @@ fn run_entry(b: &Builder, k: &Kustomization, acc: &mut Acc, n: &Node) -> Result<
             match doc.as_seq() {
                 Some(items) => {
                     for r in items {
-                        replace(acc, r)?;
+                        replace(b, acc, r)?;
                     }
                 }
-                None => replace(acc, &doc)?,
+                None => replace(b, acc, &doc)?,
             }
         }
         return Ok(());
     }
-    replace(acc, n)
+    replace(b, acc, n)
 }
 
 fn options(n: Option<&Node>) -> (Option<String>, i64, bool) {
@@ -61,7 +61,7 @@ fn options(n: Option<&Node>) -> (Option<String>, i64, bool) {
     )
 }
 
-fn replace(acc: &mut Acc, r: &Node) -> Result<(), Fail> {
+fn replace(b: &Builder, acc: &mut Acc, r: &Node) -> Result<(), Fail> {
     let Some(source) = r.get("source") else {
         return Err(failed(r.span, "replacement has no source"));
     };
@@ -78,10 +78,10 @@ fn replace(acc: &mut Acc, r: &Node) -> Result<(), Fail> {
     let idx = match found.as_slice() {
         [i] => *i,
         [] => {
-            return Err(failed(
-                source.span,
-                "nothing selected by the replacement source",
-            ));
+            return b.target_absent(
+                acc,
+                failed(source.span, "nothing selected by the replacement source"),
+            );
         }
         _ => {
             return Err(failed(

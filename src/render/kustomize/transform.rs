@@ -101,7 +101,7 @@ pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<
         };
         let config = acc.config.clone();
         let specs = &config.replicas;
-        replicas(acc, &name, count, specs, r.span)?;
+        replicas(b, acc, &name, count, specs, r.span)?;
         record(acc, &kf, "ReplicaCountTransformer", None);
     }
     let mut images: Vec<&Node> = k.seq("images").iter().collect();
@@ -208,6 +208,7 @@ pub fn set_map_fields(acc: &mut Acc, pairs: &[(String, String, Span)], specs: &[
 }
 
 pub fn replicas(
+    b: &Builder,
     acc: &mut Acc,
     name: &str,
     count: &Node,
@@ -239,13 +240,16 @@ pub fn replicas(
     }
     if !found {
         let gvks: Vec<String> = specs.iter().map(|f| f.gvk.kind.clone()).collect();
-        return Err(failed(
-            at,
-            format!(
-                "resource with name {name} does not match a config with the following GVK [{}]",
-                gvks.join(" ")
+        return b.target_absent(
+            acc,
+            failed(
+                at,
+                format!(
+                    "resource with name {name} does not match a config with the following GVK [{}]",
+                    gvks.join(" ")
+                ),
             ),
-        ));
+        );
     }
     Ok(())
 }
@@ -496,6 +500,7 @@ pub fn run_validators(b: &mut Builder, k: &Kustomization, acc: &Acc) -> Result<(
                 config: acc.config.clone(),
                 vars: Vec::new(),
                 openapi: acc.openapi.clone(),
+                left_out: acc.left_out.clone(),
             };
             configured(b, k, &mut scratch, &cfg, &item)?;
             let unchanged = scratch.resources.len() == acc.resources.len()
@@ -649,7 +654,7 @@ fn configured(
             if let Some(rep) = cfg.get("replica") {
                 let name = rep.get("name").and_then(tree::text).unwrap_or_default();
                 if let Some(count) = rep.get("count") {
-                    replicas(acc, &name, count, &specs, rep.span)?;
+                    replicas(b, acc, &name, count, &specs, rep.span)?;
                 }
             }
         }
@@ -659,7 +664,10 @@ fn configured(
                     text: tree::text(p).unwrap_or_default(),
                     span: p.span,
                 };
-                (b.load_docs(k, &it)?, p.span)
+                match b.load_patch_docs(k, &it)? {
+                    Some(docs) => (docs, p.span),
+                    None => return Ok(()),
+                }
             } else if let Some(p) = cfg.get("patch") {
                 (inline_docs(b, k, p)?, p.span)
             } else {
@@ -674,7 +682,15 @@ fn configured(
                 .and_then(|o| o.get("allowKindChange"))
                 .and_then(Node::as_bool)
                 .unwrap_or(false);
-            patches::apply_patch(acc, &docs, cfg.get("target"), pat, allow_name, allow_kind)?;
+            patches::apply_patch(
+                b,
+                acc,
+                &docs,
+                cfg.get("target"),
+                pat,
+                allow_name,
+                allow_kind,
+            )?;
         }
         "PatchStrategicMergeTransformer" => {
             if cfg.get("paths").is_none_or(Node::is_empty_value)
@@ -687,12 +703,14 @@ fn configured(
                     text: tree::text(p).unwrap_or_default(),
                     span: p.span,
                 };
-                let docs = b.load_docs(k, &it)?;
-                patches::apply_patch(acc, &docs, None, p.span, false, false)?;
+                let Some(docs) = b.load_patch_docs(k, &it)? else {
+                    continue;
+                };
+                patches::apply_patch(b, acc, &docs, None, p.span, false, false)?;
             }
             if let Some(p) = cfg.get("patches") {
                 let docs = inline_docs(b, k, p)?;
-                patches::apply_patch(acc, &docs, None, p.span, false, false)?;
+                patches::apply_patch(b, acc, &docs, None, p.span, false, false)?;
             }
         }
         "PatchJson6902Transformer" => {
@@ -701,7 +719,10 @@ fn configured(
                     text: tree::text(p).unwrap_or_default(),
                     span: p.span,
                 };
-                (b.load_docs(k, &it)?, p.span)
+                match b.load_patch_docs(k, &it)? {
+                    Some(docs) => (docs, p.span),
+                    None => return Ok(()),
+                }
             } else if let Some(p) = cfg.get("jsonOp") {
                 let docs = inline_docs(b, k, p)?;
                 if docs.first().is_none_or(|d| d.as_seq().is_none()) {
@@ -717,7 +738,7 @@ fn configured(
                     "PatchJson6902Transformer needs 'path' or 'jsonOp'",
                 ));
             };
-            patches::apply_patch(acc, &docs, cfg.get("target"), pat, false, false)?;
+            patches::apply_patch(b, acc, &docs, cfg.get("target"), pat, false, false)?;
         }
         "ReplacementTransformer" => {
             replacements::run_config(b, k, acc, cfg)?;

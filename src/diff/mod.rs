@@ -6,6 +6,19 @@
 //! ones it fixes, wherever lines moved. The changed files are mapped to the apps whose
 //! render reads them, and only those apps' manifests are rendered and diffed: what Argo CD
 //! will change when the pull request merges.
+//!
+//! The objects of those apps are also compared with themselves across the two revisions
+//! (by identity, `identity.rs`): changes the controller cannot apply (`immutable.rs`, with
+//! the CRDs' transition rules from `transition_rules.rs`) and deletes that lose data
+//! (`deletes.rs`), with each controller's way out (`way_out.rs`). Those findings exist only
+//! here: a plain lint has one revision.
+
+mod deletes;
+mod identity;
+mod immutable;
+mod transition_rules;
+mod values;
+mod way_out;
 
 use crate::baseline::{key_counts, unmatched};
 pub use crate::gitops::inputs::app_inputs;
@@ -50,12 +63,17 @@ pub struct DiffResult {
     pub affected: Vec<String>,
     /// Rendered manifest diffs of the affected apps (only those that changed).
     pub diffs: Vec<AppDiff>,
+    /// What comparing the two revisions found (also in `new`): immutable fields changed,
+    /// deletes that lose data.
+    pub changes: Vec<Finding>,
     /// Apps in the head revision (for "rendered N of M").
     pub apps_total: usize,
     /// The linted root relative to the git top level.
     pub prefix: String,
     pub lint_time: Duration,
     pub render_time: Duration,
+    /// Comparing the affected apps' objects across the revisions.
+    pub compare_time: Duration,
 }
 
 impl DiffResult {
@@ -103,7 +121,7 @@ pub fn run(opts: &DiffOptions) -> Result<DiffResult, LintError> {
     let (base, changed, lines) = base_side?;
     let lint_time = started.elapsed();
 
-    let new: Vec<Finding> = unmatched(
+    let mut new: Vec<Finding> = unmatched(
         &head.findings,
         &head.map,
         &key_counts(&base.findings, &base.map),
@@ -136,6 +154,16 @@ pub fn run(opts: &DiffOptions) -> Result<DiffResult, LintError> {
         .collect();
     let render_time = started.elapsed();
 
+    let started = Instant::now();
+    let changes = compare_revisions(&base, &head, &affected);
+    new.extend(changes.iter().cloned());
+    new.sort_by(|a, b| {
+        let pa = head.map.path(a.primary.span.file);
+        let pb = head.map.path(b.primary.span.file);
+        (pa, a.primary.span.start, a.rule).cmp(&(pb, b.primary.span.start, b.rule))
+    });
+    let compare_time = started.elapsed();
+
     Ok(DiffResult {
         apps_total: head.model.apps.len(),
         base_rev: opts.base.clone(),
@@ -147,12 +175,30 @@ pub fn run(opts: &DiffOptions) -> Result<DiffResult, LintError> {
         inserted_lines: lines.inserted,
         affected: affected.into_iter().collect(),
         diffs,
+        changes,
         prefix: repo.prefix().to_string(),
         head,
         base,
         lint_time,
         render_time,
+        compare_time,
     })
+}
+
+/// The affected apps' objects compared with themselves in the base, settled like the head's
+/// own findings (settings, suppressions, redaction).
+fn compare_revisions(
+    base: &LintResult,
+    head: &LintResult,
+    affected: &BTreeSet<String>,
+) -> Vec<Finding> {
+    let before = identity::Side::of(&base.model, affected);
+    let after = identity::Side::of(&head.model, affected);
+    let transitions = transition_rules::of_models(&[&base.model, &head.model]);
+    let mut out = Vec::new();
+    immutable::check(&before, &after, &transitions, &mut out);
+    deletes::check(&before, &after, &mut out);
+    head.settle(out)
 }
 
 fn app_diff(name: &str, diff: String) -> AppDiff {
