@@ -115,7 +115,7 @@ pub struct OutputArgs {
     #[arg(long, short = 'q')]
     pub quiet: bool,
     /// Inline comments in one pull-request review, errors first; the sticky summary comment
-    /// counts and lists the rest.
+    /// counts the rest.
     #[arg(long, value_name = "N", default_value_t = gitops_lint::github::review::DEFAULT_MAX_COMMENTS)]
     pub max_review_comments: usize,
     /// `--format github`: annotations of each level (error, warning, notice) at most, errors

@@ -33,7 +33,7 @@ pub struct ReviewComment {
 }
 
 /// Inline comments one review carries by default: GitHub shows a long review as a wall, and
-/// every comment is a notification; the sticky summary counts and lists the rest.
+/// every comment is a notification; the sticky summary counts the rest.
 pub const DEFAULT_MAX_COMMENTS: usize = 25;
 
 /// Each inline comment ends with a hidden marker carrying the finding's problem fingerprint
@@ -75,7 +75,7 @@ impl ReviewRequest {
 fn summary_line(total: usize, commented: usize) -> String {
     if commented < total {
         return format!(
-            "gitops-lint found {total} new finding(s) on lines this pull request changes; {commented} have inline comments (errors first), the summary comment and the job summary list all of them."
+            "gitops-lint found {total} new finding(s) on lines this pull request changes; {commented} have inline comments (errors first). The summary comment counts them all; code scanning and `gitops-lint diff` list every one."
         );
     }
     format!(
