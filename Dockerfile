@@ -2,7 +2,7 @@
 # downloads the release binary; see README). A static musl binary on distroless `static`,
 # which carries CA certificates (for a future `fetch`) and nothing else: no shell, no git, so
 # `diff --base` needs the release binary in an image that has git.
-# Run: docker run --rm -v "$PWD:/repo" ghcr.io/gitops-lint/gitops-lint:v1 .
+# Run: docker run --rm -v "$PWD:/repo" ghcr.io/gitops-lint/gitops-lint:v0 .
 # No USER line: the image runs as the container's default user, so a mounted workspace and
 # the files it writes (SARIF, the job summary) stay writable whoever owns them.
 #

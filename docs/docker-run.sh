@@ -1,1 +1,1 @@
-docker run --rm -v "$PWD:/repo" ghcr.io/gitops-lint/gitops-lint:v1 --format junit --comment off . > gitops-lint.xml
+docker run --rm -v "$PWD:/repo" ghcr.io/gitops-lint/gitops-lint:v0 --format junit --comment off . > gitops-lint.xml

@@ -19,6 +19,11 @@ pub struct Reported<'a> {
 pub struct Output<'a> {
     pub args: &'a OutputArgs,
     pub findings: &'a [Finding],
+    /// What code scanning gets (`--format sarif`, `--sarif-file`): every finding of the tree
+    /// as `lint` reports it, also in diff mode, where `findings` are only the new ones. Code
+    /// scanning compares a pull request's analysis with the base branch's itself; an upload
+    /// of the new findings alone would close every alert the change did not touch.
+    pub sarif_findings: &'a [Finding],
     pub map: &'a SourceMap,
     /// The linted root relative to the repository root.
     pub prefix: &'a str,
@@ -26,6 +31,8 @@ pub struct Output<'a> {
     pub diff: Option<Reported<'a>>,
     /// The model's coverage line (apps found, rendered, partly, not rendered by reason).
     pub coverage: Option<String>,
+    /// When the run started (JUnit's `time`).
+    pub started: std::time::Instant,
 }
 
 /// The linted root relative to the enclosing repository (the nearest ancestor with `.git`),
@@ -91,14 +98,12 @@ impl Output<'_> {
         let color = !self.args.no_color
             && std::env::var_os("NO_COLOR").is_none()
             && std::io::stdout().is_terminal();
-        let mut text = human::render(self.findings, self.map, color);
+        let (mut text, counts) = human::render_parts(self.findings, self.map, color);
         if self.args.quiet {
-            // Findings only: the closing counts line goes, and so does the diff-mode summary.
-            let body = text.trim_end_matches('\n');
-            let cut = body.rfind('\n').map(|i| i + 1).unwrap_or(0);
-            text.truncate(cut);
+            // Findings only: the closing counts go, and so does the diff-mode summary.
             return text;
         }
+        text.push_str(&counts);
         if let Some(line) = &self.coverage {
             text.push_str(&human::coverage(line));
         }
@@ -166,7 +171,7 @@ impl Output<'_> {
                 "app": a.app, "added": a.added, "removed": a.removed, "diff": a.diff,
             })).collect::<Vec<_>>(),
         });
-        serde_json::to_string_pretty(&v).unwrap_or(text)
+        gitops_lint::report::escape::inert_json(serde_json::to_string_pretty(&v).unwrap_or(text))
     }
 
     pub fn emit(self) -> ExitCode {
@@ -174,14 +179,33 @@ impl Output<'_> {
         let text = match self.args.format {
             Format::Human => self.human(),
             Format::Json => self.json(),
-            Format::Sarif => sarif::render(self.findings, self.map, self.prefix),
-            Format::Junit => junit::render(self.findings, self.map, self.prefix, threshold),
-            Format::Github => github::render(self.findings, self.map, self.prefix),
+            Format::Sarif => sarif::render(self.sarif_findings, self.map, self.prefix),
+            Format::Junit => junit::render(
+                self.findings,
+                self.map,
+                self.prefix,
+                &junit::Options {
+                    fail_on: threshold,
+                    below: self.args.junit_below_fail_on.into(),
+                    time: self.started.elapsed(),
+                },
+            ),
+            Format::Github => github::render(
+                self.findings,
+                self.map,
+                self.prefix,
+                &github::Options {
+                    max_per_level: self.args.max_annotations,
+                    changed: self.diff.as_ref().map(|d| &d.result.changed_lines),
+                },
+            ),
         };
         print(&text);
         if let Some(path) = &self.args.sarif_file
-            && let Err(e) =
-                std::fs::write(path, sarif::render(self.findings, self.map, self.prefix))
+            && let Err(e) = std::fs::write(
+                path,
+                sarif::render(self.sarif_findings, self.map, self.prefix),
+            )
         {
             eprintln!("error: {}: {e}", path.display());
             return ExitCode::from(2);
@@ -224,12 +248,21 @@ impl Output<'_> {
                 return;
             }
         };
+        if ctx.from_fork {
+            if !self.args.quiet {
+                eprintln!(
+                    "gitops-lint: a pull request from a fork gets a read-only token; no review or comment is written (annotations and the job summary carry the findings)"
+                );
+            }
+            return;
+        }
         let review = self.diff.as_ref().and_then(|d| {
             review::build(
                 self.findings,
                 self.map,
                 self.prefix,
                 &d.result.changed_lines,
+                &d.result.inserted_lines,
                 &ctx.head_sha,
             )
         });
@@ -238,13 +271,7 @@ impl Output<'_> {
                 .diff
                 .as_ref()
                 .is_some_and(|d| !d.result.fixed.is_empty() || !d.result.diffs.is_empty());
-        post(
-            &ctx,
-            review.as_ref(),
-            summary,
-            worth_a_comment,
-            self.args.quiet,
-        );
+        post(&ctx, review.as_ref(), summary, worth_a_comment, self.args);
     }
 }
 
@@ -254,10 +281,15 @@ fn post(
     review: Option<&review::ReviewRequest>,
     summary: &str,
     create_summary: bool,
-    quiet: bool,
+    args: &OutputArgs,
 ) {
-    let outcome =
-        gitops_lint::github::client::publish_blocking(ctx, review, summary, create_summary);
+    use gitops_lint::github::client::{PublishOptions, publish_blocking};
+    let options = PublishOptions {
+        max_comments: args.max_review_comments,
+        ..PublishOptions::default()
+    };
+    let quiet = args.quiet;
+    let outcome = publish_blocking(ctx, review, summary, create_summary, &options);
     for w in &outcome.warnings {
         warn(w);
     }
@@ -275,6 +307,6 @@ fn post(
 }
 
 #[cfg(not(feature = "github"))]
-fn post(_: &event::PrContext, _: Option<&review::ReviewRequest>, _: &str, _: bool, _: bool) {
+fn post(_: &event::PrContext, _: Option<&review::ReviewRequest>, _: &str, _: bool, _: &OutputArgs) {
     warn("built without the `github` feature: no review posted");
 }

@@ -528,7 +528,7 @@ impl Config {
                         if !known_rules.contains(&id.as_str()) {
                             return Err(err(
                                 Some(r.key.span),
-                                format!("unknown rule `{id}` (see `gitops-lint rules`)"),
+                                format!("unknown rule `{id}`{}", did_you_mean(&id, known_rules)),
                             ));
                         }
                         let v = r.value.scalar_text().unwrap_or_default();
@@ -571,7 +571,10 @@ impl Config {
                         if !known_rules.contains(&rule.as_str()) {
                             return Err(err(
                                 Some(item.span),
-                                format!("ignore entry: unknown rule `{rule}`"),
+                                format!(
+                                    "ignore entry: unknown rule `{rule}`{}",
+                                    did_you_mean(&rule, known_rules)
+                                ),
                             ));
                         }
                         let reason = get("reason");
@@ -732,9 +735,64 @@ pub fn object_matches(pattern: &str, object_id: &str) -> bool {
     p.len() == o.len() && p.iter().zip(&o).all(|(a, b)| *a == "*" || a == b)
 }
 
+/// ` (did you mean `x`? see `gitops-lint rules`)`, or the pointer to the list alone.
+pub fn did_you_mean(typo: &str, known: &[&str]) -> String {
+    match closest_id(typo, known) {
+        Some(near) => format!(" (did you mean `{near}`? see `gitops-lint rules`)"),
+        None => " (see `gitops-lint rules`)".to_string(),
+    }
+}
+
+/// The known id nearest to `typo` by edit distance, when it is near enough to be a typo
+/// (at most a third of the id's length, and at most 4 edits): the "did you mean" of every
+/// place a rule id is typed (configuration, suppressions, `explain`).
+pub fn closest_id<'a>(typo: &str, known: &[&'a str]) -> Option<&'a str> {
+    let limit = (typo.chars().count() / 3).clamp(1, 4);
+    known
+        .iter()
+        .map(|k| (edit_distance(typo, k), *k))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            let substitute = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = substitute.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn misspelled_rule_ids_get_the_nearest_known_id() {
+        let known = [
+            "hpa-replicas-conflict",
+            "shared-resource",
+            "unpinned-source",
+        ];
+        assert_eq!(
+            closest_id("hpa-replica-conflict", &known),
+            Some("hpa-replicas-conflict")
+        );
+        assert_eq!(
+            closest_id("shared-resources", &known),
+            Some("shared-resource")
+        );
+        assert_eq!(closest_id("no-such-thing-at-all", &known), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
         let map = SourceMap::new();

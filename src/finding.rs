@@ -189,18 +189,122 @@ impl FindingKey {
         }
     }
 
-    /// A short stable hash (SARIF `partialFingerprints`).
+    /// A short stable hash of the key.
     pub fn fingerprint(&self) -> String {
-        use sha2::{Digest, Sha256};
-        let text = serde_json::to_string(self).unwrap_or_default();
-        let digest = Sha256::digest(text.as_bytes());
-        digest[..16].iter().map(|b| format!("{b:02x}")).collect()
+        short_hash(&serde_json::to_string(self).unwrap_or_default())
     }
+}
+
+fn short_hash(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(text.as_bytes());
+    digest[..16].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Longest written text of a finding's primary span that goes into its problem key.
+const MAX_KEY_TEXT: usize = 512;
+
+/// One problem's identity for code scanning (SARIF `partialFingerprints`) and for the
+/// review's "already commented" marker: the [`FindingKey`] (rule, app, cluster, object,
+/// field), the file the problem is written in, and, when the finding names no field, what
+/// tells it apart from its neighbours: the text at its primary span with runs of blanks as
+/// one space (the entry or key it is about: three problems in one `ignoreDifferences` list)
+/// and its message with runs of digits as `0` (two generators flagged on one
+/// `generatorOptions` line). Line numbers, indentation and counts are not part of it, so it
+/// stays the same when lines move. A field already says which problem; the value written
+/// there is left out, so an edited value is the same alert.
+pub fn problem_fingerprint(f: &Finding, map: &SourceMap) -> String {
+    let key = FindingKey::of(f, map);
+    let file = map.path(f.primary.span.file);
+    let (written, message) = match f.field {
+        Some(_) => (String::new(), String::new()),
+        None => (
+            written_words(f.primary.span, map),
+            without_numbers(&f.message),
+        ),
+    };
+    let text = serde_json::to_string(&(&key, &file, &written, &message)).unwrap_or_default();
+    short_hash(&text)
+}
+
+/// `text` with every run of ASCII digits as one `0`.
+fn without_numbers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_number = false;
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            if !in_number {
+                out.push('0');
+            }
+            in_number = true;
+        } else {
+            in_number = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The text at `span`, blanks collapsed, at most [`MAX_KEY_TEXT`] characters.
+fn written_words(span: Span, map: &SourceMap) -> String {
+    let file = map.get(span.file);
+    let text: &str = &file.text;
+    let (start, end) = (span.start as usize, span.end as usize);
+    let Some(slice) = text.get(start..end.min(text.len())) else {
+        return String::new();
+    };
+    slice
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(MAX_KEY_TEXT)
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn problem_fingerprints_tell_entries_apart_and_survive_moves() {
+        let map = SourceMap::new();
+        let text = "ignoreDifferences:\n  - kind: A\n    jsonPathReplicas: x\n  - kind: B\n";
+        let moved = format!("# moved\n\n{}", text.replace("  - kind", "    - kind"));
+        let a = map.add_text("app.yaml", text);
+        let b = map.add_text("app.yaml", moved.clone());
+        let at = |file, text: &str, needle: &str| {
+            let s = text.find(needle).unwrap_or(0);
+            Finding::new(
+                "ignore-differences-invalid",
+                Severity::Error,
+                "m",
+                Span::new(file, s, s + needle.len()),
+            )
+            .app("web")
+        };
+        let first = problem_fingerprint(&at(a, text, "kind: A"), &map);
+        // Another message on the same span (two generators on one options line).
+        let other = Finding {
+            message: "another".into(),
+            ..at(a, text, "kind: A")
+        };
+        assert_ne!(problem_fingerprint(&other, &map), first);
+        let second = problem_fingerprint(&at(a, text, "kind: B"), &map);
+        assert_ne!(first, second);
+        // Same entry after lines moved: same identity.
+        assert_eq!(problem_fingerprint(&at(b, &moved, "kind: A"), &map), first);
+        // With a field, the value is not part of it.
+        let with_field = |needle| {
+            at(a, text, needle)
+                .object("Deployment/prod/web")
+                .field("spec.replicas")
+        };
+        assert_eq!(
+            problem_fingerprint(&with_field("kind: A"), &map),
+            problem_fingerprint(&with_field("kind: B"), &map)
+        );
+    }
 
     #[test]
     fn long_messages_keep_their_start_and_end() {

@@ -229,6 +229,7 @@ pub fn lint_tree(
     opts: &LintOptions,
     tree: Arc<MemTree>,
     cli: &CliLimits,
+    cache: Option<&Path>,
 ) -> Result<LintResult, LintError> {
     let root = canonical_root(&opts.root)?;
     let map = Arc::new(SourceMap::new());
@@ -236,7 +237,7 @@ pub fn lint_tree(
     let walk_opts = walk_options(&config)?;
     let walked = walk_tree(&tree, root.clone(), &walk_opts, &map);
     let fs = MemFs::new(tree, map.clone(), walk_opts.max_file_bytes);
-    let cache = crate::remote::Cache::new(cache_dir(&root, None));
+    let cache = crate::remote::Cache::new(cache_dir(&root, cache));
     Ok(lint_walked(root, map, &config, &walked, &fs, Some(cache)))
 }
 
@@ -578,7 +579,7 @@ fn unknown_rule_suppressions(files: &[FileId], config: &Config, map: &SourceMap)
                     .map(|i| range.start + i)
                     .unwrap_or(range.start);
                 let span = Span::new(id, start, start + rule.len());
-                let (label, help) = match closest_rule(rule, &known) {
+                let (label, help) = match crate::config::closest_id(rule, &known) {
                     Some(near) => (
                         format!("did you mean `{near}`?"),
                         format!("Write `ignore[{near}]`; `gitops-lint rules` lists the rule ids."),
@@ -605,33 +606,6 @@ fn unknown_rule_suppressions(files: &[FileId], config: &Config, map: &SourceMap)
     out
 }
 
-/// The known id nearest to `typo` by edit distance, when it is near enough to be a typo
-/// (at most a third of the id's length, and at most 4 edits).
-fn closest_rule<'a>(typo: &str, known: &[&'a str]) -> Option<&'a str> {
-    let limit = (typo.chars().count() / 3).clamp(1, 4);
-    known
-        .iter()
-        .map(|k| (edit_distance(typo, k), *k))
-        .filter(|(d, _)| *d <= limit)
-        .min()
-        .map(|(_, k)| k)
-}
-
-/// Levenshtein distance over characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, &cb) in b.iter().enumerate() {
-            let substitute = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = substitute.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -649,24 +623,5 @@ mod tests {
             comment_in("replicas: 3 # gitops-lint: ignore[x] y"),
             Some("gitops-lint: ignore[x] y")
         );
-    }
-
-    #[test]
-    fn misspelled_rule_ids_get_the_nearest_known_id() {
-        let known = [
-            "hpa-replicas-conflict",
-            "shared-resource",
-            "unpinned-source",
-        ];
-        assert_eq!(
-            closest_rule("hpa-replica-conflict", &known),
-            Some("hpa-replicas-conflict")
-        );
-        assert_eq!(
-            closest_rule("shared-resources", &known),
-            Some("shared-resource")
-        );
-        assert_eq!(closest_rule("no-such-thing-at-all", &known), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

@@ -38,9 +38,9 @@ struct CheckArgs {
     #[arg(default_value = ".")]
     path: PathBuf,
     #[command(flatten)]
-    out: OutputArgs,
+    lint: LintArgs,
     /// Apply the safe fixes in place (then report what remains).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "changed")]
     fix: bool,
     /// With --fix: print the patch instead of writing files.
     #[arg(long, requires = "fix")]
@@ -50,16 +50,25 @@ struct CheckArgs {
     #[arg(long, requires = "fix")]
     unsafe_fixes: bool,
     /// Record today's findings in FILE (then exit 0) to adopt the tool on a legacy repo.
-    #[arg(long, value_name = "FILE", conflicts_with = "fix")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fix", "changed"])]
     write_baseline: Option<PathBuf>,
+}
+
+/// The flags of a lint run, shared by `gitops-lint [PATH]` (and `lint`) and `diff`: one
+/// group, so a flag the lint accepts cannot be refused by the pull-request mode.
+#[derive(clap::Args, Clone)]
+struct LintArgs {
+    #[command(flatten)]
+    out: OutputArgs,
+    #[command(flatten)]
+    walk: WalkArgs,
     /// Report only findings of the apps these files (relative to the working directory) are
     /// inputs of, and findings located in them (the pre-commit hook passes the staged files;
     /// none: nothing to report). The whole repository is still read: an app's render needs
-    /// all of its inputs. Takes every following argument, so give PATH before it.
-    #[arg(long, value_name = "FILE", num_args = 0.., conflicts_with_all = ["fix", "write_baseline"])]
+    /// all of its inputs. With `diff`: of the new findings, those. Takes every following
+    /// argument, so give PATH before it.
+    #[arg(long, value_name = "FILE", num_args = 0..)]
     changed: Option<Vec<PathBuf>>,
-    #[command(flatten)]
-    walk: WalkArgs,
 }
 
 #[derive(clap::Args, Clone)]
@@ -105,6 +114,33 @@ pub struct OutputArgs {
     /// Print findings only: no counts line, no progress or summary notes on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Inline comments in one pull-request review, errors first; the sticky summary comment
+    /// counts the rest.
+    #[arg(long, value_name = "N", default_value_t = gitops_lint::github::review::DEFAULT_MAX_COMMENTS)]
+    pub max_review_comments: usize,
+    /// `--format github`: annotations of each level (error, warning, notice) at most, errors
+    /// first (GitHub shows 10 per level in a step); one notice counts the rest.
+    #[arg(long, value_name = "N", default_value_t = gitops_lint::report::github::DEFAULT_MAX_PER_LEVEL)]
+    pub max_annotations: usize,
+    /// `--format junit`: what a finding below --fail-on becomes, a skipped test case (shown,
+    /// not failed) or a failed one.
+    #[arg(long, value_enum, default_value_t = JunitBelow::Skipped)]
+    pub junit_below_fail_on: JunitBelow,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum JunitBelow {
+    Skipped,
+    Failure,
+}
+
+impl From<JunitBelow> for gitops_lint::report::junit::Below {
+    fn from(b: JunitBelow) -> Self {
+        match b {
+            JunitBelow::Skipped => gitops_lint::report::junit::Below::Skipped,
+            JunitBelow::Failure => gitops_lint::report::junit::Below::Failure,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -119,8 +155,11 @@ enum Command {
         #[arg(default_value = ".")]
         path: PathBuf,
         #[command(flatten)]
-        out: OutputArgs,
+        lint: LintArgs,
     },
+    /// Lint a repository: the same as `gitops-lint [PATH]` (for the habit of linters whose
+    /// first argument is the command).
+    Lint(CheckArgs),
     /// List the rules: id, default severity, one line.
     Rules,
     /// Print a rule's documentation.
@@ -277,11 +316,15 @@ fn main() -> ExitCode {
         Some(Command::Explain { id }) => match rules::find(&id) {
             Some(r) => print(r.meta.doc),
             None => {
-                eprintln!("error: unknown rule `{id}`; `gitops-lint rules` lists them");
+                let ids: Vec<&str> = rules::registry().iter().map(|r| r.meta.id).collect();
+                eprintln!(
+                    "error: unknown rule `{id}`{}",
+                    gitops_lint::config::did_you_mean(&id, &ids)
+                );
                 ExitCode::from(2)
             }
         },
-        Some(Command::Diff { base, path, out }) => run_diff(base, path, out),
+        Some(Command::Diff { base, path, lint }) => run_diff(base, path, lint),
         Some(Command::Apps {
             path,
             config,
@@ -309,6 +352,7 @@ fn main() -> ExitCode {
                 Err(e) => fail(format!("man page: {e}")),
             }
         }
+        Some(Command::Lint(args)) => check(args),
         None => check(cli.check),
     }
 }
@@ -528,14 +572,16 @@ fn load_baseline(args: &OutputArgs) -> Result<Option<Baseline>, ExitCode> {
 }
 
 fn check(args: CheckArgs) -> ExitCode {
+    let started = std::time::Instant::now();
+    let lint = &args.lint;
     let opts = LintOptions {
         root: args.path.clone(),
-        config: args.out.config.clone(),
+        config: lint.out.config.clone(),
     };
-    let ignore_files = !args.walk.no_ignore;
-    let quiet = args.out.quiet;
-    let cache = args.walk.cache.as_deref();
-    let mut result = match lint_cached(&opts, &args.out.limits, ignore_files, cache) {
+    let ignore_files = !lint.walk.no_ignore;
+    let quiet = lint.out.quiet;
+    let cache = lint.walk.cache.as_deref();
+    let mut result = match lint_cached(&opts, &lint.out.limits, ignore_files, cache) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
@@ -545,7 +591,11 @@ fn check(args: CheckArgs) -> ExitCode {
             eprintln!("gitops-lint: not fixing {path}: {reason}; the file is left as it is");
         }
         if args.dry_run {
-            print(&fix::unified_diff(&plan));
+            if lint.out.format == Format::Json {
+                print(&dry_run_json(&plan));
+            } else {
+                print(&fix::unified_diff(&plan));
+            }
             if quiet {
                 return ExitCode::SUCCESS;
             }
@@ -594,7 +644,7 @@ fn check(args: CheckArgs) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    let baseline = match load_baseline(&args.out) {
+    let baseline = match load_baseline(&lint.out) {
         Ok(b) => b,
         Err(code) => return code,
     };
@@ -611,25 +661,55 @@ fn check(args: CheckArgs) -> ExitCode {
         }
         None => (result.findings.clone(), 0),
     };
-    let findings = match &args.changed {
+    let findings = match &lint.changed {
         None => findings,
         Some(files) => only_changed(findings, &result, files, quiet),
     };
     let prefix = cli_output::repo_prefix(&result.root);
     let code = Output {
-        args: &args.out,
+        args: &lint.out,
         findings: &findings,
+        sarif_findings: &findings,
         map: &result.map,
         prefix: &prefix,
         baselined,
         diff: None,
         coverage: Some(gitops_lint::gitops::listing::coverage_line(&result.model)),
+        started,
     }
     .emit();
     // The process ends here and the kernel takes its memory back at once: freeing the model
     // node by node first cost ~3% of a 6,000-object lint.
     std::mem::forget(result);
     code
+}
+
+/// `--fix --dry-run --format json`: the plan as data, one unified diff per file (version 1).
+fn dry_run_json(plan: &fix::FixPlan) -> String {
+    let patches: Vec<serde_json::Value> = plan
+        .patches
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "file": p.path,
+                "diff": fix::diff_text(&p.before, &p.after, &format!("a/{}", p.path), &format!("b/{}", p.path)),
+            })
+        })
+        .collect();
+    let refused: Vec<serde_json::Value> = plan
+        .refused
+        .iter()
+        .map(|(file, reason)| serde_json::json!({"file": file, "reason": reason}))
+        .collect();
+    let v = serde_json::json!({
+        "version": 1,
+        "fixed": plan.fixed,
+        "skipped": plan.skipped,
+        "patches": patches,
+        "refused": refused,
+    });
+    let text = serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
+    gitops_lint::report::escape::inert_json(text)
 }
 
 /// `--changed FILE…`: the findings of the apps whose inputs include a changed file (see
@@ -671,7 +751,9 @@ fn only_changed(
     kept
 }
 
-fn run_diff(base: String, path: PathBuf, out: OutputArgs) -> ExitCode {
+fn run_diff(base: String, path: PathBuf, lint: LintArgs) -> ExitCode {
+    let started = std::time::Instant::now();
+    let out = &lint.out;
     let opts = DiffOptions {
         lint: LintOptions {
             root: path,
@@ -679,6 +761,8 @@ fn run_diff(base: String, path: PathBuf, out: OutputArgs) -> ExitCode {
         },
         limits: out.limits.clone(),
         base,
+        ignore_files: !lint.walk.no_ignore,
+        cache: lint.walk.cache.clone(),
     };
     let result = match diff::run(&opts) {
         Ok(r) => r,
@@ -695,7 +779,7 @@ fn run_diff(base: String, path: PathBuf, out: OutputArgs) -> ExitCode {
             result.compare_time.as_secs_f64()
         );
     }
-    let baseline = match load_baseline(&out) {
+    let baseline = match load_baseline(out) {
         Ok(b) => b,
         Err(code) => return code,
     };
@@ -710,9 +794,26 @@ fn run_diff(base: String, path: PathBuf, out: OutputArgs) -> ExitCode {
         }
         None => (result.new.clone(), 0),
     };
+    let findings = match &lint.changed {
+        None => findings,
+        Some(files) => only_changed(findings, &result.head, files, out.quiet),
+    };
+    // Code scanning gets the whole tree, as `lint` with these flags reports it.
+    let tree = match &baseline {
+        Some(b) => unmatched(&result.head.findings, &result.head.map, &b.counts())
+            .into_iter()
+            .map(|i| result.head.findings[i].clone())
+            .collect(),
+        None => result.head.findings.clone(),
+    };
+    let tree = match &lint.changed {
+        None => tree,
+        Some(files) => only_changed(tree, &result.head, files, true),
+    };
     Output {
-        args: &out,
+        args: out,
         findings: &findings,
+        sarif_findings: &tree,
         map: &result.head.map,
         prefix: &result.prefix,
         baselined,
@@ -720,6 +821,7 @@ fn run_diff(base: String, path: PathBuf, out: OutputArgs) -> ExitCode {
         coverage: Some(gitops_lint::gitops::listing::coverage_line(
             &result.head.model,
         )),
+        started,
     }
     .emit()
 }

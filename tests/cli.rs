@@ -76,6 +76,17 @@ fn rules_and_explain() {
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
+    // A typo gets the rule it is near.
+    let out = bin()
+        .args(["explain", "hpa-replica-conflict"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown rule `hpa-replica-conflict` (did you mean `hpa-replicas-conflict`?"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -91,6 +102,18 @@ fn config_errors_exit_2_with_location() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(".gitops-lint.yaml:3:3") && err.contains("no-such-rule"),
+        "{err}"
+    );
+    std::fs::write(
+        dir.path().join(".gitops-lint.yaml"),
+        "rules:\n  hpa-replica-conflict: warning\n",
+    )
+    .expect("write");
+    let out = bin().arg(dir.path()).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("did you mean `hpa-replicas-conflict`?"),
         "{err}"
     );
 
@@ -759,4 +782,30 @@ fn render_reads_a_kustomization_outside_the_cwd() {
     };
     assert!(theirs.status.success());
     assert_eq!(out.stdout, theirs.stdout);
+}
+
+/// `--fix --dry-run --format json`: the patch as JSON, nothing written.
+#[test]
+fn fix_dry_run_prints_json_when_asked() {
+    let demo = repo("testdata/demo");
+    let out = bin()
+        .args(["--fix", "--dry-run", "--format", "json", "--comment", "off"])
+        .arg(&demo)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["version"], 1);
+    let patches = v["patches"].as_array().expect("patches");
+    assert!(!patches.is_empty(), "{v}");
+    assert!(v["fixed"].as_u64().is_some_and(|n| n > 0));
+    for p in patches {
+        let file = p["file"].as_str().expect("file");
+        assert!(
+            p["diff"]
+                .as_str()
+                .is_some_and(|d| d.starts_with(&format!("--- a/{file}\n"))),
+            "{p}"
+        );
+    }
 }

@@ -23,7 +23,7 @@ mod way_out;
 use crate::baseline::{key_counts, unmatched};
 pub use crate::gitops::inputs::app_inputs;
 use crate::gitops::{App, Model};
-use crate::lint::{LintError, LintOptions, LintResult, lint_tree, lint_with};
+use crate::lint::{LintError, LintOptions, LintResult, lint_cached, lint_tree};
 use crate::report::Finding;
 use crate::report::summary::AppDiff;
 use crate::source::git::{ChangedFile, GitRepo};
@@ -37,6 +37,11 @@ pub struct DiffOptions {
     /// `--limit KEY=VALUE` values, for both sides.
     pub limits: Vec<(String, u64)>,
     pub base: String,
+    /// Whether `.gitignore` / `.ignore` files inside the root apply to the working tree's
+    /// walk (`--no-ignore` turns them off), as for `lint`.
+    pub ignore_files: bool,
+    /// The fetch cache (`--cache`; see `lint::cache_dir`), read by both sides.
+    pub cache: Option<std::path::PathBuf>,
 }
 
 pub struct DiffResult {
@@ -52,6 +57,8 @@ pub struct DiffResult {
     pub changed: Vec<ChangedFile>,
     /// Added or changed line ranges per root-relative path (where a review may comment).
     pub changed_lines: BTreeMap<String, Vec<(usize, usize)>>,
+    /// Of those, lines added where the base had none (a suggestion may delete them).
+    pub inserted_lines: BTreeMap<String, Vec<(usize, usize)>>,
     /// Apps whose render reads a changed file, by name.
     pub affected: Vec<String>,
     /// Rendered manifest diffs of the affected apps (only those that changed).
@@ -88,18 +95,30 @@ pub fn run(opts: &DiffOptions) -> Result<DiffResult, LintError> {
     let started = Instant::now();
     // The head lint needs no git: it runs while the base is read and linted.
     let (head, base_side) = rayon::join(
-        || lint_with(&opts.lint, &opts.limits),
+        || {
+            lint_cached(
+                &opts.lint,
+                &opts.limits,
+                opts.ignore_files,
+                opts.cache.as_deref(),
+            )
+        },
         || -> Result<_, LintError> {
             // Blobs up to 64 MiB are held; the walk applies the configured limit again.
             let tree = repo.tree_at(&commit, 64 * 1024 * 1024).map_err(io)?;
             let changed = repo.changed_files(&commit).map_err(io)?;
             let changed_lines = repo.changed_lines(&commit).map_err(io)?;
-            let base = lint_tree(&opts.lint, Arc::new(tree), &opts.limits)?;
+            let base = lint_tree(
+                &opts.lint,
+                Arc::new(tree),
+                &opts.limits,
+                opts.cache.as_deref(),
+            )?;
             Ok((base, changed, changed_lines))
         },
     );
     let head = head?;
-    let (base, changed, changed_lines) = base_side?;
+    let (base, changed, lines) = base_side?;
     let lint_time = started.elapsed();
 
     let mut new: Vec<Finding> = unmatched(
@@ -152,7 +171,8 @@ pub fn run(opts: &DiffOptions) -> Result<DiffResult, LintError> {
         new,
         fixed,
         changed,
-        changed_lines,
+        changed_lines: lines.changed,
+        inserted_lines: lines.inserted,
         affected: affected.into_iter().collect(),
         diffs,
         changes,

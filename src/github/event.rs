@@ -13,6 +13,9 @@ pub struct PrContext {
     pub number: u64,
     /// The PR head commit (reviews comment on it).
     pub head_sha: String,
+    /// A `pull_request` event whose head is in another repository (a fork): GitHub gives
+    /// its workflow a read-only token, so nothing is written.
+    pub from_fork: bool,
 }
 
 impl std::fmt::Debug for PrContext {
@@ -64,6 +67,15 @@ pub fn from_env(env: impl Fn(&str) -> Option<String>) -> Result<PrContext, NoPr>
     let (owner, repo) = full
         .split_once('/')
         .ok_or(NoPr::Invalid("GITHUB_REPOSITORY is not owner/name".into()))?;
+    // `pull_request_target` runs in the base repository with its token; `pull_request` from
+    // a fork does not.
+    let head_repo = pr["head"]["repo"]["full_name"].as_str();
+    let base_repo = pr["base"]["repo"]["full_name"].as_str();
+    let from_fork = name == "pull_request"
+        && match (head_repo, base_repo) {
+            (Some(head), Some(base)) => !head.eq_ignore_ascii_case(base),
+            _ => false,
+        };
     Ok(PrContext {
         api_url: env("GITHUB_API_URL").unwrap_or_else(|| "https://api.github.com".into()),
         token,
@@ -71,6 +83,7 @@ pub fn from_env(env: impl Fn(&str) -> Option<String>) -> Result<PrContext, NoPr>
         repo: repo.to_string(),
         number,
         head_sha,
+        from_fork,
     })
 }
 
@@ -109,7 +122,19 @@ mod tests {
                 env.get(k).cloned()
             }
         };
+        assert!(!ctx.from_fork);
         assert_eq!(from_env(no_token).err(), Some(NoPr::NoToken));
+        // A pull request from another repository.
+        std::fs::write(
+            &path,
+            r#"{"pull_request":{"number":7,"head":{"sha":"abc","repo":{"full_name":"someone/gitops"}},"base":{"repo":{"full_name":"acme/gitops"}}}}"#,
+        )
+        .expect("write");
+        assert!(
+            from_env(|k| env.get(k).cloned())
+                .expect("context")
+                .from_fork
+        );
         assert_eq!(from_env(|_| None).err(), Some(NoPr::NotAPullRequest));
     }
 }

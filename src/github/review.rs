@@ -27,10 +27,19 @@ pub struct ReviewComment {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_side: Option<&'static str>,
     pub body: String,
+    /// Errors are commented first when not every finding gets a comment.
+    #[serde(skip)]
+    pub severity: Severity,
 }
 
-/// Each inline comment ends with a hidden marker carrying the finding's stable fingerprint,
-/// so a later run on the same pull request does not post the same comment again.
+/// Inline comments one review carries by default: GitHub shows a long review as a wall, and
+/// every comment is a notification; the sticky summary counts the rest.
+pub const DEFAULT_MAX_COMMENTS: usize = 25;
+
+/// Each inline comment ends with a hidden marker carrying the finding's problem fingerprint
+/// (`finding::problem_fingerprint`, the key code scanning gets too), so a later run on the
+/// same pull request does not post the same comment again, and a new problem that only
+/// shares rule, app and object with an old one still gets its comment.
 pub const FINDING_MARKER: &str = "<!-- gitops-lint:finding ";
 
 /// The fingerprint in a comment body written by [`build`], if any.
@@ -40,25 +49,37 @@ pub fn marker_of(body: &str) -> Option<&str> {
 }
 
 impl ReviewRequest {
-    /// Drop the comments already on the pull request (by fingerprint); `None` when nothing
-    /// new is left to say.
+    /// Drop the comments already on the pull request (by fingerprint) and keep at most
+    /// `max_comments`, errors first; `None` when nothing new is left to say.
     pub fn without_posted(
         mut self,
         posted: &std::collections::HashSet<String>,
+        max_comments: usize,
     ) -> Option<ReviewRequest> {
         self.comments
             .retain(|c| marker_of(&c.body).is_none_or(|m| !posted.contains(m)));
+        let total = self.comments.len();
+        if total > max_comments {
+            // Stable: within a severity, the report's order (path, line).
+            self.comments.sort_by_key(|c| std::cmp::Reverse(c.severity));
+            self.comments.truncate(max_comments);
+        }
         if self.comments.is_empty() {
             return None;
         }
-        self.body = summary_line(self.comments.len());
+        self.body = summary_line(total, self.comments.len());
         Some(self)
     }
 }
 
-fn summary_line(n: usize) -> String {
+fn summary_line(total: usize, commented: usize) -> String {
+    if commented < total {
+        return format!(
+            "gitops-lint found {total} new finding(s) on lines this pull request changes; {commented} have inline comments (errors first). The summary comment counts them all; code scanning and `gitops-lint diff` list every one."
+        );
+    }
     format!(
-        "gitops-lint found {n} new finding(s) on lines this pull request changes; the summary comment lists all of them."
+        "gitops-lint found {total} new finding(s) on lines this pull request changes; the summary comment lists all of them."
     )
 }
 
@@ -83,8 +104,9 @@ fn within(ranges: &[(usize, usize)], first: usize, last: usize) -> bool {
 }
 
 /// The fix as a replacement of whole lines of the primary file, when all its edits are in
-/// that file; for removal rules on lines the PR adds, the deletion of those lines.
-fn suggestion(f: &Finding, map: &SourceMap, added: &[(usize, usize)]) -> Option<Suggestion> {
+/// that file; for removal rules on lines the PR inserts (`inserted`: the base had no line
+/// there, so nothing deployed depends on it), the deletion of those lines.
+fn suggestion(f: &Finding, map: &SourceMap, inserted: &[(usize, usize)]) -> Option<Suggestion> {
     let file = map.get(f.primary.span.file);
     let text: &str = &file.text;
     let local_fix = f
@@ -110,7 +132,7 @@ fn suggestion(f: &Finding, map: &SourceMap, added: &[(usize, usize)]) -> Option<
             let (s, e) = (f.primary.span.start as usize, f.primary.span.end as usize);
             let first = file.line_of(s);
             let last = file.line_of(e.saturating_sub(1).max(s));
-            if !within(added, first, last) {
+            if !within(inserted, first, last) {
                 return None;
             }
             (
@@ -174,14 +196,16 @@ fn icon(s: Severity) -> &'static str {
     }
 }
 
-/// The review for `findings` (new in this PR). `added` holds the lines the PR adds per
-/// linted-root-relative path. Findings on lines outside the diff are left to the summary
-/// (GitHub rejects comments there).
+/// The review for `findings` (new in this PR). `added` holds the lines the PR adds or
+/// rewrites per linted-root-relative path, `inserted` the ones of those the base has no line
+/// for. Findings on lines outside the diff are left to the summary (GitHub rejects comments
+/// there).
 pub fn build(
     findings: &[Finding],
     map: &SourceMap,
     prefix: &str,
     added: &BTreeMap<String, Vec<(usize, usize)>>,
+    inserted: &BTreeMap<String, Vec<(usize, usize)>>,
     head_sha: &str,
 ) -> Option<ReviewRequest> {
     let mut comments = Vec::new();
@@ -204,8 +228,9 @@ pub fn build(
             body.push_str("\n\n");
             body.push_str(h);
         }
+        let new_lines = inserted.get(&path).map(Vec::as_slice).unwrap_or_default();
         let (first, last) =
-            match suggestion(f, map, ranges).filter(|s| within(ranges, s.first, s.last)) {
+            match suggestion(f, map, new_lines).filter(|s| within(ranges, s.first, s.last)) {
                 Some(s) => {
                     body.push_str(&format!("\n\nSuggested fix: {}\n```suggestion\n", s.title));
                     if !s.text.is_empty() {
@@ -225,7 +250,7 @@ pub fn build(
         body.push_str(&format!(
             "\n\n<sub>`gitops-lint explain {}`</sub>\n{FINDING_MARKER}{} -->",
             f.rule,
-            crate::finding::FindingKey::of(f, map).fingerprint()
+            crate::finding::problem_fingerprint(f, map)
         ));
         comments.push(ReviewComment {
             path: repo_path(prefix, &path),
@@ -234,6 +259,7 @@ pub fn build(
             start_line: (first < last).then_some(first),
             start_side: (first < last).then_some("RIGHT"),
             body,
+            severity: f.severity,
         });
     }
     if comments.is_empty() {
@@ -241,7 +267,7 @@ pub fn build(
     }
     Some(ReviewRequest {
         commit_id: head_sha.to_string(),
-        body: summary_line(comments.len()),
+        body: summary_line(comments.len(), comments.len()),
         event: "COMMENT",
         comments,
     })
@@ -269,24 +295,40 @@ mod tests {
             [("apps/a/d.yaml".to_string(), vec![(2, 2)])]
                 .into_iter()
                 .collect();
-        let r = build(std::slice::from_ref(&f), &map, "", &added, "sha").expect("review");
+        let r = build(std::slice::from_ref(&f), &map, "", &added, &added, "sha").expect("review");
         let c = &r.comments[0];
         assert_eq!(
             (c.line, c.start_line, c.path.as_str()),
             (2, None, "apps/a/d.yaml")
         );
         assert!(c.body.contains("```suggestion\n```"), "{}", c.body);
+        // The PR rewrote the line (`replicas: 1` → `3`): a comment, but no one-click removal,
+        // since the deployed object has the field.
+        let rewritten = build(
+            std::slice::from_ref(&f),
+            &map,
+            "",
+            &added,
+            &BTreeMap::new(),
+            "sha",
+        )
+        .expect("review");
+        assert!(
+            !rewritten.comments[0].body.contains("```suggestion"),
+            "{}",
+            rewritten.comments[0].body
+        );
         // Not on an added line: no comment at all.
         let none: BTreeMap<String, Vec<(usize, usize)>> =
             [("apps/a/d.yaml".to_string(), vec![(3, 3)])]
                 .into_iter()
                 .collect();
-        assert!(build(std::slice::from_ref(&f), &map, "", &none, "sha").is_none());
+        assert!(build(std::slice::from_ref(&f), &map, "", &none, &none, "sha").is_none());
         // Posted before: not again.
         let fp = marker_of(&c.body).expect("marker").to_string();
         let posted: std::collections::HashSet<String> = [fp].into_iter().collect();
-        assert!(r.clone().without_posted(&posted).is_none());
-        assert!(r.without_posted(&Default::default()).is_some());
+        assert!(r.clone().without_posted(&posted, 25).is_none());
+        assert!(r.without_posted(&Default::default(), 25).is_some());
     }
 
     #[test]
@@ -310,7 +352,7 @@ mod tests {
         });
         let added: BTreeMap<String, Vec<(usize, usize)>> =
             [("x.yaml".to_string(), vec![(1, 3)])].into_iter().collect();
-        let r = build(&[f], &map, "sub", &added, "sha").expect("review");
+        let r = build(&[f], &map, "sub", &added, &added, "sha").expect("review");
         let c = &r.comments[0];
         assert_eq!((c.start_line, c.line), (Some(2), 3));
         assert!(
@@ -319,5 +361,43 @@ mod tests {
             c.body
         );
         assert_eq!(c.path, "sub/x.yaml");
+    }
+
+    #[test]
+    fn at_most_n_inline_comments_errors_first() {
+        let map = SourceMap::new();
+        let text = "a: 1\n".repeat(40);
+        let file = map.add_text("x.yaml", text.clone());
+        let findings: Vec<Finding> = (0..40)
+            .map(|i| {
+                let severity = if i % 10 == 9 {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                };
+                Finding::new(
+                    "r",
+                    severity,
+                    format!("m{i}"),
+                    Span::new(file, i * 5, i * 5 + 4),
+                )
+                .object(format!("ConfigMap/ns/c{i}"))
+            })
+            .collect();
+        let added: BTreeMap<String, Vec<(usize, usize)>> = [("x.yaml".to_string(), vec![(1, 40)])]
+            .into_iter()
+            .collect();
+        let r = build(&findings, &map, "", &added, &added, "sha").expect("review");
+        assert_eq!(r.comments.len(), 40);
+        let r = r.without_posted(&Default::default(), 6).expect("review");
+        assert_eq!(r.comments.len(), 6);
+        // The four errors (lines 10, 20, 30, 40), then warnings in line order.
+        let lines: Vec<usize> = r.comments.iter().map(|c| c.line).collect();
+        assert_eq!(lines, [10, 20, 30, 40, 1, 2]);
+        assert!(
+            r.body.contains("40 new finding(s)") && r.body.contains("6 have inline comments"),
+            "{}",
+            r.body
+        );
     }
 }

@@ -1,9 +1,34 @@
 //! `--format github`: workflow-command annotations (`::error file=…,line=…,endLine=…,title=…::`),
-//! which GitHub shows on the pull request's changed files without any token.
+//! which GitHub shows on the pull request's changed files without any token. GitHub keeps 10
+//! annotations per level per step (and 50 per job) and drops the rest silently, so the ones
+//! that matter go first: errors, then warnings, then notices, in diff mode those on the
+//! changed lines first; at most `max_per_level` of each, then one notice saying how many were
+//! left out and where they are.
 
 use super::{Finding, Severity, repo_path};
 use crate::source::SourceMap;
+use std::collections::BTreeMap;
 use std::fmt::Write;
+
+/// Annotations of one level GitHub shows for a step.
+pub const DEFAULT_MAX_PER_LEVEL: usize = 10;
+
+pub struct Options<'a> {
+    /// Annotations of each level (error, warning, notice) written at most.
+    pub max_per_level: usize,
+    /// Diff mode: the lines the change adds or rewrites, per linted-root-relative path
+    /// (their findings are annotated first).
+    pub changed: Option<&'a BTreeMap<String, Vec<(usize, usize)>>>,
+}
+
+impl Default for Options<'_> {
+    fn default() -> Self {
+        Options {
+            max_per_level: DEFAULT_MAX_PER_LEVEL,
+            changed: None,
+        }
+    }
+}
 
 /// Escaping for the message part of a workflow command.
 fn escape_data(s: &str) -> String {
@@ -28,9 +53,46 @@ fn command(s: Severity) -> &'static str {
     }
 }
 
-pub fn render(findings: &[Finding], map: &SourceMap, prefix: &str) -> String {
+/// The annotations to write, in order: by level, then (diff mode) on a changed line first,
+/// then the report's order; and how many were left out.
+fn select<'a>(
+    findings: &'a [Finding],
+    map: &SourceMap,
+    options: &Options,
+) -> (Vec<&'a Finding>, usize) {
+    let on_changed_line = |f: &Finding| {
+        options.changed.is_some_and(|changed| {
+            let line = map.line_col(f.primary.span).line;
+            changed
+                .get(&map.path(f.primary.span.file))
+                .is_some_and(|ranges| ranges.iter().any(|&(a, b)| a <= line && line <= b))
+        })
+    };
+    let mut chosen = Vec::new();
+    let mut left_out = 0;
+    for severity in [Severity::Error, Severity::Warning, Severity::Info] {
+        let mut level: Vec<(bool, &Finding)> = findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .map(|f| (!on_changed_line(f), f))
+            .collect();
+        // Stable: the report's order within each group.
+        level.sort_by_key(|(elsewhere, _)| *elsewhere);
+        let mut room = options.max_per_level;
+        // The closing notice is a notice too: it takes the last notice's place.
+        if severity == Severity::Info && (left_out > 0 || level.len() > room) {
+            room = room.saturating_sub(1);
+        }
+        left_out += level.len().saturating_sub(room);
+        chosen.extend(level.into_iter().take(room).map(|(_, f)| f));
+    }
+    (chosen, left_out)
+}
+
+pub fn render(findings: &[Finding], map: &SourceMap, prefix: &str, options: &Options) -> String {
     let mut out = String::new();
-    for f in findings {
+    let (chosen, left_out) = select(findings, map, options);
+    for f in chosen {
         let path = map.path(f.primary.span.file);
         let start = map.line_col(f.primary.span);
         let end = map.end_line_col(f.primary.span);
@@ -65,6 +127,16 @@ pub fn render(findings: &[Finding], map: &SourceMap, prefix: &str) -> String {
             escape_data(&message)
         );
     }
+    if left_out > 0 {
+        let _ = writeln!(
+            out,
+            "::notice title=gitops-lint::{}",
+            escape_data(&format!(
+                "{left_out} more finding(s) not annotated (GitHub shows {} per level in a step; --max-annotations raises the cap): the job summary counts them, code scanning (the SARIF upload) and `gitops-lint` run locally list them all",
+                DEFAULT_MAX_PER_LEVEL
+            ))
+        );
+    }
     out
 }
 
@@ -84,10 +156,81 @@ mod tests {
             Span::new(file, 5, 16),
         )
         .object("Deployment/prod/a");
-        let text = render(&[f], &map, "deploy");
+        let text = render(&[f], &map, "deploy", &Options::default());
         assert_eq!(
             text,
             "::error file=deploy/apps/a.yaml,line=2,endLine=2,col=1,endColumn=12,title=hpa-replicas-conflict (Deployment/prod/a)::50%25 off%0Anext\n"
         );
+    }
+
+    #[test]
+    fn errors_first_at_most_ten_per_level_then_one_notice() {
+        let map = SourceMap::new();
+        let text = "x: 1\n".repeat(60);
+        let file = map.add_text("a.yaml", text);
+        // In path order: 20 notices, 20 warnings, 15 errors interleaved.
+        let findings: Vec<Finding> = (0..55)
+            .map(|i| {
+                let severity = match i % 4 {
+                    0 | 3 if i < 40 => Severity::Info,
+                    1 => Severity::Warning,
+                    _ => Severity::Error,
+                };
+                Finding::new(
+                    "r",
+                    severity,
+                    format!("m{i}"),
+                    Span::new(file, i * 5, i * 5 + 4),
+                )
+            })
+            .collect();
+        let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+        assert!(
+            count(Severity::Error) > 10
+                && count(Severity::Warning) > 10
+                && count(Severity::Info) > 10
+        );
+        let out = render(&findings, &map, "", &Options::default());
+        let lines: Vec<&str> = out.lines().collect();
+        let kinds: Vec<&str> = lines
+            .iter()
+            .map(|l| l.split([' ', ':']).nth(2).unwrap_or(""))
+            .collect();
+        assert_eq!(kinds[..10], ["error"; 10]);
+        assert_eq!(kinds[10..20], ["warning"; 10]);
+        // Nine notices and the closing one: ten notices in all.
+        assert_eq!(kinds[20..], ["notice"; 10]);
+        let left = findings.len() - 29;
+        assert!(
+            lines[29].starts_with(&format!(
+                "::notice title=gitops-lint::{left} more finding(s) not annotated"
+            )),
+            "{}",
+            lines[29]
+        );
+        // Diff mode: on a changed line first, within the level.
+        let changed: BTreeMap<String, Vec<(usize, usize)>> =
+            [("a.yaml".to_string(), vec![(50, 55)])]
+                .into_iter()
+                .collect();
+        let out = render(
+            &findings,
+            &map,
+            "",
+            &Options {
+                max_per_level: 2,
+                changed: Some(&changed),
+            },
+        );
+        let first: Vec<&str> = out.lines().take(2).collect();
+        assert!(
+            first
+                .iter()
+                .all(|l| l.starts_with("::error file=a.yaml,line=5")),
+            "{out}"
+        );
+        // No cap hit: no closing notice.
+        let few = render(&findings[..3], &map, "", &Options::default());
+        assert_eq!(few.lines().count(), 3);
     }
 }

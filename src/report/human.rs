@@ -78,18 +78,17 @@ fn named(map: &SourceMap, file: crate::source::FileId) -> NamedSource<String> {
 
 use super::escape::escape_controls as esc;
 
-/// The snippet text with control characters (ESC, BEL, …) replaced by `?` of the same byte
-/// length, so spans still point where they did and the terminal gets nothing to obey.
+/// The snippet text with control characters (ESC, BEL, C1, …) and bidirectional controls
+/// replaced by `?` of the same byte length, so spans still point where they did and the
+/// terminal gets nothing to obey. Carriage returns stay (CRLF files).
 fn inert_source(text: &str) -> String {
-    if !text
-        .chars()
-        .any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
-    {
+    let hostile = |c: char| super::escape::is_inert_unsafe(c) && c != '\r';
+    if !text.chars().any(hostile) {
         return text.to_string();
     }
     text.chars()
         .map(|c| {
-            if c.is_control() && !matches!(c, '\n' | '\t' | '\r') {
+            if hostile(c) {
                 "?".repeat(c.len_utf8())
             } else {
                 c.to_string()
@@ -160,9 +159,69 @@ fn to_note(f: &Finding, map: &SourceMap) -> Note {
     }
 }
 
-/// The report as people read it: large groups of one kind compacted after their first.
+/// The report as people read it: errors first, then warnings, then info; within a severity
+/// one section per rule (a header with its count, its findings in path order, large groups
+/// of one kind compacted after their first); then the count per rule and the totals.
 pub fn render(findings: &[Finding], map: &SourceMap, color: bool) -> String {
-    render_with(findings, map, color, COMPACT_GROUP)
+    let (body, footer) = render_parts(findings, map, color);
+    body + &footer
+}
+
+/// [`render`] as the findings and the counts that close it (`--quiet` prints the first only).
+pub fn render_parts(findings: &[Finding], map: &SourceMap, color: bool) -> (String, String) {
+    let sections = by_severity_and_rule(findings);
+    let mut ordered: Vec<Finding> = Vec::with_capacity(findings.len());
+    let mut headers: Vec<(usize, String)> = Vec::new();
+    for (severity, rule, members) in &sections {
+        headers.push((
+            ordered.len(),
+            format!(
+                "── {} · {rule} · {} finding(s) ──\n\n",
+                severity.as_str(),
+                members.len()
+            ),
+        ));
+        ordered.extend(members.iter().map(|f| (*f).clone()));
+    }
+    let full = render_sections(&ordered, map, color, COMPACT_GROUP, &headers);
+    // The totals line is the last line; the per-rule counts go just before it.
+    let body_end = full.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1);
+    let (body, totals) = full.split_at(body_end);
+    let mut footer = String::new();
+    if !sections.is_empty() {
+        footer.push_str("by rule:\n");
+        for (severity, rule, members) in &sections {
+            footer.push_str(&format!(
+                "  {:<8} {:<40} {}\n",
+                severity.as_str(),
+                rule,
+                members.len()
+            ));
+        }
+    }
+    footer.push_str(totals);
+    (
+        body.to_string(),
+        super::escape::break_command_lines(&footer),
+    )
+}
+
+/// Sections of the report: severities from error down, within each the rules in the order
+/// their first finding comes, each with its findings in report order.
+fn by_severity_and_rule(findings: &[Finding]) -> Vec<(Severity, &'static str, Vec<&Finding>)> {
+    let mut sections: Vec<(Severity, &'static str, Vec<&Finding>)> = Vec::new();
+    for severity in [Severity::Error, Severity::Warning, Severity::Info] {
+        for f in findings.iter().filter(|f| f.severity == severity) {
+            match sections
+                .iter_mut()
+                .find(|(s, r, _)| *s == severity && *r == f.rule)
+            {
+                Some((_, _, members)) => members.push(f),
+                None => sections.push((severity, f.rule, vec![f])),
+            }
+        }
+    }
+    sections
 }
 
 /// Every finding in full, snippet and help each (the fixture snapshots pin every label).
@@ -171,6 +230,18 @@ pub fn render_all(findings: &[Finding], map: &SourceMap, color: bool) -> String 
 }
 
 fn render_with(findings: &[Finding], map: &SourceMap, color: bool, compact_group: usize) -> String {
+    render_sections(findings, map, color, compact_group, &[])
+}
+
+/// The findings in the order given, with `headers` (position, text) written before the
+/// finding at that position, and the totals line.
+fn render_sections(
+    findings: &[Finding],
+    map: &SourceMap,
+    color: bool,
+    compact_group: usize,
+    headers: &[(usize, String)],
+) -> String {
     let theme = if color {
         GraphicalTheme::unicode()
     } else {
@@ -186,7 +257,10 @@ fn render_with(findings: &[Finding], map: &SourceMap, color: bool, compact_group
         *group_size.entry(group_key(f)).or_default() += 1;
     }
     let mut shown_in_full: HashSet<GroupKey> = HashSet::new();
-    for f in findings {
+    for (i, f) in findings.iter().enumerate() {
+        if let Some((_, header)) = headers.iter().find(|(at, _)| *at == i) {
+            out.push_str(&super::escape::escape_controls(header));
+        }
         let key = group_key(f);
         if group_size[&key] >= compact_group && !shown_in_full.insert(key) {
             out.push_str(&compact(f, map));
@@ -214,7 +288,8 @@ fn render_with(findings: &[Finding], map: &SourceMap, color: bool, compact_group
         count(Severity::Warning),
         count(Severity::Info)
     ));
-    out
+    // miette wraps long messages at a space, which can put a message's ` ::` at a line start.
+    super::escape::break_command_lines(&out)
 }
 
 /// A group of at least this many findings of one kind shows only its first one in full.
@@ -268,6 +343,48 @@ mod tests {
     }
 
     #[test]
+    fn severity_first_one_section_per_rule_and_counts_per_rule() {
+        let map = SourceMap::new();
+        let file = map.add_text("a.yaml", "a: 1\nb: 2\nc: 3\nd: 4\n");
+        let at = |rule, severity, line: usize| {
+            Finding::new(
+                rule,
+                severity,
+                format!("{rule} on {line}"),
+                Span::new(file, line * 5, line * 5 + 4),
+            )
+        };
+        // In path order the rules alternate and the error comes last.
+        let findings = [
+            at("shared-resource", Severity::Warning, 0),
+            at("unpinned-source", Severity::Warning, 1),
+            at("shared-resource", Severity::Warning, 2),
+            at("hpa-replicas-conflict", Severity::Error, 3),
+        ];
+        let text = render(&findings, &map, false);
+        let headers: Vec<&str> = text.lines().filter(|l| l.starts_with("── ")).collect();
+        assert_eq!(
+            headers,
+            [
+                "── error · hpa-replicas-conflict · 1 finding(s) ──",
+                "── warning · shared-resource · 2 finding(s) ──",
+                "── warning · unpinned-source · 1 finding(s) ──",
+            ]
+        );
+        let pos = |needle: &str| text.find(needle).unwrap_or(usize::MAX);
+        assert!(pos("hpa-replicas-conflict on 3") < pos("shared-resource on 0"));
+        assert!(pos("shared-resource on 2") < pos("unpinned-source on 1"));
+        assert!(
+            text.ends_with(
+                "by rule:\n  error    hpa-replicas-conflict                    1\n  warning  shared-resource                          2\n  warning  unpinned-source                          1\n1 error(s), 3 warning(s), 0 info\n"
+            ),
+            "{text}"
+        );
+        let (body, footer) = render_parts(&findings, &map, false);
+        assert!(!body.contains("by rule:") && footer.starts_with("by rule:"));
+    }
+
+    #[test]
     fn a_large_group_of_one_kind_shows_its_first_in_full_and_the_rest_in_two_lines() {
         let map = SourceMap::new();
         let names = ["a", "b", "c", "d"];
@@ -284,7 +401,9 @@ mod tests {
             );
         }
         assert!(
-            text.ends_with("0 error(s), 4 warning(s), 0 info\n"),
+            text.ends_with(
+                "by rule:\n  warning  offline-unrenderable-input               4\n0 error(s), 4 warning(s), 0 info\n"
+            ),
             "{text}"
         );
         // Every one in full for the snapshots; a small group is never compacted.

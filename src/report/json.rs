@@ -82,6 +82,8 @@ pub fn render(findings: &[Finding], errors: &[String], map: &SourceMap) -> Strin
         findings,
         errors,
     };
-    serde_json::to_string_pretty(&report)
-        .unwrap_or_else(|e| format!("{{\"version\":1,\"findings\":[],\"errors\":[\"{e}\"]}}"))
+    super::escape::inert_json(
+        serde_json::to_string_pretty(&report)
+            .unwrap_or_else(|e| format!("{{\"version\":1,\"findings\":[],\"errors\":[\"{e}\"]}}")),
+    )
 }

@@ -3,7 +3,7 @@
 //! against the official schema.
 
 use super::{Finding, Severity, repo_path};
-use crate::finding::FindingKey;
+use crate::finding::problem_fingerprint;
 use crate::rules;
 use crate::source::{SourceMap, Span};
 use serde::Serialize;
@@ -34,6 +34,8 @@ struct Tool {
 struct Driver {
     name: &'static str,
     version: &'static str,
+    /// The project's home (code scanning links the tool).
+    information_uri: &'static str,
     rules: Vec<Rule>,
 }
 
@@ -92,9 +94,12 @@ struct SarifResult<'a> {
     properties: ResultProperties<'a>,
 }
 
+/// v2: the problem key (`finding::problem_fingerprint`), with `:N` for the N-th result of
+/// one key (N ≥ 2) in file order. v1 hashed the finding key alone, which three problems in
+/// one `ignoreDifferences` list shared.
 #[derive(Serialize)]
 struct Fingerprints {
-    #[serde(rename = "gitopsLint/v1")]
+    #[serde(rename = "gitopsLint/v2")]
     key: String,
 }
 
@@ -196,6 +201,37 @@ pub fn help_uri(id: &str) -> String {
     )
 }
 
+/// What the rule reports, from its document: the text between the `**Severity:**` line and
+/// the first section, as plain text on one line per paragraph, at most
+/// `MAX_FULL_DESCRIPTION` characters.
+pub fn full_description(doc: &str) -> String {
+    let body = doc
+        .lines()
+        .skip_while(|l| !l.starts_with("**Severity:**"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("## "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let text = body.trim();
+    if text.chars().count() <= MAX_FULL_DESCRIPTION {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(MAX_FULL_DESCRIPTION - 1).collect();
+    format!("{}…", cut.trim_end())
+}
+
+const MAX_FULL_DESCRIPTION: usize = 1000;
+
+/// Code scanning's ranking of security alerts (CVSS-like), by the rule's default severity;
+/// given only to rules tagged `security`, the only ones it reads it for.
+fn security_severity(meta: &rules::RuleMeta) -> Option<&'static str> {
+    meta.security.then_some(match meta.severity {
+        Severity::Error => "7.5",
+        Severity::Warning => "5.0",
+        Severity::Info => "2.0",
+    })
+}
+
 fn rule_entry(meta: &'static rules::RuleMeta) -> Rule {
     // The rule document starts with a `# title` line; code scanning shows the help markdown.
     let name = meta
@@ -215,7 +251,7 @@ fn rule_entry(meta: &'static rules::RuleMeta) -> Rule {
             text: meta.summary.to_string(),
         },
         full_description: Text {
-            text: meta.summary.to_string(),
+            text: full_description(meta.doc),
         },
         help_uri: help_uri(meta.id),
         help: Help {
@@ -226,9 +262,12 @@ fn rule_entry(meta: &'static rules::RuleMeta) -> Rule {
             level: level(meta.severity),
         },
         properties: RuleProperties {
-            tags: vec!["gitops", "drift"],
-            security_severity: (meta.id == "ignore-differences-security-sensitive")
-                .then_some("7.0"),
+            tags: if meta.security {
+                vec!["gitops", "drift", "security"]
+            } else {
+                vec!["gitops", "drift"]
+            },
+            security_severity: security_severity(meta),
             kinds: meta.kinds.describe(),
         },
     }
@@ -239,9 +278,14 @@ fn rule_entry(meta: &'static rules::RuleMeta) -> Rule {
 pub fn render(findings: &[Finding], map: &SourceMap, prefix: &str) -> String {
     let registry = rules::registry();
     let rules: Vec<Rule> = registry.iter().map(|r| rule_entry(r.meta)).collect();
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let results = findings
         .iter()
         .map(|f| {
+            let key = problem_fingerprint(f, map);
+            let n = seen.entry(key.clone()).or_default();
+            *n += 1;
+            let key = if *n == 1 { key } else { format!("{key}:{n}") };
             let rule_index = registry
                 .iter()
                 .position(|r| r.meta.id == f.rule)
@@ -265,9 +309,7 @@ pub fn render(findings: &[Finding], map: &SourceMap, prefix: &str) -> String {
                     .enumerate()
                     .filter_map(|(i, l)| location(map, l.span, prefix, Some(i), Some(&l.text)))
                     .collect(),
-                partial_fingerprints: Fingerprints {
-                    key: FindingKey::of(f, map).fingerprint(),
-                },
+                partial_fingerprints: Fingerprints { key },
                 properties: ResultProperties {
                     app: f.app.as_deref(),
                     object: f.object.as_deref(),
@@ -284,6 +326,7 @@ pub fn render(findings: &[Finding], map: &SourceMap, prefix: &str) -> String {
                 driver: Driver {
                     name: "gitops-lint",
                     version: env!("CARGO_PKG_VERSION"),
+                    information_uri: env!("CARGO_PKG_REPOSITORY"),
                     rules,
                 },
             },
@@ -293,5 +336,5 @@ pub fn render(findings: &[Finding], map: &SourceMap, prefix: &str) -> String {
     };
     let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
     s.push('\n');
-    s
+    super::escape::inert_json(s)
 }

@@ -16,6 +16,7 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/autoscaler-conflict.md"),
     fix: FixAvailability::None,
     removal: false,
+    security: false,
     since: "0.1.0",
     kinds: Kinds::Of(&[
         "autoscaling/HorizontalPodAutoscaler",

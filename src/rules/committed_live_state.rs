@@ -15,6 +15,7 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/committed-live-state.md"),
     fix: FixAvailability::Safe,
     removal: true,
+    security: false,
     since: "0.1.0",
     kinds: Kinds::All,
 };

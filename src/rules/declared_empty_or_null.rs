@@ -21,6 +21,7 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/declared-empty-or-null.md"),
     fix: FixAvailability::Safe,
     removal: false,
+    security: false,
     since: "0.1.0",
     kinds: Kinds::All,
 };

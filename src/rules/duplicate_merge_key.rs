@@ -20,6 +20,7 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/duplicate-merge-key.md"),
     fix: FixAvailability::Safe,
     removal: false,
+    security: false,
     since: "0.1.0",
     kinds: Kinds::All,
 };

@@ -19,6 +19,7 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/gitops-object-invalid.md"),
     fix: FixAvailability::None,
     removal: false,
+    security: false,
     since: "0.2.0",
     kinds: Kinds::All,
 };

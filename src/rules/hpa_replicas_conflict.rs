@@ -16,6 +16,7 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/hpa-replicas-conflict.md"),
     fix: FixAvailability::Safe,
     removal: true,
+    security: false,
     since: "0.1.0",
     kinds: Kinds::All,
 };

@@ -17,6 +17,7 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/ignore-differences-broad.md"),
     fix: FixAvailability::None,
     removal: false,
+    security: false,
     since: "0.1.0",
     kinds: Kinds::Apps,
 };

@@ -17,6 +17,7 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/ignore-differences-security-sensitive.md"),
     fix: FixAvailability::None,
     removal: false,
+    security: true,
     since: "0.1.0",
     kinds: Kinds::Apps,
 };

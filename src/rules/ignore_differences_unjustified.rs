@@ -15,6 +15,7 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/ignore-differences-unjustified.md"),
     fix: FixAvailability::Safe,
     removal: false,
+    security: false,
     since: "0.1.0",
     kinds: Kinds::All,
 };

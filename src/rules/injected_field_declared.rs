@@ -23,6 +23,7 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/injected-field-declared.md"),
     fix: FixAvailability::Safe,
     removal: false,
+    security: false,
     since: "0.1.0",
     kinds: Kinds::Of(&[
         "admissionregistration.k8s.io/MutatingWebhookConfiguration",

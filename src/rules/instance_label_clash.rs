@@ -15,6 +15,7 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/instance-label-clash.md"),
     fix: FixAvailability::None,
     removal: false,
+    security: false,
     since: "0.1.0",
     kinds: Kinds::Apps,
 };

@@ -18,6 +18,7 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/migration-job-not-hook.md"),
     fix: FixAvailability::None,
     removal: false,
+    security: false,
     since: "0.1.0",
     kinds: Kinds::Of(&["batch/Job", "argoproj.io/Workflow", "Pod"]),
 };

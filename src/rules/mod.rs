@@ -174,6 +174,9 @@ pub struct RuleMeta {
     /// A finding means "do not declare this field": in a pull request, deleting a line the
     /// PR itself adds is always safe (nothing deployed depends on it yet).
     pub removal: bool,
+    /// A finding is about privileges, identity or access (SARIF's `security` tag, which
+    /// code scanning needs before it reads a `security-severity`).
+    pub security: bool,
     /// The release the rule appeared in.
     pub since: &'static str,
     /// The objects it checks.

@@ -19,6 +19,7 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/non-canonical-quantity.md"),
     fix: FixAvailability::Safe,
     removal: false,
+    security: false,
     since: "0.1.0",
     kinds: Kinds::All,
 };

@@ -14,6 +14,7 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/pr-deletes-data.md"),
     fix: FixAvailability::None,
     removal: false,
+    security: false,
     since: "0.2.0",
     kinds: Kinds::Changes,
 };

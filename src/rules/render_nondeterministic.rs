@@ -23,6 +23,7 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/render-nondeterministic.md"),
     fix: FixAvailability::None,
     removal: false,
+    security: false,
     since: "0.1.0",
     kinds: Kinds::Of(&["argoproj.io/Application", "argoproj.io/ApplicationSet"]),
 };

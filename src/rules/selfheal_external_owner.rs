@@ -23,6 +23,7 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/selfheal-external-owner.md"),
     fix: FixAvailability::Safe,
     removal: false,
+    security: false,
     since: "0.1.0",
     kinds: Kinds::All,
 };

@@ -13,6 +13,7 @@ pub const META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/suppression-unknown-rule.md"),
     fix: FixAvailability::None,
     removal: false,
+    security: false,
     since: "0.1.0",
     kinds: Kinds::Files,
 };

@@ -264,11 +264,9 @@ impl GitRepo {
     }
 
     /// Line ranges (1-based, inclusive) added or changed in the working tree relative to
-    /// `commit`, per root-relative path: where a pull-request review may comment.
-    pub fn changed_lines(
-        &self,
-        commit: &str,
-    ) -> Result<BTreeMap<String, Vec<(usize, usize)>>, String> {
+    /// `commit`, per root-relative path: where a pull-request review may comment; and of
+    /// those, the ones no line of `commit` stands for (hunks that remove nothing).
+    pub fn changed_lines(&self, commit: &str) -> Result<ChangedLines, String> {
         check_rev(commit)?;
         let out = run(
             git(&self.toplevel)
@@ -290,12 +288,22 @@ impl GitRepo {
     }
 }
 
+/// Line ranges per root-relative path (1-based, inclusive).
+pub type LineRanges = BTreeMap<String, Vec<(usize, usize)>>;
+
+/// What a change did to lines, from `git diff -U0`.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct ChangedLines {
+    /// Lines added or rewritten (every `+` line).
+    pub changed: LineRanges,
+    /// Lines added where the base had none (hunks `@@ -a,0 +c,d @@`): `replicas: 1` → `3`
+    /// is changed, not inserted.
+    pub inserted: LineRanges,
+}
+
 /// `+++ b/path` and `@@ -a,b +c,d @@` lines of a `-U0` diff → added ranges per path.
-fn parse_hunks(
-    diff: &str,
-    rel: impl Fn(&str) -> Option<String>,
-) -> BTreeMap<String, Vec<(usize, usize)>> {
-    let mut out: BTreeMap<String, Vec<(usize, usize)>> = BTreeMap::new();
+fn parse_hunks(diff: &str, rel: impl Fn(&str) -> Option<String>) -> ChangedLines {
+    let mut out = ChangedLines::default();
     let mut current: Option<String> = None;
     for line in diff.lines() {
         if let Some(p) = line.strip_prefix("+++ ") {
@@ -306,13 +314,21 @@ fn parse_hunks(
             let Some(new) = h.split_whitespace().find(|t| t.starts_with('+')) else {
                 continue;
             };
+            // `-a,0`: the hunk removes no line of the base.
+            let removes_nothing = h
+                .split_whitespace()
+                .find(|t| t.starts_with('-'))
+                .and_then(|old| old.split_once(','))
+                .is_some_and(|(_, n)| n == "0");
             let mut nums = new[1..].split(',');
             let start: usize = nums.next().and_then(|n| n.parse().ok()).unwrap_or(0);
             let count: usize = nums.next().and_then(|n| n.parse().ok()).unwrap_or(1);
             if count > 0 && start > 0 {
-                out.entry(path.clone())
-                    .or_default()
-                    .push((start, start + count - 1));
+                let range = (start, start + count - 1);
+                out.changed.entry(path.clone()).or_default().push(range);
+                if removes_nothing {
+                    out.inserted.entry(path.clone()).or_default().push(range);
+                }
             }
         }
     }
@@ -327,8 +343,10 @@ mod tests {
     fn hunks_give_added_ranges() {
         let diff = "diff --git a/x b/x\n--- a/sub/a.yaml\n+++ b/sub/a.yaml\n@@ -3,0 +4,2 @@ spec:\n+  a: 1\n+  b: 2\n@@ -9 +11 @@\n-x\n+y\n@@ -20,2 +21,0 @@\n--- a/other\n+++ /dev/null\n";
         let h = parse_hunks(diff, |p| p.strip_prefix("sub/").map(str::to_string));
-        assert_eq!(h.get("a.yaml"), Some(&vec![(4, 5), (11, 11)]));
-        assert_eq!(h.len(), 1);
+        assert_eq!(h.changed.get("a.yaml"), Some(&vec![(4, 5), (11, 11)]));
+        assert_eq!(h.changed.len(), 1);
+        // Line 11 replaced line 9: changed, not inserted.
+        assert_eq!(h.inserted.get("a.yaml"), Some(&vec![(4, 5)]));
     }
 
     #[test]

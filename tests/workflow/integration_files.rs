@@ -136,7 +136,13 @@ fn action_is_composite_and_uses_every_input() {
                 .find(|e| e.key.raw() == Some("on") || e.key.key_str() == "on")
         })
         .map(|e| &e.value);
-    assert_eq!(keys(on_node), ["pull_request"]);
+    // The default branch is analysed on push (code scanning's base), pull requests in diff mode.
+    assert_eq!(keys(on_node), ["push", "pull_request"]);
+    assert!(
+        on_node
+            .and_then(|o| o.get_path(&["push", "branches"]))
+            .is_some()
+    );
     assert!(!read("docs/github-workflow.yml").contains("pull_request_target"));
     let perms = keys(wf.get("permissions"));
     assert_eq!(perms, ["contents", "pull-requests", "security-events"]);
@@ -158,6 +164,79 @@ fn action_is_composite_and_uses_every_input() {
         s.get_str("uses")
             .is_some_and(|u| u.starts_with("github/codeql-action/upload-sarif@"))
     }));
+}
+
+/// The crate's version as release.yml requires the pushed tag to be (`v0.1.0`).
+fn version_tag() -> String {
+    let version = read("Cargo.toml")
+        .lines()
+        .find_map(|l| l.strip_prefix("version = \""))
+        .map(|v| v.trim_end_matches('"').to_string())
+        .expect("package version");
+    format!("v{version}")
+}
+
+/// The major tag release.yml moves for this version (`${GITHUB_REF_NAME%%.*}`: `v0` for
+/// v0.1.0), for the Action and for the image.
+fn major_tag() -> String {
+    let tag = version_tag();
+    tag.split('.').next().unwrap_or(&tag).to_string()
+}
+
+/// Every place that tells users which tag to pin names a tag the release workflow makes:
+/// the major tag (moved on each release) or this version's own tag.
+#[test]
+fn documented_tags_are_the_ones_the_release_makes() {
+    let release = read(".github/workflows/release.yml");
+    // The release refuses a tag other than the crate's version, and moves the major tag of
+    // that version for the Action (git) and the image (ghcr.io).
+    assert!(release.contains(r#"if [ "$crate" != "$GITHUB_REF_NAME" ]; then"#));
+    assert!(release.contains(r#"major="${GITHUB_REF_NAME%%.*}""#));
+    assert!(release.contains(r#"git push -f origin "refs/tags/$major""#));
+    assert!(release.contains(r#"echo "$image:${GITHUB_REF_NAME%%.*}""#));
+    let (major, exact) = (major_tag(), version_tag());
+    let mut seen = 0;
+    for file in [
+        "README.md",
+        "action.yml",
+        "Dockerfile",
+        ".pre-commit-hooks.yaml",
+        "docs/github-workflow.yml",
+        "docs/pre-commit-config.yaml",
+        "docs/docker-run.sh",
+        "docs/install-release.sh",
+        "docs/local-usage.sh",
+    ] {
+        let text = read(file);
+        for needle in [
+            "gitops-lint/gitops-lint@",
+            "ghcr.io/gitops-lint/gitops-lint:",
+            "rev: ",
+            "v=",
+        ] {
+            for (at, _) in text.match_indices(needle) {
+                let tag: String = text[at + needle.len()..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-')
+                    .collect();
+                if needle == "rev: " || needle == "v=" {
+                    // A pre-commit `rev:` and the release download name one release.
+                    if tag.starts_with('v') {
+                        assert_eq!(tag, exact, "{file}: `{needle}{tag}`");
+                        seen += 1;
+                    }
+                    continue;
+                }
+                assert!(
+                    tag == major || tag == exact,
+                    "{file}: `{needle}{tag}` names a tag no release makes (the release of {exact} moves {major})"
+                );
+                seen += 1;
+            }
+        }
+    }
+    // README, docs, the pre-commit hook and the Dockerfile's comment were all read.
+    assert!(seen >= 8, "{seen}");
 }
 
 #[test]
@@ -767,7 +846,7 @@ fn pre_commit_hooks_cover_system_docker_source_and_changed() {
     assert!(
         docker
             .get_str("entry")
-            .is_some_and(|e| e.starts_with("ghcr.io/") && e.ends_with(":v1"))
+            .is_some_and(|e| e.starts_with("ghcr.io/") && e.ends_with(&format!(":{}", major_tag())))
     );
     assert_eq!(
         by_id("gitops-lint-source").get_str("language"),
@@ -793,8 +872,8 @@ fn documented_workflow_passes_actionlint() {
     let wf_dir = dir.path().join(".github/workflows");
     std::fs::create_dir_all(&wf_dir).expect("mkdir");
     std::fs::copy(root().join("action.yml"), dir.path().join("action.yml")).expect("copy");
-    let wf =
-        read("docs/github-workflow.yml").replace("uses: gitops-lint/gitops-lint@v1", "uses: ./");
+    let ours = format!("uses: gitops-lint/gitops-lint@{}", major_tag());
+    let wf = read("docs/github-workflow.yml").replace(&ours, "uses: ./");
     std::fs::write(wf_dir.join("gitops-lint.yml"), wf).expect("write");
     // Every workflow of this repository sits beside it, so all are linted in one run.
     let mut files = vec![".github/workflows/gitops-lint.yml".to_string()];
@@ -821,7 +900,7 @@ fn documented_workflow_passes_actionlint() {
     );
     // And it does find problems: a misspelled input of our action, an unknown context.
     let broken = read("docs/github-workflow.yml")
-        .replace("uses: gitops-lint/gitops-lint@v1", "uses: ./")
+        .replace(&ours, "uses: ./")
         .replace("fail-on: error", "fail-on: ${{ github.no_such_thing }}");
     std::fs::write(wf_dir.join("gitops-lint.yml"), broken).expect("write");
     let out = Command::new("bash")

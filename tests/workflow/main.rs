@@ -9,5 +9,6 @@ mod fix;
 #[cfg(feature = "github")]
 mod github_review;
 mod integration_files;
+mod junit;
 mod pr_changes;
 mod sarif;
