@@ -392,3 +392,91 @@ fn applications_a_chart_renders_are_checked_on_the_template_line_and_values_are_
     );
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// Every template function whose output can outgrow its arguments, driven with sizes that
+/// would need 5 to 20 GB if built before being checked, under a 4 GiB address-space cap:
+/// each chart stops with its own located `render-failed` naming the memory budget, and the
+/// process survives to report all of them (issue 36: these were out-of-memory aborts).
+#[test]
+fn every_growth_function_stops_at_the_memory_budget_before_allocating() {
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        println!("skipped: no prlimit (util-linux)");
+        return;
+    }
+    // `$s` is one megabyte; `$many` repeats it 5000 times as arguments.
+    let mb = "{{- $s := repeat 1048576 \"a\" }}";
+    let many = vec!["$s"; 5000].join(" ");
+    let cases: Vec<(&str, String)> = vec![
+        ("replace", format!("{mb}{{{{ replace \"a\" (repeat 20000 \"b\") $s | len }}}}")),
+        (
+            "regexReplaceAll",
+            format!("{mb}{{{{ regexReplaceAll \"a+\" $s (repeat 20000 \"$0\") | len }}}}"),
+        ),
+        (
+            "regexReplaceAllLiteral",
+            format!("{mb}{{{{ regexReplaceAllLiteral \"a\" $s (repeat 20000 \"b\") | len }}}}"),
+        ),
+        ("repeat", "{{ repeat 100000000000 \"ab\" | len }}".to_string()),
+        (
+            "toToml",
+            "{{- $l := list 1 2 }}{{- range until 40 }}{{- $l = list $l $l }}{{- end }}{{ toToml (dict \"k\" $l) | len }}".to_string(),
+        ),
+        (
+            "toJson",
+            "{{- $l := list 1 2 }}{{- range until 40 }}{{- $l = list $l $l }}{{- end }}{{ toJson $l | len }}".to_string(),
+        ),
+        (
+            "printf",
+            format!("{{{{- $f := repeat 5000 \"%[1]1048576d\" }}}}{{{{ printf $f 7 | len }}}}"),
+        ),
+        ("indent", format!("{mb}{{{{ indent 20000 (replace \"a\" \"\\n\" $s) | len }}}}")),
+        ("nindent", format!("{mb}{{{{ nindent 20000 (replace \"a\" \"\\n\" $s) | len }}}}")),
+        ("join", "{{ join (repeat 100000 \"x\") (until 200000) | len }}".to_string()),
+        ("wrapWith", format!("{mb}{{{{ wrapWith 1 (repeat 20000 \"-\") $s | len }}}}")),
+        ("cat", format!("{mb}{{{{ cat {many} | len }}}}")),
+        ("quote", format!("{mb}{{{{ quote {many} | len }}}}")),
+        ("squote", format!("{mb}{{{{ squote {many} | len }}}}")),
+        ("toStrings", format!("{mb}{{{{ toStrings (list {many}) | len }}}}")),
+    ];
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (i, (_, body)) in cases.iter().enumerate() {
+        let chart = dir.path().join(format!("c{i}"));
+        std::fs::create_dir_all(chart.join("templates")).expect("mkdir");
+        std::fs::write(
+            chart.join("Chart.yaml"),
+            format!("apiVersion: v2\nname: c{i}\nversion: 0.1.0\n"),
+        )
+        .expect("write");
+        std::fs::write(
+            chart.join("templates/cm.yaml"),
+            format!("{CM_HEAD}  v: \"{body}\"\n"),
+        )
+        .expect("write");
+    }
+    let out = Command::new("prlimit")
+        .arg(format!("--as={}", 4u64 << 30))
+        .arg(env!("CARGO_BIN_EXE_gitops-lint"))
+        .arg(dir.path())
+        .args(["--format", "json"])
+        .output()
+        .expect("run gitops-lint under prlimit");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the process must survive: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let findings = v["findings"].as_array().cloned().unwrap_or_default();
+    for (i, (name, _)) in cases.iter().enumerate() {
+        let file = format!("c{i}/templates/cm.yaml");
+        let stopped = findings.iter().any(|f| {
+            f["rule"] == "render-failed"
+                && f["file"] == file.as_str()
+                && f["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("memory budget") || m.contains("exceeds the limit"))
+        });
+        assert!(stopped, "{name} ({file}): {findings:#?}");
+    }
+}
