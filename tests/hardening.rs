@@ -480,3 +480,100 @@ fn every_growth_function_stops_at_the_memory_budget_before_allocating() {
         assert!(stopped, "{name} ({file}): {findings:#?}");
     }
 }
+
+/// Kustomize growth paths, each charged to the build's memory budget (lowered here to
+/// 1 MiB by the repository, as a pull request may): generators reading one big file many
+/// times, transformer records of many `replicas` entries on many generated objects, and a
+/// patch applied to every object a broad target picks. Each is a located `render-failed`
+/// for its own build; the build beside them still renders.
+#[test]
+fn kustomize_growth_stops_at_the_build_memory_budget() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let write = |rel: &str, text: &str| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(root)).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    };
+    write(
+        ".gitops-lint.yaml",
+        "limits:\n  max-render-memory-bytes: 1048576\n",
+    );
+    // 200 generators over one 100 KB file: 20 MB of data.
+    write("big-file/blob.txt", &"x".repeat(100_000));
+    let gens: String = (0..200)
+        .map(|i| format!("  - name: g{i}\n    files: [blob.txt]\n"))
+        .collect();
+    write(
+        "big-file/kustomization.yaml",
+        &format!("configMapGenerator:\n{gens}"),
+    );
+    // 300 generated objects times 300 `replicas` entries: 90,000 transformer records.
+    let gens: String = (0..300)
+        .map(|i| format!("  - name: g{i}\n    literals: [k=v]\n"))
+        .collect();
+    let replicas: String = (0..300)
+        .map(|i| format!("  - name: web{i}\n    count: 2\n"))
+        .collect();
+    write(
+        "records/kustomization.yaml",
+        &format!("configMapGenerator:\n{gens}replicas:\n{replicas}"),
+    );
+    // A 10 KB patch on each of 300 ConfigMaps.
+    let cms: String = (0..300)
+        .map(|i| format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n"))
+        .collect();
+    write("patched/cms.yaml", &cms);
+    write(
+        "patched/kustomization.yaml",
+        &format!(
+            "resources: [cms.yaml]\npatches:\n  - target: {{kind: ConfigMap}}\n    patch: |\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {{name: any}}\n      data: {{pad: \"{}\"}}\n",
+            "p".repeat(10_000)
+        ),
+    );
+    write("fine/kustomization.yaml", "resources: [cm.yaml]\n");
+    write(
+        "fine/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fine\n",
+    );
+    let (out, findings) = lint_json(root, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stopped = |file: &str| -> Option<u64> {
+        findings
+            .iter()
+            .find(|f| {
+                f["rule"] == "render-failed"
+                    && f["file"] == file
+                    && f["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("limits.max-render-memory-bytes"))
+            })
+            .and_then(|f| f["line"].as_u64())
+    };
+    assert!(
+        stopped("big-file/kustomization.yaml").is_some_and(|l| l > 1),
+        "{findings:#?}"
+    );
+    // On the `replicas` list, and on the patch.
+    assert_eq!(
+        stopped("records/kustomization.yaml"),
+        Some(603),
+        "{findings:#?}"
+    );
+    assert_eq!(
+        stopped("patched/kustomization.yaml"),
+        Some(5),
+        "{findings:#?}"
+    );
+    assert!(
+        findings
+            .iter()
+            .all(|f| !f["file"].as_str().is_some_and(|p| p.starts_with("fine/"))),
+        "{findings:#?}"
+    );
+}
