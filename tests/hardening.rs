@@ -427,7 +427,7 @@ fn every_growth_function_stops_at_the_memory_budget_before_allocating() {
         ),
         (
             "printf",
-            format!("{{{{- $f := repeat 5000 \"%[1]1048576d\" }}}}{{{{ printf $f 7 | len }}}}"),
+            "{{- $f := repeat 5000 \"%[1]1048576d\" }}{{ printf $f 7 | len }}".to_string(),
         ),
         ("indent", format!("{mb}{{{{ indent 20000 (replace \"a\" \"\\n\" $s) | len }}}}")),
         ("nindent", format!("{mb}{{{{ nindent 20000 (replace \"a\" \"\\n\" $s) | len }}}}")),

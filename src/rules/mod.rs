@@ -330,7 +330,7 @@ mod isolation_tests {
         let broken = run_isolated("second-writer", &map, |out| {
             out.push(finding("second-writer"));
             let empty: Vec<usize> = Vec::new();
-            let _ = empty[usize::from(out.len() > 0)];
+            let _ = empty[usize::from(!out.is_empty())];
         });
         assert_eq!(broken.len(), 1, "the partial findings are dropped");
         let f = &broken[0];
