@@ -165,9 +165,7 @@ fn parse_profile(node: &Node) -> Result<Profile, (Span, String)> {
         if major_minor(&text).is_none() {
             return Err((
                 v.span,
-                format!(
-                    "`profile.kube-version` `{text}` is not a Kubernetes version (`1.31` or `v1.31.2`)"
-                ),
+                "`profile.kube-version` is not a Kubernetes version (`1.31` or `v1.31.2`)".into(),
             ));
         }
         profile.kube_version = Some(text);
@@ -196,9 +194,7 @@ fn parse_profile(node: &Node) -> Result<Profile, (Span, String)> {
         let Some((major, minor)) = major_minor(&text) else {
             return Err((
                 v.span,
-                format!(
-                    "`profile.argo-version` `{text}` is not an Argo CD version (`2.14` or `v3.1.2`)"
-                ),
+                "`profile.argo-version` is not an Argo CD version (`2.14` or `v3.1.2`)".into(),
             ));
         };
         profile.argo_version = Some(ArgoVersion {
@@ -231,7 +227,7 @@ fn parse_profile_namespaces(node: &Node) -> Result<Vec<ProfileNamespace>, (Span,
     let mut out = Vec::new();
     for e in entries {
         let name = e.key.key_str().into_owned();
-        let what = format!("`profile.namespaces.{name}`");
+        let what = format!("`profile.namespaces.{}`", key_text(&name));
         unknown_keys(&e.value, PROFILE_NAMESPACE_KEYS, &what)?;
         let mut ns = ProfileNamespace {
             name,
@@ -272,7 +268,7 @@ fn parse_profile_autoscaler(item: &Node) -> Result<ProfileAutoscaler, (Span, Str
     if kind != "HorizontalPodAutoscaler" && kind != "ScaledObject" {
         return Err((
             item.get("kind").map(|n| n.span).unwrap_or(item.span),
-            format!("{WHAT}: kind `{kind}` is not HorizontalPodAutoscaler or ScaledObject"),
+            format!("{WHAT}: `kind` must be HorizontalPodAutoscaler or ScaledObject"),
         ));
     }
     let (Some(name), Some(namespace)) = (text(item, "name"), text(item, "namespace")) else {
@@ -364,6 +360,7 @@ const LIMIT_KEYS: &[&str] = &[
     "max-depth",
     "max-alias-nodes",
     "max-documents",
+    "max-parse-seconds",
     "max-template-steps",
     "max-template-output-bytes",
     "max-range-length",
@@ -372,6 +369,7 @@ const LIMIT_KEYS: &[&str] = &[
     "max-kustomize-depth",
     "max-render-seconds",
     "max-render-memory-bytes",
+    "max-apps",
 ];
 
 /// Highest value `--limit KEY=VALUE` may set: even a trusted workflow cannot make a render
@@ -383,6 +381,7 @@ fn hard_ceiling(name: &str) -> u64 {
         "max-depth" => 1024,
         "max-alias-nodes" => 10_000_000,
         "max-documents" => 1_000_000,
+        "max-parse-seconds" => 600,
         "max-template-steps" => 1_000_000_000,
         "max-template-output-bytes" => 512 << 20,
         "max-range-length" => 100_000_000,
@@ -391,6 +390,7 @@ fn hard_ceiling(name: &str) -> u64 {
         "max-kustomize-depth" => 256,
         "max-render-seconds" => 600,
         "max-render-memory-bytes" => 4 << 30,
+        "max-apps" => 1_000_000,
         _ => 0,
     }
 }
@@ -405,6 +405,7 @@ fn limit_value(cfg: &Config, name: &str) -> u64 {
         "max-depth" => cfg.yaml_limits.max_depth as u64,
         "max-alias-nodes" => cfg.yaml_limits.max_alias_nodes as u64,
         "max-documents" => cfg.yaml_limits.max_documents as u64,
+        "max-parse-seconds" => cfg.yaml_limits.max_parse_time.as_secs(),
         "max-template-steps" => b.max_template_steps,
         "max-template-output-bytes" => b.max_template_output_bytes as u64,
         "max-range-length" => b.max_range_length as u64,
@@ -413,6 +414,7 @@ fn limit_value(cfg: &Config, name: &str) -> u64 {
         "max-kustomize-depth" => b.max_kustomize_depth as u64,
         "max-render-seconds" => b.max_render_time.as_secs(),
         "max-render-memory-bytes" => b.max_render_memory_bytes as u64,
+        "max-apps" => b.max_apps as u64,
         _ => 0,
     }
 }
@@ -426,6 +428,7 @@ fn set_limit(cfg: &mut Config, name: &str, n: u64) {
         "max-depth" => cfg.yaml_limits.max_depth = size,
         "max-alias-nodes" => cfg.yaml_limits.max_alias_nodes = size,
         "max-documents" => cfg.yaml_limits.max_documents = size,
+        "max-parse-seconds" => cfg.yaml_limits.max_parse_time = std::time::Duration::from_secs(n),
         "max-template-steps" => b.max_template_steps = n,
         "max-template-output-bytes" => b.max_template_output_bytes = size,
         "max-range-length" => b.max_range_length = size,
@@ -434,6 +437,7 @@ fn set_limit(cfg: &mut Config, name: &str, n: u64) {
         "max-kustomize-depth" => b.max_kustomize_depth = size,
         "max-render-seconds" => b.max_render_time = std::time::Duration::from_secs(n),
         "max-render-memory-bytes" => b.max_render_memory_bytes = size,
+        "max-apps" => b.max_apps = size,
         _ => {}
     }
 }
@@ -482,11 +486,11 @@ impl Config {
 
     pub fn exclude_set(&self) -> Result<globset::GlobSet, String> {
         let mut b = globset::GlobSetBuilder::new();
-        for pat in &self.exclude {
+        for (i, pat) in self.exclude.iter().enumerate() {
             let g = globset::GlobBuilder::new(pat)
                 .literal_separator(false)
                 .build()
-                .map_err(|e| format!("exclude pattern `{pat}`: {e}"))?;
+                .map_err(|e| format!("`exclude` entry {}: {}", i + 1, e.kind()))?;
             b.add(g);
             // `dir/` or `dir` also excludes everything below it.
             if let Ok(g) = globset::Glob::new(&format!("{}/**", pat.trim_end_matches('/'))) {
@@ -528,7 +532,11 @@ impl Config {
                         if !known_rules.contains(&id.as_str()) {
                             return Err(err(
                                 Some(r.key.span),
-                                format!("unknown rule `{id}`{}", did_you_mean(&id, known_rules)),
+                                format!(
+                                    "unknown rule {}{}",
+                                    quoted_key(&id),
+                                    did_you_mean(&id, known_rules)
+                                ),
                             ));
                         }
                         let v = r.value.scalar_text().unwrap_or_default();
@@ -538,7 +546,7 @@ impl Config {
                                 err(
                                     Some(r.value.span),
                                     format!(
-                                        "rule `{id}`: `{s}` is not one of error, warning, info, off"
+                                        "rule `{id}`: the setting must be one of error, warning, info, off"
                                     ),
                                 )
                             })?),
@@ -547,7 +555,8 @@ impl Config {
                     }
                 }
                 "exclude" => {
-                    cfg.exclude = strings(&e.value).map_err(|m| err(Some(e.value.span), m))?
+                    cfg.exclude = strings(&e.value).map_err(|m| err(Some(e.value.span), m))?;
+                    cfg.exclude_set().map_err(|m| err(Some(e.value.span), m))?;
                 }
                 "repo-urls" => {
                     cfg.repo_urls = strings(&e.value).map_err(|m| err(Some(e.value.span), m))?
@@ -560,7 +569,8 @@ impl Config {
                                 return Err(err(
                                     Some(k.key.span),
                                     format!(
-                                        "unknown key `{name}` in an ignore entry (rule, object, reason)"
+                                        "unknown key {} in an ignore entry (rule, object, reason)",
+                                        quoted_key(&name)
                                     ),
                                 ));
                             }
@@ -571,8 +581,10 @@ impl Config {
                         if !known_rules.contains(&rule.as_str()) {
                             return Err(err(
                                 Some(item.span),
+                                // The value is not echoed (configuration errors quote keys);
+                                // the suggestion is one of our own rule ids.
                                 format!(
-                                    "ignore entry: unknown rule `{rule}`{}",
+                                    "ignore entry: `rule` names no rule{}",
                                     did_you_mean(&rule, known_rules)
                                 ),
                             ));
@@ -597,7 +609,11 @@ impl Config {
                         if !LIMIT_KEYS.contains(&name.as_ref()) {
                             return Err(err(
                                 Some(l.key.span),
-                                format!("unknown limit `{name}` ({})", LIMIT_KEYS.join(", ")),
+                                format!(
+                                    "unknown limit {} ({})",
+                                    quoted_key(&name),
+                                    LIMIT_KEYS.join(", ")
+                                ),
                             ));
                         }
                         let n = l.value.as_i64().filter(|n| *n > 0).ok_or_else(|| {
@@ -631,7 +647,8 @@ impl Config {
                     return Err(err(
                         Some(e.key.span),
                         format!(
-                            "unknown key `{other}` (expected one of {})",
+                            "unknown key {} (expected one of {})",
+                            quoted_key(other),
                             TOP_KEYS.join(", ")
                         ),
                     ));
@@ -640,6 +657,25 @@ impl Config {
         }
         Ok(cfg)
     }
+}
+
+/// A key for a message: a configuration error quotes keys, never values (a `--config`
+/// outside the repository must not be echoed), and a key is cut short and kept on one line.
+fn key_text(key: &str) -> String {
+    const MAX_CHARS: usize = 64;
+    let mut out: String = key
+        .chars()
+        .take(MAX_CHARS)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if key.chars().nth(MAX_CHARS).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+fn quoted_key(key: &str) -> String {
+    format!("`{}`", key_text(key))
 }
 
 fn unknown_keys(node: &Node, known: &[&str], what: &str) -> Result<(), (Span, String)> {
@@ -651,7 +687,11 @@ fn unknown_keys(node: &Node, known: &[&str], what: &str) -> Result<(), (Span, St
         if !known.contains(&name.as_ref()) {
             return Err((
                 k.key.span,
-                format!("unknown key `{name}` in {what} ({})", known.join(", ")),
+                format!(
+                    "unknown key {} in {what} ({})",
+                    quoted_key(&name),
+                    known.join(", ")
+                ),
             ));
         }
     }
@@ -679,9 +719,8 @@ fn parse_platform(node: &Node) -> Result<Platform, (Span, String)> {
         if crate::yaml::path::Pattern::parse_dotted(&path).is_none() {
             return Err((
                 item.get("path").map(|n| n.span).unwrap_or(item.span),
-                format!(
-                    "`{path}` is not a field path (e.g. `spec.template.spec.containers[*].imagePullPolicy`)"
-                ),
+                "`path` is not a field path (e.g. `spec.template.spec.containers[*].imagePullPolicy`)"
+                    .into(),
             ));
         }
         let mut fact = OwnedField {
@@ -820,17 +859,21 @@ mod tests {
             (4, 5, 6)
         );
         assert_eq!(
+            cfg.yaml_limits.max_parse_time,
+            std::time::Duration::from_secs(7)
+        );
+        assert_eq!(
             (
                 b.max_template_steps,
                 b.max_template_output_bytes,
                 b.max_range_length,
                 b.max_include_depth
             ),
-            (7, 8, 9, 10)
+            (8, 9, 10, 11)
         );
-        assert_eq!((b.max_kustomize_resources, b.max_kustomize_depth), (11, 12));
-        assert_eq!(b.max_render_memory_bytes, 14);
-        // 13 s is above the 10 s default: ignored, with a warning.
+        assert_eq!((b.max_kustomize_resources, b.max_kustomize_depth), (12, 13));
+        assert_eq!((b.max_render_memory_bytes, b.max_apps), (15, 16));
+        // 14 s is above the 10 s default: ignored, with a warning.
         assert_eq!(b.max_render_time, std::time::Duration::from_secs(10));
         assert_eq!(cfg.warnings.len(), 1, "{:?}", cfg.warnings);
     }
@@ -963,7 +1006,7 @@ mod tests {
             (
                 "profile:\n  argo-version: latest\n",
                 2,
-                "`latest` is not an Argo CD version",
+                "`profile.argo-version` is not an Argo CD version",
             ),
             (
                 "profile:\n  namespaces:\n    shop:\n      label: {a: b}\n",
@@ -988,7 +1031,7 @@ mod tests {
             (
                 "profile:\n  autoscalers:\n    - name: a\n      namespace: b\n      kind: VerticalPodAutoscaler\n      target: {name: c}\n",
                 5,
-                "kind `VerticalPodAutoscaler` is not HorizontalPodAutoscaler or ScaledObject",
+                "`kind` must be HorizontalPodAutoscaler or ScaledObject",
             ),
             (
                 "profile:\n  autoscalers:\n    - name: a\n      target: {name: c}\n",

@@ -119,6 +119,7 @@ pub fn plan(findings: &[Finding], map: &SourceMap, unsafe_too: bool) -> FixPlan 
             }
             ranges.push((s, t, &e.replacement));
         }
+        let mut ranges = remove_emptied_maps(text, ranges);
         ranges.sort_by_key(|&(s, t, _)| (s, t));
         let mut after = String::with_capacity(text.len());
         let mut applied = Vec::new();
@@ -155,6 +156,113 @@ pub fn plan(findings: &[Finding], map: &SourceMap, unsafe_too: bool) -> FixPlan 
         }
     }
     out
+}
+
+/// A block map whose every entry the deletions remove goes with them, key and all:
+/// `annotations:` left without entries would be `null`, which Kubernetes stores as no
+/// annotations and `declared-empty-or-null` reports. Repeated outward (a map left empty by
+/// that removal goes too), never for a document's root.
+fn remove_emptied_maps<'a>(
+    text: &str,
+    mut ranges: Vec<(usize, usize, &'a str)>,
+) -> Vec<(usize, usize, &'a str)> {
+    if !ranges.iter().any(|r| r.2.is_empty()) {
+        return ranges;
+    }
+    let parsed = crate::yaml::parse_str(text, crate::source::FileId(0), &Default::default());
+    if parsed.error.is_some() {
+        return ranges;
+    }
+    let deleted = |ranges: &[(usize, usize, &str)], s: usize, t: usize| {
+        ranges
+            .iter()
+            .any(|&(a, b, r)| r.is_empty() && a <= s && t <= b)
+    };
+    loop {
+        let mut widened = None;
+        for d in &parsed.docs {
+            let mut stack = vec![&d.root];
+            while let Some(n) = stack.pop() {
+                let Some(entries) = n.as_map() else {
+                    if let Some(items) = n.as_seq() {
+                        stack.extend(items);
+                    }
+                    continue;
+                };
+                for e in entries {
+                    stack.push(&e.value);
+                    let Some(children) = e.value.as_map() else {
+                        continue;
+                    };
+                    if children.is_empty() || e.value.style == crate::yaml::Style::Flow {
+                        continue;
+                    }
+                    let all_gone = children.iter().all(|c| {
+                        let (s, t) = whole_lines(
+                            text,
+                            c.key.span.start as usize,
+                            node_end(text, &c.value).max(c.key.span.end as usize),
+                        );
+                        deleted(&ranges, s, t)
+                    });
+                    let (s, t) = whole_lines(
+                        text,
+                        e.key.span.start as usize,
+                        node_end(text, &e.value).max(e.key.span.end as usize),
+                    );
+                    if all_gone && !deleted(&ranges, s, t) {
+                        widened = Some((s, t));
+                        break;
+                    }
+                }
+                if widened.is_some() {
+                    break;
+                }
+            }
+            if widened.is_some() {
+                break;
+            }
+        }
+        let Some((s, t)) = widened else {
+            return ranges;
+        };
+        // The entry's own deletions are inside the wider one.
+        ranges.retain(|&(a, b, r)| !(r.is_empty() && s <= a && b <= t));
+        ranges.push((s, t, ""));
+    }
+}
+
+/// Where a node's text ends: a block collection's span is only its start, so its last
+/// entry's end (and that one's, down to a scalar); a block scalar's span takes in the next
+/// line's indentation, which is left out.
+fn node_end(text: &str, n: &crate::yaml::Node) -> usize {
+    let mut end = last_end(n).min(text.len());
+    while end > 0 && matches!(text.as_bytes()[end - 1], b' ' | b'\t') {
+        end -= 1;
+    }
+    end
+}
+
+fn last_end(n: &crate::yaml::Node) -> usize {
+    let mut n = n;
+    let mut end = n.span.end as usize;
+    loop {
+        let next = match &n.value {
+            crate::yaml::Value::Map(entries) => entries.last().map(|e| {
+                end = end.max(e.key.span.end as usize);
+                &e.value
+            }),
+            crate::yaml::Value::Seq(items) => items.last(),
+            _ => None,
+        };
+        match next {
+            Some(x) => {
+                n = x;
+                end = end.max(n.span.end as usize);
+            }
+            None => return end,
+        }
+    }
 }
 
 /// `--fix --dry-run`: the plan as a unified diff (`git apply`-able from the linted root).
@@ -255,6 +363,37 @@ mod tests {
         let plan = plan(&[f1, f2], &map, false);
         assert_eq!(plan.patches[0].after, "a: 1\nx: 0\ny: 0\nb: 2\nc: 3\n");
         assert_eq!(plan.fixed, 2);
+    }
+
+    #[test]
+    fn a_map_the_fix_empties_is_removed_with_its_key() {
+        let map = SourceMap::new();
+        let text = "metadata:\n  name: web\n  annotations:\n    deployment.kubernetes.io/revision: '3'\n  labels:\n    app: web\ndata:\n  k: v\n";
+        let file = map.add_text("cm.yaml", text);
+        let at = text.find("deployment.kubernetes.io").unwrap_or(0);
+        let end = text.find("'3'").unwrap_or(0) + 3;
+        let f = with_fix(&map, file, vec![(at, end, "")]);
+        let plan = plan(&[f], &map, false);
+        assert!(plan.refused.is_empty(), "{:?}", plan.refused);
+        assert_eq!(plan.skipped, 0);
+        assert_eq!(
+            plan.patches[0].after,
+            "metadata:\n  name: web\n  labels:\n    app: web\ndata:\n  k: v\n"
+        );
+        // A map with an entry left stays.
+        let text = "metadata:\n  annotations:\n    a: '1'\n    b: '2'\n";
+        let file = map.add_text("b.yaml", text);
+        let at = text.find("a: '1'").unwrap_or(0);
+        let f = with_fix(&map, file, vec![(at, at + 6, "")]);
+        assert_eq!(plan_of(f, &map), "metadata:\n  annotations:\n    b: '2'\n");
+    }
+
+    fn plan_of(f: Finding, map: &SourceMap) -> String {
+        plan(&[f], map, false)
+            .patches
+            .first()
+            .map(|p| p.after.clone())
+            .unwrap_or_default()
     }
 
     #[test]

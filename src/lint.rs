@@ -99,22 +99,60 @@ fn load_config_file(
     explicit: Option<&Path>,
     map: &SourceMap,
 ) -> Result<Config, LintError> {
-    let path = match explicit {
-        Some(p) => p.to_path_buf(),
-        None => {
-            let p = root.join(".gitops-lint.yaml");
-            if !p.is_file() {
-                return Ok(Config::default());
-            }
-            p
-        }
+    // A path inside the root is pull-request content (the default file, or a `--config`
+    // naming one in the tree): read under the root's containment, as every repo file is, so
+    // a symlink out of the repo is refused. A `--config` outside the root is the workflow's.
+    let absolute = explicit.map(|p| {
+        std::path::absolute(p)
+            .map(|a| normalized(&a))
+            .unwrap_or_else(|_| p.to_path_buf())
+    });
+    let in_repo = match &absolute {
+        None => Some(CONFIG_FILE.to_string()),
+        Some(a) => crate::source::relative_path(root, a),
     };
-    let text = crate::source::read_text(&path, 1 << 20).map_err(|e| LintError {
+    if let Some(rel) = in_repo {
+        let path = root.join(&rel);
+        if explicit.is_none() && std::fs::symlink_metadata(&path).is_err() {
+            return Ok(Config::default());
+        }
+        let fs = DiskFs::new(
+            root.to_path_buf(),
+            Arc::new(SourceMap::new()),
+            CONFIG_MAX_BYTES,
+        );
+        let text = fs
+            .read(&rel)
+            .map(|id| fs.source_map().get(id).text.to_string())
+            .map_err(|e| LintError {
+                message: format!("configuration: {e}"),
+            })?;
+        return config_from_text(rel, text, map);
+    }
+    let path = explicit.map(Path::to_path_buf).unwrap_or_default();
+    let text = crate::source::read_text(&path, CONFIG_MAX_BYTES).map_err(|e| LintError {
         message: format!("{}: {e}", path.display()),
     })?;
-    let name =
-        crate::source::relative_path(root, &path).unwrap_or_else(|| path.display().to_string());
-    config_from_text(name, text, map)
+    config_from_text(path.display().to_string(), text, map)
+}
+
+const CONFIG_FILE: &str = ".gitops-lint.yaml";
+const CONFIG_MAX_BYTES: u64 = 1 << 20;
+
+/// `a/./b/../c` → `a/c`, without touching the disk (the root is canonical, a relative
+/// `--config` is joined onto the working directory).
+fn normalized(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 fn config_from_text(name: String, text: String, map: &SourceMap) -> Result<Config, LintError> {
@@ -217,9 +255,25 @@ pub fn lint_cached(
     let walked = walk_repo(&root, &walk_opts, &map).map_err(|e| LintError {
         message: format!("{}: {e}", root.display()),
     })?;
+    excludes_not_everything(&walked)?;
     let fs = DiskFs::new(root.clone(), map.clone(), walk_opts.max_file_bytes);
     let cache = crate::remote::Cache::new(cache_dir(&root, cache));
     Ok(lint_walked(root, map, &config, &walked, &fs, Some(cache)))
+}
+
+/// An `exclude` that keeps out every file would pass any check with nothing linted (one
+/// line in a pull request): a configuration error, as a linter given only ignored files
+/// reports (ESLint's "all files matched are ignored").
+fn excludes_not_everything(walked: &WalkedRepo) -> Result<(), LintError> {
+    if walked.files.is_empty() && walked.issues.is_empty() && walked.excluded > 0 {
+        return Err(LintError {
+            message: format!(
+                "`exclude` in the configuration keeps out all {} files the linter would read; nothing would be linted (narrow `exclude`)",
+                walked.excluded
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Lint a tree held in memory (a git revision of `opts.root`) as if it were checked out

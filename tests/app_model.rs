@@ -866,16 +866,99 @@ fn app_of_apps_depth_limit_is_a_located_finding() {
         .collect();
     expected.push("argocd standalone 1 [directory argocd]".into());
     assert_eq!(apps(&r), expected);
+    // A cut tree is an error: the apps past it are not linted.
     assert_eq!(
         findings(&r),
-        ["offline-unrenderable-input chain/templates/app.yaml:6 level-7"]
+        ["render-failed chain/templates/app.yaml:6 level-7"]
     );
+    assert_eq!(r.findings[0].severity, gitops_lint::report::Severity::Error);
     assert!(
         r.findings[0]
             .message
             .contains("app-of-apps nesting deeper than 8 levels: `level-8` is not rendered"),
         "{}",
         r.findings[0].message
+    );
+}
+
+/// Three children per level, each rendering three more: depth alone would allow 3⁷ apps.
+/// The total is capped (`limits.max-apps`), and the cut is an error on the child that
+/// crossed it, once.
+#[test]
+fn app_of_apps_fan_out_is_capped_in_total_with_an_error() {
+    let files = [
+        (".gitops-lint.yaml", "limits:\n  max-apps: 40\n"),
+        (
+            "argocd/root.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: fan\n  namespace: argocd\nspec:\n  source:\n    repoURL: https://git.example.com/x.git\n    path: fan\n    helm:\n      parameters: [{name: prefix, value: fan}]\n  destination: {server: https://kubernetes.default.svc, namespace: argocd}\n",
+        ),
+        (
+            "fan/Chart.yaml",
+            "apiVersion: v2\nname: fan\nversion: 1.0.0\n",
+        ),
+        ("fan/values.yaml", "prefix: fan\n"),
+        (
+            "fan/templates/apps.yaml",
+            "{{- range $i := until 3 }}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {{ $.Values.prefix }}-{{ $i }}\n  namespace: argocd\nspec:\n  source:\n    repoURL: https://git.example.com/x.git\n    path: fan\n    helm:\n      parameters: [{name: prefix, value: '{{ $.Values.prefix }}-{{ $i }}'}]\n  destination: {server: https://kubernetes.default.svc, namespace: argocd}\n{{- end }}\n",
+        ),
+    ];
+    let r = lint_tree(&files);
+    let argo_apps = r.model.apps.iter().filter(|a| a.argo.is_some()).count();
+    assert_eq!(argo_apps, 41, "the root and the 40 it may create");
+    let cut: Vec<&gitops_lint::report::Finding> = r
+        .findings
+        .iter()
+        .filter(|f| f.message.contains("limits.max-apps"))
+        .collect();
+    assert_eq!(cut.len(), 1, "{:?}", findings(&r));
+    assert_eq!(cut[0].rule, "render-failed");
+    assert_eq!(cut[0].severity, gitops_lint::report::Severity::Error);
+    assert_eq!(
+        r.map.path(cut[0].primary.span.file),
+        "fan/templates/apps.yaml"
+    );
+}
+
+/// An ApplicationSet over its element limit, and ApplicationSets over the total of
+/// Applications, are errors on the generators: part of the set is not linted.
+#[test]
+fn application_sets_cut_at_a_limit_are_errors() {
+    let elements: Vec<String> = (0..5001).map(|i| format!("{{name: app-{i}}}")).collect();
+    let appset = format!(
+        "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: many\n  namespace: argocd\nspec:\n  generators:\n    - list:\n        elements: [{}]\n  template:\n    metadata: {{name: '{{{{name}}}}'}}\n    spec:\n      source: {{repoURL: https://git.example.com/x.git, path: web}}\n      destination: {{server: https://kubernetes.default.svc, namespace: web}}\n",
+        elements.join(", ")
+    );
+    let files = [
+        (".gitops-lint.yaml", "limits:\n  max-apps: 10\n".to_string()),
+        ("argocd/many.yaml", appset),
+        (
+            "web/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n".into(),
+        ),
+    ];
+    let r = lint_tree(&files);
+    let generated = r
+        .model
+        .apps
+        .iter()
+        .filter(|a| a.generated_by.is_some())
+        .count();
+    assert_eq!(generated, 10);
+    let cuts: Vec<String> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == "render-failed")
+        .map(|f| format!("{:?} {}", f.severity, f.message))
+        .collect();
+    assert!(
+        cuts.iter()
+            .any(|c| c.starts_with("Error") && c.contains("more than 5000 parameter sets")),
+        "{cuts:?}"
+    );
+    assert!(
+        cuts.iter()
+            .any(|c| c.starts_with("Error") && c.contains("limits.max-apps")),
+        "{cuts:?}"
     );
 }
 

@@ -300,6 +300,98 @@ fn profile_errors_are_located() {
     }
 }
 
+#[test]
+fn a_configuration_symlinked_out_of_the_repo_is_refused_unread() {
+    let outside = tempfile::tempdir().expect("tempdir");
+    let secret = outside.path().join("runner-secret.yaml");
+    std::fs::write(&secret, "hunter2-runner-token: 1\n").expect("write");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::os::unix::fs::symlink(&secret, dir.path().join(".gitops-lint.yaml")).expect("symlink");
+    let out = bin().arg(dir.path()).output().expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("outside the repository"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
+    // `--config` naming the link inside the tree is the same pull-request content.
+    let link = dir.path().join(".gitops-lint.yaml");
+    let out = bin()
+        .arg(dir.path())
+        .arg("--config")
+        .arg(&link)
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("outside the repository") && !err.contains("hunter2"),
+        "{err}"
+    );
+}
+
+#[test]
+fn configuration_errors_quote_keys_never_values() {
+    let outside = tempfile::tempdir().expect("tempdir");
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (i, text) in [
+        "profile:\n  kube-version: hunter2\n",
+        "profile:\n  argo-version: hunter2\n",
+        "rules:\n  yaml-syntax: hunter2\n",
+        "ignore:\n  - {rule: hunter2, object: x, reason: y}\n",
+        "exclude: ['hunter2[']\n",
+        "platform:\n  owned-fields: [{owner: a, path: 'hunter2..['}]\n",
+        "profile:\n  autoscalers:\n    - {kind: hunter2, name: a, namespace: b, target: {name: c}}\n",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        // A `--config` outside the repository may be any file of the runner.
+        let config = outside.path().join(format!("c{i}.yaml"));
+        std::fs::write(&config, text).expect("write");
+        let out = bin()
+            .arg(dir.path())
+            .arg("--config")
+            .arg(&config)
+            .output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{text}: {err}");
+        assert!(!err.contains("hunter2"), "{text}: {err}");
+        assert!(
+            [":1:", ":2:", ":3:"].iter().any(|at| err.contains(at)),
+            "located: {text}: {err}"
+        );
+    }
+}
+
+#[test]
+fn an_exclude_that_keeps_out_everything_is_an_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("apps")).expect("mkdir");
+    std::fs::write(
+        dir.path().join("apps/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+    )
+    .expect("write");
+    std::fs::write(dir.path().join(".gitops-lint.yaml"), "exclude: [\"**\"]\n").expect("write");
+    let out = bin().arg(dir.path()).output().expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("nothing would be linted"), "{err}");
+    // Excluding part of the tree is fine.
+    std::fs::write(
+        dir.path().join(".gitops-lint.yaml"),
+        "exclude: [\"ci/**\"]\n",
+    )
+    .expect("write");
+    let out = bin().arg(dir.path()).output().expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn rules_of(out: &std::process::Output) -> Vec<String> {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     v["findings"]

@@ -392,3 +392,188 @@ fn applications_a_chart_renders_are_checked_on_the_template_line_and_values_are_
     );
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// Every template function whose output can outgrow its arguments, driven with sizes that
+/// would need 5 to 20 GB if built before being checked, under a 4 GiB address-space cap:
+/// each chart stops with its own located `render-failed` naming the memory budget, and the
+/// process survives to report all of them (issue 36: these were out-of-memory aborts).
+#[test]
+fn every_growth_function_stops_at_the_memory_budget_before_allocating() {
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        println!("skipped: no prlimit (util-linux)");
+        return;
+    }
+    // `$s` is one megabyte; `$many` repeats it 5000 times as arguments.
+    let mb = "{{- $s := repeat 1048576 \"a\" }}";
+    let many = vec!["$s"; 5000].join(" ");
+    let cases: Vec<(&str, String)> = vec![
+        ("replace", format!("{mb}{{{{ replace \"a\" (repeat 20000 \"b\") $s | len }}}}")),
+        (
+            "regexReplaceAll",
+            format!("{mb}{{{{ regexReplaceAll \"a+\" $s (repeat 20000 \"$0\") | len }}}}"),
+        ),
+        (
+            "regexReplaceAllLiteral",
+            format!("{mb}{{{{ regexReplaceAllLiteral \"a\" $s (repeat 20000 \"b\") | len }}}}"),
+        ),
+        ("repeat", "{{ repeat 100000000000 \"ab\" | len }}".to_string()),
+        (
+            "toToml",
+            "{{- $l := list 1 2 }}{{- range until 40 }}{{- $l = list $l $l }}{{- end }}{{ toToml (dict \"k\" $l) | len }}".to_string(),
+        ),
+        (
+            "toJson",
+            "{{- $l := list 1 2 }}{{- range until 40 }}{{- $l = list $l $l }}{{- end }}{{ toJson $l | len }}".to_string(),
+        ),
+        (
+            "printf",
+            "{{- $f := repeat 5000 \"%[1]1048576d\" }}{{ printf $f 7 | len }}".to_string(),
+        ),
+        ("indent", format!("{mb}{{{{ indent 20000 (replace \"a\" \"\\n\" $s) | len }}}}")),
+        ("nindent", format!("{mb}{{{{ nindent 20000 (replace \"a\" \"\\n\" $s) | len }}}}")),
+        ("join", "{{ join (repeat 100000 \"x\") (until 200000) | len }}".to_string()),
+        ("wrapWith", format!("{mb}{{{{ wrapWith 1 (repeat 20000 \"-\") $s | len }}}}")),
+        ("cat", format!("{mb}{{{{ cat {many} | len }}}}")),
+        ("quote", format!("{mb}{{{{ quote {many} | len }}}}")),
+        ("squote", format!("{mb}{{{{ squote {many} | len }}}}")),
+        ("toStrings", format!("{mb}{{{{ toStrings (list {many}) | len }}}}")),
+    ];
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (i, (_, body)) in cases.iter().enumerate() {
+        let chart = dir.path().join(format!("c{i}"));
+        std::fs::create_dir_all(chart.join("templates")).expect("mkdir");
+        std::fs::write(
+            chart.join("Chart.yaml"),
+            format!("apiVersion: v2\nname: c{i}\nversion: 0.1.0\n"),
+        )
+        .expect("write");
+        std::fs::write(
+            chart.join("templates/cm.yaml"),
+            format!("{CM_HEAD}  v: \"{body}\"\n"),
+        )
+        .expect("write");
+    }
+    let out = Command::new("prlimit")
+        .arg(format!("--as={}", 4u64 << 30))
+        .arg(env!("CARGO_BIN_EXE_gitops-lint"))
+        .arg(dir.path())
+        .args(["--format", "json"])
+        .output()
+        .expect("run gitops-lint under prlimit");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the process must survive: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let findings = v["findings"].as_array().cloned().unwrap_or_default();
+    for (i, (name, _)) in cases.iter().enumerate() {
+        let file = format!("c{i}/templates/cm.yaml");
+        let stopped = findings.iter().any(|f| {
+            f["rule"] == "render-failed"
+                && f["file"] == file.as_str()
+                && f["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("memory budget") || m.contains("exceeds the limit"))
+        });
+        assert!(stopped, "{name} ({file}): {findings:#?}");
+    }
+}
+
+/// Kustomize growth paths, each charged to the build's memory budget (lowered here to
+/// 1 MiB by the repository, as a pull request may): generators reading one big file many
+/// times, transformer records of many `replicas` entries on many generated objects, and a
+/// patch applied to every object a broad target picks. Each is a located `render-failed`
+/// for its own build; the build beside them still renders.
+#[test]
+fn kustomize_growth_stops_at_the_build_memory_budget() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let write = |rel: &str, text: &str| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(root)).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    };
+    write(
+        ".gitops-lint.yaml",
+        "limits:\n  max-render-memory-bytes: 1048576\n",
+    );
+    // 200 generators over one 100 KB file: 20 MB of data.
+    write("big-file/blob.txt", &"x".repeat(100_000));
+    let gens: String = (0..200)
+        .map(|i| format!("  - name: g{i}\n    files: [blob.txt]\n"))
+        .collect();
+    write(
+        "big-file/kustomization.yaml",
+        &format!("configMapGenerator:\n{gens}"),
+    );
+    // 300 generated objects times 300 `replicas` entries: 90,000 transformer records.
+    let gens: String = (0..300)
+        .map(|i| format!("  - name: g{i}\n    literals: [k=v]\n"))
+        .collect();
+    let replicas: String = (0..300)
+        .map(|i| format!("  - name: web{i}\n    count: 2\n"))
+        .collect();
+    write(
+        "records/kustomization.yaml",
+        &format!("configMapGenerator:\n{gens}replicas:\n{replicas}"),
+    );
+    // A 10 KB patch on each of 300 ConfigMaps.
+    let cms: String = (0..300)
+        .map(|i| format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n"))
+        .collect();
+    write("patched/cms.yaml", &cms);
+    write(
+        "patched/kustomization.yaml",
+        &format!(
+            "resources: [cms.yaml]\npatches:\n  - target: {{kind: ConfigMap}}\n    patch: |\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {{name: any}}\n      data: {{pad: \"{}\"}}\n",
+            "p".repeat(10_000)
+        ),
+    );
+    write("fine/kustomization.yaml", "resources: [cm.yaml]\n");
+    write(
+        "fine/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fine\n",
+    );
+    let (out, findings) = lint_json(root, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stopped = |file: &str| -> Option<u64> {
+        findings
+            .iter()
+            .find(|f| {
+                f["rule"] == "render-failed"
+                    && f["file"] == file
+                    && f["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("limits.max-render-memory-bytes"))
+            })
+            .and_then(|f| f["line"].as_u64())
+    };
+    assert!(
+        stopped("big-file/kustomization.yaml").is_some_and(|l| l > 1),
+        "{findings:#?}"
+    );
+    // On the `replicas` list, and on the patch.
+    assert_eq!(
+        stopped("records/kustomization.yaml"),
+        Some(603),
+        "{findings:#?}"
+    );
+    assert_eq!(
+        stopped("patched/kustomization.yaml"),
+        Some(5),
+        "{findings:#?}"
+    );
+    assert!(
+        findings
+            .iter()
+            .all(|f| !f["file"].as_str().is_some_and(|p| p.starts_with("fine/"))),
+        "{findings:#?}"
+    );
+}

@@ -62,6 +62,10 @@ pub struct Http {
     client: reqwest::blocking::Client,
     budget: Budget,
     requests: AtomicU64,
+    /// Wall time of one `get`, redirects and body included. reqwest's own timeout restarts
+    /// on every read of a blocking body, so a server sending a byte every few seconds
+    /// would never meet it: the body is read against this deadline too.
+    request_time: Duration,
 }
 
 /// rustls needs a process-wide crypto provider; ours is ring (the one octocrab builds too).
@@ -83,6 +87,7 @@ impl Http {
             client,
             budget,
             requests: AtomicU64::new(0),
+            request_time: request_timeout,
         })
     }
 
@@ -107,6 +112,7 @@ impl Http {
     ) -> Result<Response, String> {
         let mut current = url.clone();
         check_url(&current)?;
+        let deadline = (Instant::now() + self.request_time).min(self.budget.deadline);
         for _ in 0..=MAX_REDIRECTS {
             if Instant::now() > self.budget.deadline {
                 return Err(format!("{current}: the fetch ran out of time"));
@@ -140,7 +146,7 @@ impl Http {
                 current = next;
                 continue;
             }
-            return self.read(current, resp, max_bytes);
+            return self.read(current, resp, max_bytes, deadline);
         }
         Err(format!("{url}: more than {MAX_REDIRECTS} redirects"))
     }
@@ -148,8 +154,9 @@ impl Http {
     fn read(
         &self,
         url: Url,
-        resp: reqwest::blocking::Response,
+        mut resp: reqwest::blocking::Response,
         max_bytes: u64,
+        deadline: Instant,
     ) -> Result<Response, String> {
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
@@ -160,12 +167,31 @@ impl Http {
                 "{url}: {len} bytes, over the {max_bytes}-byte limit"
             ));
         }
+        // Read in chunks, each followed by a look at the clock (a read returns as soon as
+        // any byte arrives, and waits at most reqwest's per-read timeout).
         let mut body = Vec::new();
-        resp.take(max_bytes + 1)
-            .read_to_end(&mut body)
-            .map_err(|e| format!("{url}: reading the response: {e}"))?;
-        if body.len() as u64 > max_bytes {
-            return Err(format!("{url}: over the {max_bytes}-byte limit"));
+        let mut chunk = vec![0u8; 64 << 10];
+        loop {
+            let n = resp
+                .read(&mut chunk)
+                .map_err(|e| format!("{url}: reading the response: {e}"))?;
+            if n == 0 {
+                break;
+            }
+            body.extend_from_slice(&chunk[..n]);
+            if body.len() as u64 > max_bytes {
+                return Err(format!("{url}: over the {max_bytes}-byte limit"));
+            }
+            if Instant::now() > deadline {
+                return Err(if deadline >= self.budget.deadline {
+                    format!("{url}: the fetch ran out of time")
+                } else {
+                    format!(
+                        "{url}: the response took longer than {} s (the time limit of one request)",
+                        self.request_time.as_secs_f64()
+                    )
+                });
+            }
         }
         let spent = self
             .budget
@@ -301,6 +327,70 @@ mod tests {
         assert_eq!(
             other_seen.lock().unwrap().as_slice(),
             [("/a.tgz".to_string(), false)]
+        );
+    }
+
+    /// Headers at once, then one byte every 200 ms for a minute.
+    fn trickling_server() -> u16 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().take(4).flatten() {
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(stream);
+                    loop {
+                        let mut h = String::new();
+                        if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
+                            break;
+                        }
+                    }
+                    let mut out = reader.into_inner();
+                    let _ = out.write_all(
+                        b"HTTP/1.1 200 OK\r\nContent-Length: 300\r\nConnection: close\r\n\r\n",
+                    );
+                    for _ in 0..300 {
+                        if out.write_all(b"x").and_then(|()| out.flush()).is_err() {
+                            return;
+                        }
+                        std::thread::sleep(Duration::from_millis(200));
+                    }
+                });
+            }
+        });
+        port
+    }
+
+    #[test]
+    fn a_trickling_body_is_cut_at_the_request_and_the_run_deadline() {
+        let port = trickling_server();
+        let url = Url::parse(&format!("http://127.0.0.1:{port}/slow.tgz")).unwrap();
+        // The request's own limit: 1 s, though every read returns within 200 ms.
+        let h = Http::new(
+            Budget::new(1 << 20, Duration::from_secs(600)),
+            Duration::from_secs(1),
+        )
+        .unwrap();
+        let started = Instant::now();
+        let err = h.get(&url, &[], None, 1000).unwrap_err();
+        assert!(err.contains("time limit of one request"), "{err}");
+        assert!(
+            started.elapsed() < Duration::from_secs(4),
+            "{:?}",
+            started.elapsed()
+        );
+        // The run's deadline, before the request's.
+        let h = Http::new(
+            Budget::new(1 << 20, Duration::from_secs(1)),
+            Duration::from_secs(600),
+        )
+        .unwrap();
+        let started = Instant::now();
+        let err = h.get(&url, &[], None, 1000).unwrap_err();
+        assert!(err.contains("ran out of time"), "{err}");
+        assert!(
+            started.elapsed() < Duration::from_secs(4),
+            "{:?}",
+            started.elapsed()
         );
     }
 

@@ -45,10 +45,29 @@ pub fn check(before: &str, after: &str, edits: &[Applied]) -> Result<(), String>
     let inside = |span: (usize, usize), range: (usize, usize)| {
         span.0 >= range.0 && span.1 <= range.1.max(range.0)
     };
+    // An alias (`*base`, `<<: *base`) copies the anchored nodes with their spans: one text
+    // reached from two paths. An edit there changes every object that uses the anchor.
+    let mut paths_of: BTreeMap<(usize, usize), Vec<&(usize, String)>> = BTreeMap::new();
+    for (k, (_, span)) in &lb {
+        if span.1 > span.0 {
+            paths_of.entry(*span).or_default().push(k);
+        }
+    }
     let mut removed = Vec::new();
     for (k, (v, span)) in &lb {
         if la.get(k).is_some_and(|(w, _)| w == v) {
             continue;
+        }
+        if let Some(other) = paths_of
+            .get(span)
+            .and_then(|ps| ps.iter().find(|p| **p != k))
+        {
+            return Err(format!(
+                "the fix edits `{}` inside an anchor that `{}` (document {}) uses through an alias; edit it by hand",
+                display(&k.1),
+                display(&other.1),
+                other.0 + 1
+            ));
         }
         if !edits.iter().any(|e| inside(*span, e.before)) {
             return Err(format!(
@@ -163,6 +182,41 @@ mod tests {
         };
         let err = check(before, &after, &[e]).unwrap_err();
         assert!(err.contains("/data/currency"), "{err}");
+    }
+
+    #[test]
+    fn an_edit_inside_an_aliased_anchor_is_refused() {
+        let before = "base: &labels
+  team: shop
+  tier: web
+api:
+  metadata:
+    labels:
+      <<: *labels
+      app: api
+";
+        let (after, e) = deletion(
+            before,
+            "  tier: web
+",
+        );
+        let err = check(before, &after, &[e]).unwrap_err();
+        assert!(
+            err.contains("anchor") && err.contains("/api/metadata/labels/tier"),
+            "{err}"
+        );
+        // The same deletion without an alias is a plain edit.
+        let plain = before.replace(
+            "      <<: *labels
+",
+            "",
+        );
+        let (after, e) = deletion(
+            &plain,
+            "  tier: web
+",
+        );
+        assert_eq!(check(&plain, &after, &[e]), Ok(()));
     }
 
     #[test]

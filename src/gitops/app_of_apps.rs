@@ -61,8 +61,13 @@ pub(super) fn expand(
     pending: &mut Vec<Pending>,
     origins: &mut Vec<Option<Origin>>,
     from_builds: bool,
+    max_apps: usize,
     mut create: impl FnMut(&Object) -> Vec<Pending>,
 ) {
+    // Apps created here, all parents and levels together: depth alone leaves a fan-out of
+    // 30 per level at 30⁷ apps.
+    let mut created = 0usize;
+    let mut cut = false;
     origins.resize(pending.len(), None);
     let mut parents: Vec<Option<usize>> = vec![None; pending.len()];
     // The pending apps declared by an object of each name, in order: looking a child up
@@ -156,9 +161,11 @@ pub(super) fn expand(
                 }
                 continue;
             }
+            // A cut tree is an error: the apps past it are not linted, and hostile input
+            // must not push apps past a `--fail-on error` check that way.
             if chain.len() + 1 >= MAX_DEPTH {
                 pending[i].1.issues.push(RenderIssue {
-                    kind: IssueKind::Unrenderable,
+                    kind: IssueKind::Failed,
                     input: None,
                     span: at,
                     message: format!(
@@ -168,7 +175,25 @@ pub(super) fn expand(
                 });
                 continue;
             }
-            for app in create(&child) {
+            if created >= max_apps {
+                // Said once, where the cut began; later parents' children are dropped too.
+                if std::mem::replace(&mut cut, true) {
+                    break;
+                }
+                pending[i].1.issues.push(RenderIssue {
+                    kind: IssueKind::Failed,
+                    input: None,
+                    span: at,
+                    message: format!(
+                        "app-of-apps creates more than {max_apps} Applications in total (limit `limits.max-apps`): `{}` and the rest are not rendered",
+                        origin.name
+                    ),
+                });
+                break;
+            }
+            let apps = create(&child);
+            created += apps.len();
+            for app in apps {
                 by_name
                     .entry(origin.name.clone())
                     .or_default()

@@ -181,17 +181,15 @@ fn generate(generator: &Node, tree: &RepoTree, depth: usize) -> Result<Vec<J>, (
                 sets.push(generate(g, tree, depth + 1)?);
             }
             if kind == "matrix" {
+                // Past the limit one more element is kept, so `expand` sees the set was cut.
                 let mut acc: Vec<J> = vec![J::Object(JMap::new())];
                 for set in sets {
                     let mut next = Vec::new();
-                    for a in &acc {
+                    'product: for a in &acc {
                         for b in &set {
                             next.push(merge_json(a, b));
                             if next.len() > MAX_ELEMENTS {
-                                return Err((
-                                    generator.span,
-                                    format!("matrix expands to more than {MAX_ELEMENTS} elements"),
-                                ));
+                                break 'product;
                             }
                         }
                     }
@@ -608,7 +606,23 @@ pub fn expand(appset: &Object, tree: &RepoTree, go_template: Option<TemplateFn>)
             }
         }
     }
-    params.truncate(MAX_ELEMENTS);
+    if params.len() > MAX_ELEMENTS {
+        // Only part of the set would be linted: an error, so the cut cannot pass a
+        // `--fail-on error` check unseen (a limit hostile input hits, not an offline input).
+        let at = spec
+            .get("generators")
+            .map(|g| g.span)
+            .unwrap_or(appset.span());
+        exp.issues.push(RenderIssue {
+            kind: IssueKind::Failed,
+            input: None,
+            span: at,
+            message: format!(
+                "the generators make more than {MAX_ELEMENTS} parameter sets; only the first {MAX_ELEMENTS} Applications are linted"
+            ),
+        });
+        params.truncate(MAX_ELEMENTS);
+    }
     if exp.placeholder && params.is_empty() {
         // Lint the template once as written: placeholders stay in names and paths.
         if let Some(app) = application(appset, template) {

@@ -577,8 +577,28 @@ pub(super) fn appset_apps(
     obj: &Object,
     tree: &RepoTree,
     go_template: GoTemplateFn,
+    generated: &mut usize,
 ) -> Vec<(App, Rendered, Option<String>)> {
-    let exp = appset::expand(obj, tree, go_template);
+    let mut exp = appset::expand(obj, tree, go_template);
+    // Every declared ApplicationSet together stays within `max-apps`; a cut set is an error.
+    let max_apps = ctx.budget.max_apps;
+    let room = max_apps.saturating_sub(*generated);
+    if exp.apps.len() > room {
+        exp.apps.truncate(room);
+        exp.issues.push(crate::render::RenderIssue {
+            kind: crate::render::IssueKind::Failed,
+            input: None,
+            span: obj
+                .root
+                .get_path(&["spec", "generators"])
+                .map(|g| g.span)
+                .unwrap_or(obj.span()),
+            message: format!(
+                "ApplicationSets generate more than {max_apps} Applications in total (limit `limits.max-apps`); the rest are not linted"
+            ),
+        });
+    }
+    *generated += exp.apps.len();
     let mut out = Vec::new();
     for (app_obj, _) in &exp.apps {
         let Some(spec) = app_obj.root.get("spec") else {

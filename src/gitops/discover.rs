@@ -284,6 +284,8 @@ fn build_pass(
     let mut pending: Vec<(App, Rendered, Option<String>)> = Vec::new();
     // The Application / ApplicationSet each pending app was read from (app-of-apps).
     let mut origins: Vec<Option<Origin>> = Vec::new();
+    // Applications the declared ApplicationSets generated so far (`limits.max-apps`).
+    let mut generated = 0usize;
     for obj in declared {
         let before = pending.len();
         if argo::is_argo_app(obj) {
@@ -302,7 +304,13 @@ fn build_pass(
                 map: &map,
                 clusters: &cluster_secrets,
             };
-            pending.extend(argo::appset_apps(ctx, obj, &tree, go_template));
+            pending.extend(argo::appset_apps(
+                ctx,
+                obj,
+                &tree,
+                go_template,
+                &mut generated,
+            ));
         } else if flux::is_flux_kustomization(obj) {
             pending.push(flux::flux_kustomization(ctx, obj));
         } else if flux::is_helm_release(obj) {
@@ -325,7 +333,8 @@ fn build_pass(
         map: &map,
         clusters: &cluster_secrets,
     };
-    super::app_of_apps::expand(&mut pending, &mut origins, false, |obj| {
+    let max_apps = ctx.budget.max_apps;
+    super::app_of_apps::expand(&mut pending, &mut origins, false, max_apps, |obj| {
         rendered_argo_apps(ctx, obj, &tree, go_template)
     });
     if renders_missing(ctx) {
@@ -438,7 +447,7 @@ fn build_pass(
     // Directories rendered from here on are rendered by apps found in standalone builds.
     let _before = std::mem::take(&mut ctx.rendered_dirs);
     flux::expand_flux(ctx, &mut pending, true);
-    super::app_of_apps::expand(&mut pending, &mut origins, true, |obj| {
+    super::app_of_apps::expand(&mut pending, &mut origins, true, max_apps, |obj| {
         rendered_argo_apps(ctx, obj, &tree, go_template)
     });
     if renders_missing(ctx) {
@@ -770,6 +779,7 @@ fn rendered_argo_apps(
             })
             .unwrap_or_default()
     } else {
-        argo::appset_apps(ctx, obj, tree, go_template)
+        // Counted by app-of-apps' own total (`app_of_apps::expand`).
+        argo::appset_apps(ctx, obj, tree, go_template, &mut 0)
     }
 }

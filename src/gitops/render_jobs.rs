@@ -236,6 +236,7 @@ impl JobEnv<'_> {
             remotes: self.remotes.clone(),
             // The generated kustomization and the Flux options live in this view only.
             shared: None,
+            max_memory_bytes: self.budget.max_render_memory_bytes,
         };
         // A component is a directory relative to the kustomization (remote ones are kept:
         // the build reports them).

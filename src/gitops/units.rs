@@ -113,6 +113,7 @@ fn render_kustomize(
         deadline: Some(budget.deadline()),
         remotes: remotes.clone(),
         shared,
+        max_memory_bytes: budget.max_render_memory_bytes,
     };
     match kustomize_overrides(k, fs) {
         Some(o) => kustomize::build_with_overrides(fs, &k.dir, &o, &opts),

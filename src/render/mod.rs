@@ -37,6 +37,9 @@ pub struct RenderBudget {
     /// `max-render-memory-bytes`: bytes of values one chart render may create (strings,
     /// lists, maps, encoder output; `gotmpl::funcs::memory`).
     pub max_render_memory_bytes: usize,
+    /// `max-apps`: Applications app-of-apps may create in one lint, all levels and
+    /// ApplicationSets together (30 children per level, 8 levels deep, is 2·10¹⁰ apps).
+    pub max_apps: usize,
     /// Render each chart a second time with another seed, clock and zone. Off
     /// when `render-nondeterministic` is: nobody reads the comparison then.
     pub render_twice: bool,
@@ -54,6 +57,7 @@ impl Default for RenderBudget {
             max_render_time: Duration::from_secs(10),
             max_render_memory_bytes:
                 crate::render::gotmpl::funcs::memory::DEFAULT_MAX_RENDER_MEMORY_BYTES,
+            max_apps: 10_000,
             render_twice: true,
         }
     }

@@ -277,18 +277,92 @@ pub fn run_all(model: &Model) -> Vec<Finding> {
     let per_rule: Vec<Vec<Finding>> = registry()
         .par_iter()
         .map(|rule| {
-            let mut out = Vec::new();
-            if let Some(check) = rule.check {
-                let scope = Scope {
-                    model,
-                    selected: index.select(rule.meta.kinds),
-                    marks: &marks,
-                    ownership: &ownership,
-                };
-                check(&scope, &mut out);
-            }
-            out
+            let Some(check) = rule.check else {
+                return Vec::new();
+            };
+            let scope = Scope {
+                model,
+                selected: index.select(rule.meta.kinds),
+                marks: &marks,
+                ownership: &ownership,
+            };
+            run_isolated(rule.meta.id, &model.map, |out| check(&scope, out))
         })
         .collect();
     per_rule.into_iter().flatten().collect()
+}
+
+/// Runs one rule's check so that a panic in it (a bug, defence in depth) costs only that
+/// rule's findings: they become one internal-error finding naming the rule, and the other
+/// rules still report. Findings pushed before the panic are dropped: they may be partial.
+pub(crate) fn run_isolated(
+    id: &'static str,
+    map: &crate::source::SourceMap,
+    check: impl FnOnce(&mut Vec<Finding>),
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&mut out)));
+    let Err(panic) = run else {
+        return out;
+    };
+    let what = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("panic");
+    let what: String = what.chars().take(200).collect();
+    let file = map.add(crate::source::SourceFile::new(
+        INTERNAL_ERROR_FILE,
+        "",
+        crate::source::Origin::Virtual,
+    ));
+    vec![
+        Finding::new(
+            id,
+            Severity::Error,
+            format!("internal error: rule `{id}` stopped ({what}); its findings are missing"),
+            crate::source::Span::new(file, 0, 0),
+        )
+        .label("internal error")
+        .help("A bug in gitops-lint, not in the repository: please report it with the input that caused it. The other rules ran."),
+    ]
+}
+
+/// The file an internal error is reported on (it belongs to no file of the repository).
+const INTERNAL_ERROR_FILE: &str = "<gitops-lint internal error>";
+
+#[cfg(test)]
+mod isolation_tests {
+    use super::*;
+    use crate::source::{FileId, SourceMap, Span};
+
+    fn finding(rule: &'static str) -> Finding {
+        Finding::new(rule, Severity::Warning, "x", Span::new(FileId(0), 0, 0))
+    }
+
+    #[test]
+    fn a_panicking_rule_becomes_one_internal_error_naming_it() {
+        let map = SourceMap::new();
+        let fine = run_isolated("shared-resource", &map, |out| {
+            out.push(finding("shared-resource"))
+        });
+        assert_eq!(fine.len(), 1);
+        assert_eq!(fine[0].severity, Severity::Warning);
+        let broken = run_isolated("second-writer", &map, |out| {
+            out.push(finding("second-writer"));
+            let empty: Vec<usize> = Vec::new();
+            let _ = empty[usize::from(!out.is_empty())];
+        });
+        assert_eq!(broken.len(), 1, "the partial findings are dropped");
+        let f = &broken[0];
+        assert_eq!((f.rule, f.severity), ("second-writer", Severity::Error));
+        assert!(
+            f.message
+                .contains("internal error: rule `second-writer` stopped")
+                && f.message.contains("index out of bounds"),
+            "{}",
+            f.message
+        );
+        assert_eq!(map.path(f.primary.span.file), INTERNAL_ERROR_FILE);
+    }
 }

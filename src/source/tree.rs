@@ -79,10 +79,13 @@ pub fn walk_tree(tree: &MemTree, root: PathBuf, opts: &WalkOptions, map: &Source
             ),
         })
         .collect();
-    let mut paths: Vec<&str> = tree
-        .paths()
-        .filter(|p| is_candidate(p) && !opts.exclude.is_match(p))
+    let candidates: Vec<&str> = tree.paths().filter(|p| is_candidate(p)).collect();
+    let all = candidates.len();
+    let mut paths: Vec<&str> = candidates
+        .into_iter()
+        .filter(|p| !opts.exclude.is_match(p))
         .collect();
+    let excluded = all - paths.len();
     if paths.len() > opts.max_files {
         issues.push(WalkIssue {
             path: String::new(),
@@ -109,6 +112,7 @@ pub fn walk_tree(tree: &MemTree, root: PathBuf, opts: &WalkOptions, map: &Source
         root,
         files,
         issues,
+        excluded,
     }
 }
 

@@ -41,6 +41,8 @@ pub struct WalkedRepo {
     /// Files read, in path order.
     pub files: Vec<super::FileId>,
     pub issues: Vec<WalkIssue>,
+    /// Candidate files `exclude` kept out (to say so when it keeps out every one).
+    pub excluded: usize,
 }
 
 /// Scripts, build files and Terraform that can write to clusters (read as text by
@@ -76,6 +78,7 @@ pub fn walk_repo(root: &Path, opts: &WalkOptions, map: &SourceMap) -> std::io::R
     let mut files = Vec::new();
     let mut issues = Vec::new();
     let mut paths: Vec<(String, PathBuf)> = Vec::new();
+    let mut excluded = 0usize;
 
     // The `ignore` crate's walker (ripgrep's) decides only which entries are visited; the
     // containment, symlink and candidate checks below are the walk's own. Its git modes read
@@ -116,7 +119,13 @@ pub fn walk_repo(root: &Path, opts: &WalkOptions, map: &SourceMap) -> std::io::R
         let Some(rel) = relative_path(&root, entry.path()) else {
             continue;
         };
-        if rel.is_empty() || opts.exclude.is_match(&rel) {
+        if rel.is_empty() {
+            continue;
+        }
+        if opts.exclude.is_match(&rel) {
+            if entry.file_type().is_some_and(|t| !t.is_dir()) && is_candidate(&rel) {
+                excluded += 1;
+            }
             continue;
         }
         // Only the root (stdin is never walked) has no file type.
@@ -183,6 +192,7 @@ pub fn walk_repo(root: &Path, opts: &WalkOptions, map: &SourceMap) -> std::io::R
         root,
         files,
         issues,
+        excluded,
     })
 }
 

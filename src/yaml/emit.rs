@@ -86,16 +86,27 @@ pub fn sorted_entries(node: &Node) -> Vec<(String, &Node)> {
         return Vec::new();
     };
     let mut out: Vec<(String, &Node)> = Vec::with_capacity(entries.len());
+    // Position of each key in `out`: a scan per key is quadratic in a wide mapping.
+    let mut at: std::collections::HashMap<String, usize> = Default::default();
     for e in entries {
         // Keys are typed the kyaml way too (`y:` stays the string "y").
         let k = match json_scalar(&e.key) {
             Some(JsonScalar::Str(s)) => s.into_owned(),
             _ => e.key.key_str().into_owned(),
         };
-        if let Some(slot) = out.iter_mut().find(|(ek, _)| *ek == k) {
-            slot.1 = &e.value;
+        let slot = if entries.len() > 16 {
+            at.get(&k).copied()
         } else {
-            out.push((k, &e.value));
+            out.iter().position(|(ek, _)| *ek == k)
+        };
+        match slot {
+            Some(i) => out[i].1 = &e.value,
+            None => {
+                if entries.len() > 16 {
+                    at.insert(k.clone(), out.len());
+                }
+                out.push((k, &e.value));
+            }
         }
     }
     merge_sort_by(out, &|a: &(String, &Node), b: &(String, &Node)| {
@@ -995,6 +1006,27 @@ mod tests {
         let parsed = parse_str(src, FileId(0), &Limits::default());
         let docs: Vec<&Node> = parsed.docs.iter().map(|d| &d.root).collect();
         to_yaml_stream(docs)
+    }
+
+    #[test]
+    fn a_wide_mapping_with_duplicates_emits_in_linear_time() {
+        let mut src = String::new();
+        for i in 0..200_000 {
+            src.push_str(&format!("k{i}: a\n"));
+        }
+        src.push_str("k5: last\n");
+        let started = std::time::Instant::now();
+        let parsed = parse_str(&src, FileId(0), &Limits::default());
+        let entries = sorted_entries(&parsed.docs[0].root);
+        let took = started.elapsed();
+        assert_eq!(entries.len(), 200_000);
+        let k5 = entries
+            .iter()
+            .find(|(k, _)| k == "k5")
+            .map(|(_, v)| v.as_str());
+        assert_eq!(k5, Some(Some("last")));
+        let bound = if cfg!(debug_assertions) { 20 } else { 2 };
+        assert!(took < std::time::Duration::from_secs(bound), "{took:?}");
     }
 
     #[test]

@@ -6,6 +6,7 @@ use super::resolve::resolve_plain;
 use crate::source::{FileId, SourceMap, Span};
 use saphyr_parser::{Event, Parser, ScalarStyle};
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug)]
 pub struct Limits {
@@ -15,7 +16,13 @@ pub struct Limits {
     pub max_alias_nodes: usize,
     /// Documents in one stream.
     pub max_documents: usize,
+    /// Wall time one file's parse may take (`limits.max-parse-seconds`): every step above is
+    /// linear, but a file near `max-file-bytes` on a loaded machine must still end.
+    pub max_parse_time: Duration,
 }
+
+/// Events between two looks at the clock.
+const CLOCK_EVERY: u32 = 1024;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -23,6 +30,7 @@ impl Default for Limits {
             max_depth: 256,
             max_alias_nodes: 100_000,
             max_documents: 20_000,
+            max_parse_time: Duration::from_secs(10),
         }
     }
 }
@@ -111,17 +119,62 @@ enum Frame {
         flow: bool,
         entries: Vec<Entry>,
         key: Option<Node>,
+        /// Where each key was first seen, for duplicate warnings in linear time.
+        first_seen: FirstSeen,
     },
 }
 
+/// The first byte offset of each key of one mapping: a short scan while the mapping is
+/// small, a hash index once it grows (a 300k-key mapping scanned per key is quadratic).
+#[derive(Default)]
+struct FirstSeen {
+    index: Option<HashMap<Box<str>, u32>>,
+}
+
+/// Mappings up to this many entries are scanned; past it they get an index.
+const SCAN_ENTRIES: usize = 16;
+
+impl FirstSeen {
+    /// Where `name` was first seen among `entries` (which hold every key before this one).
+    fn earlier(&mut self, entries: &[Entry], name: &str) -> Option<u32> {
+        if self.index.is_none() && entries.len() >= SCAN_ENTRIES {
+            let mut index = HashMap::with_capacity(entries.len() * 2);
+            for e in entries {
+                if !e.key.key_is("<<") {
+                    index
+                        .entry(e.key.key_str().into())
+                        .or_insert(e.key.span.start);
+                }
+            }
+            self.index = Some(index);
+        }
+        match &self.index {
+            Some(index) => index.get(name).copied(),
+            None => entries
+                .iter()
+                .find(|e| e.key.key_is(name))
+                .map(|e| e.key.span.start),
+        }
+    }
+
+    /// Notes a key just added at `start` (first sightings only).
+    fn note(&mut self, name: &str, start: u32) {
+        if let Some(index) = &mut self.index {
+            index.entry(name.into()).or_insert(start);
+        }
+    }
+}
+
 pub fn parse_str(text: &str, file: FileId, limits: &Limits) -> Parsed {
-    let parsed = parse_events(text, text, file, limits);
+    // Both readings share one deadline.
+    let deadline = Instant::now() + limits.max_parse_time;
+    let parsed = parse_events(text, text, file, limits, deadline);
     // go-yaml reads flow collections saphyr refuses for their indentation or tabs: read
     // the lenient copy (same character positions) and keep it only when it parses.
     if parsed.error.is_some()
         && let Some(alt) = super::lenient::flow_lenient(text)
     {
-        let again = parse_events(&alt, text, file, limits);
+        let again = parse_events(&alt, text, file, limits, deadline);
         if again.error.is_none() {
             return again;
         }
@@ -131,7 +184,13 @@ pub fn parse_str(text: &str, file: FileId, limits: &Limits) -> Parsed {
 
 /// Parse `scan` (the text, or its lenient copy with the same character positions); spans
 /// and flow styles are read from the original `text`.
-fn parse_events(scan: &str, text: &str, file: FileId, limits: &Limits) -> Parsed {
+fn parse_events(
+    scan: &str,
+    text: &str,
+    file: FileId,
+    limits: &Limits,
+    deadline: Instant,
+) -> Parsed {
     let offsets = Offsets::new(text);
     let span_of = |s: &saphyr_parser::Span| {
         Span::new(
@@ -148,6 +207,7 @@ fn parse_events(scan: &str, text: &str, file: FileId, limits: &Limits) -> Parsed
     let mut alias_budget = limits.max_alias_nodes;
     let mut root: Option<Node> = None;
     let mut doc_index = 0usize;
+    let mut until_clock = CLOCK_EVERY;
 
     loop {
         let (event, span) = match parser.next_event() {
@@ -163,6 +223,20 @@ fn parse_events(scan: &str, text: &str, file: FileId, limits: &Limits) -> Parsed
             }
         };
         let here = span_of(&span);
+        until_clock -= 1;
+        if until_clock == 0 {
+            until_clock = CLOCK_EVERY;
+            if Instant::now() >= deadline {
+                out.error = Some(YamlError {
+                    span: here,
+                    message: format!(
+                        "parsing took longer than {} s here (limit `limits.max-parse-seconds`); the rest of the file is not read",
+                        limits.max_parse_time.as_secs_f64()
+                    ),
+                });
+                break;
+            }
+        }
         // A completed node to attach to the parent (or to become the document root).
         let mut done: Option<(Node, usize)> = None;
         match event {
@@ -260,6 +334,7 @@ fn parse_events(scan: &str, text: &str, file: FileId, limits: &Limits) -> Parsed
                         flow,
                         entries: Vec::new(),
                         key: None,
+                        first_seen: FirstSeen::default(),
                     }
                 });
             }
@@ -284,6 +359,7 @@ fn parse_events(scan: &str, text: &str, file: FileId, limits: &Limits) -> Parsed
                     flow,
                     entries,
                     key,
+                    ..
                 }) => {
                     if let Some(key) = key {
                         // A key with no value event cannot happen in a valid stream; keep it.
@@ -310,20 +386,25 @@ fn parse_events(scan: &str, text: &str, file: FileId, limits: &Limits) -> Parsed
             match stack.last_mut() {
                 None => root = Some(node),
                 Some(Frame::Seq { items, .. }) => items.push(node),
-                Some(Frame::Map { entries, key, .. }) => match key.take() {
+                Some(Frame::Map {
+                    entries,
+                    key,
+                    first_seen,
+                    ..
+                }) => match key.take() {
                     None => *key = Some(node),
                     Some(k) => {
                         let name = k.key_str();
-                        if name != "<<"
-                            && let Some(prev) = entries.iter().find(|e| e.key.key_is(&name))
-                        {
-                            out.warnings.push(YamlError {
-                                span: k.span,
-                                message: format!(
-                                    "duplicate key `{name}` (first at byte {}); Kubernetes keeps the last",
-                                    prev.key.span.start
-                                ),
-                            });
+                        if name != "<<" {
+                            match first_seen.earlier(entries, &name) {
+                                Some(first) => out.warnings.push(YamlError {
+                                    span: k.span,
+                                    message: format!(
+                                        "duplicate key `{name}` (first at byte {first}); Kubernetes keeps the last"
+                                    ),
+                                }),
+                                None => first_seen.note(&name, k.span.start),
+                            }
                         }
                         entries.push(Entry {
                             key: k,
@@ -402,8 +483,10 @@ fn apply_merge_keys(entries: Vec<Entry>) -> Vec<Entry> {
     {
         return entries;
     }
+    // Sets of names, not scans: a merged anchor of many keys stays linear.
     let mut own: Vec<Entry> = Vec::new();
     let mut merged: Vec<Entry> = Vec::new();
+    let mut merged_names: std::collections::HashSet<String> = Default::default();
     for e in entries {
         if e.key.key_is("<<") && e.key.style == Style::Plain {
             let sources: Vec<&Node> = match &e.value.value {
@@ -414,7 +497,7 @@ fn apply_merge_keys(entries: Vec<Entry>) -> Vec<Entry> {
             for src in sources {
                 if let Value::Map(src_entries) = &src.value {
                     for se in src_entries {
-                        if !merged.iter().any(|m| m.key.key_str() == se.key.key_str()) {
+                        if merged_names.insert(se.key.key_str().into_owned()) {
                             merged.push(se.clone());
                         }
                     }
@@ -424,8 +507,10 @@ fn apply_merge_keys(entries: Vec<Entry>) -> Vec<Entry> {
             own.push(e);
         }
     }
+    let own_names: std::collections::HashSet<String> =
+        own.iter().map(|o| o.key.key_str().into_owned()).collect();
     for m in merged {
-        if !own.iter().any(|o| o.key.key_str() == m.key.key_str()) {
+        if !own_names.contains(m.key.key_str().as_ref()) {
             own.push(m);
         }
     }
@@ -504,6 +589,89 @@ mod tests {
         assert_eq!(m.and_then(|m| m.get("q")).and_then(Node::as_i64), Some(3));
         assert_eq!(root.get("d").and_then(Node::as_i64), Some(2));
         assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+    }
+
+    /// `k0: v` .. one line per key, with `k0` repeated at the end.
+    fn wide_mapping(keys: usize) -> String {
+        let mut text = String::with_capacity(keys * 12);
+        for i in 0..keys {
+            text.push_str(&format!("k{i}: v\n"));
+        }
+        text.push_str("k0: again\n");
+        text
+    }
+
+    #[test]
+    fn duplicate_keys_of_a_wide_mapping_are_found_in_linear_time() {
+        // 300k keys (3.6 MB): a scan of earlier keys per key took minutes.
+        let text = wide_mapping(300_000);
+        let started = Instant::now();
+        let p = parse(&text);
+        let took = started.elapsed();
+        assert!(p.error.is_none(), "{:?}", p.error);
+        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings.first());
+        assert!(p.warnings[0].message.contains("`k0` (first at byte 0)"));
+        let bound = if cfg!(debug_assertions) { 20 } else { 1 };
+        assert!(took < Duration::from_secs(bound), "{took:?}");
+    }
+
+    #[test]
+    fn duplicates_in_small_and_indexed_mappings_say_where_the_first_was() {
+        for keys in [3, SCAN_ENTRIES, SCAN_ENTRIES + 1, 100] {
+            let text = format!("{}k1: x\nk1: y\n", wide_mapping(keys));
+            let p = parse(&text);
+            let firsts: Vec<&str> = p.warnings.iter().map(|w| w.message.as_str()).collect();
+            assert_eq!(firsts.len(), 3, "{keys}: {firsts:?}");
+            assert!(firsts[0].contains("`k0` (first at byte 0)"), "{firsts:?}");
+            assert!(firsts[1].contains("`k1` (first at byte 6)"), "{firsts:?}");
+        }
+    }
+
+    #[test]
+    fn merging_a_wide_anchor_stays_linear() {
+        let mut text = String::from("base: &b\n");
+        for i in 0..100_000 {
+            text.push_str(&format!("  k{i}: v\n"));
+        }
+        text.push_str("m:\n  <<: *b\n  k7: own\n");
+        let limits = Limits {
+            max_alias_nodes: 1_000_000,
+            ..Limits::default()
+        };
+        let started = Instant::now();
+        let p = parse_str(&text, FileId(0), &limits);
+        let took = started.elapsed();
+        let m = p.docs[0].root.get("m");
+        assert_eq!(
+            m.and_then(|m| m.as_map()).map(<[Entry]>::len),
+            Some(100_000)
+        );
+        assert_eq!(
+            m.and_then(|m| m.get("k7")).and_then(Node::as_str),
+            Some("own")
+        );
+        let bound = if cfg!(debug_assertions) { 20 } else { 1 };
+        assert!(took < Duration::from_secs(bound), "{took:?}");
+    }
+
+    #[test]
+    fn a_parse_past_its_time_budget_stops_with_a_located_error() {
+        let text = wide_mapping(50_000);
+        let limits = Limits {
+            max_parse_time: Duration::ZERO,
+            ..Limits::default()
+        };
+        let p = parse_str(&text, FileId(0), &limits);
+        let err = p
+            .error
+            .expect("the budget is spent before the first clock check");
+        assert!(
+            err.message.contains("limits.max-parse-seconds"),
+            "{}",
+            err.message
+        );
+        // Located where it stopped (past the first clock check), not at the file's start.
+        assert!(err.span.start > 0 && (err.span.start as usize) < text.len());
     }
 
     #[test]

@@ -300,6 +300,10 @@ fn pad(out: &mut String, s: &str, spec: &Spec) {
         return;
     }
     let fill = w - len;
+    // The padding is as wide as the template asks: checked before it is written.
+    if !memory::fits(out.len().saturating_add(fill).saturating_add(s.len())) {
+        return;
+    }
     if spec.minus {
         out.push_str(s);
         out.extend(std::iter::repeat_n(' ', fill));

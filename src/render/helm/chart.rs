@@ -281,7 +281,7 @@ pub fn load(fs: &dyn RepoFs, path: &str, display: &str) -> Result<Chart, String>
             "file '{display}' does not appear to be a gzipped archive; got '{kind}'"
         ));
     }
-    load_archive_at(fs, &bytes, path, 0)
+    load_archive_at(fs, &bytes, path, 0, &mut Unpacked::default())
 }
 
 fn load_dir(fs: &dyn RepoFs, dir: &str) -> Result<Chart, String> {
@@ -338,12 +338,46 @@ fn load_dir(fs: &dyn RepoFs, dir: &str) -> Result<Chart, String> {
         }
     }
     files.sort_by(|a, b| a.name.cmp(&b.name));
-    load_files(fs, files, dir, 0)
+    load_files(fs, files, dir, 0, &mut Unpacked::default())
 }
 
 /// Unpack a gzipped tar into chart files (the top directory stripped) and load them.
 pub fn load_archive(fs: &dyn RepoFs, bytes: &[u8], origin: &str) -> Result<Chart, String> {
-    load_archive_at(fs, bytes, origin, 0)
+    load_archive_at(fs, bytes, origin, 0, &mut Unpacked::default())
+}
+
+/// What one chart load has unpacked so far, its nested archives included: each archive is
+/// capped alone (as Helm caps it), and two subcharts per level nested 22 levels deep are
+/// 4 million archives within that cap. The total is capped too.
+#[derive(Default)]
+struct Unpacked {
+    bytes: u64,
+    charts: usize,
+}
+
+/// Subcharts one chart may bring, at every level together (real umbrella charts have tens).
+const MAX_SUBCHARTS: usize = 1000;
+
+impl Unpacked {
+    fn add_bytes(&mut self, n: u64, origin: &str) -> Result<(), String> {
+        self.bytes += n;
+        if self.bytes > MAX_CHART_BYTES {
+            return Err(format!(
+                "chart {origin} and its nested archives are larger than {MAX_CHART_BYTES} bytes in total"
+            ));
+        }
+        Ok(())
+    }
+
+    fn add_chart(&mut self, origin: &str) -> Result<(), String> {
+        self.charts += 1;
+        if self.charts > MAX_SUBCHARTS {
+            return Err(format!(
+                "more than {MAX_SUBCHARTS} subcharts in all at {origin}"
+            ));
+        }
+        Ok(())
+    }
 }
 
 fn load_archive_at(
@@ -351,6 +385,7 @@ fn load_archive_at(
     bytes: &[u8],
     origin: &str,
     depth: usize,
+    unpacked: &mut Unpacked,
 ) -> Result<Chart, String> {
     let gz = flate2::read::GzDecoder::new(bytes);
     let mut archive = tar::Archive::new(gz.take(MAX_CHART_BYTES + 1));
@@ -394,6 +429,7 @@ fn load_archive_at(
                 "chart archive {origin} is larger than {MAX_CHART_BYTES} bytes"
             ));
         }
+        unpacked.add_bytes(data.len() as u64, origin)?;
         files.retain(|f| f.name != inner);
         files.push(Listed {
             source: Source::Member {
@@ -406,7 +442,7 @@ fn load_archive_at(
     if files.is_empty() {
         return Err("no files in chart archive".into());
     }
-    load_files(fs, files, origin, depth)
+    load_files(fs, files, origin, depth, unpacked)
 }
 
 /// Helm's `LoadFiles`: sort files into the chart's parts, then load subcharts.
@@ -419,11 +455,15 @@ fn load_files(
     mut files: Vec<Listed>,
     origin: &str,
     depth: usize,
+    unpacked: &mut Unpacked,
 ) -> Result<Chart, String> {
     if depth > MAX_SUBCHART_DEPTH {
         return Err(format!(
             "subcharts nested deeper than {MAX_SUBCHART_DEPTH} levels at {origin}"
         ));
+    }
+    if depth > 0 {
+        unpacked.add_chart(origin)?;
     }
     let mut chart = Chart {
         metadata: Metadata::default(),
@@ -498,7 +538,13 @@ fn load_files(
                 ));
             }
             file.raw().and_then(|data| {
-                load_archive_at(fs, &data, &format!("{origin}/charts/{cname}"), depth + 1)
+                load_archive_at(
+                    fs,
+                    &data,
+                    &format!("{origin}/charts/{cname}"),
+                    depth + 1,
+                    unpacked,
+                )
             })
         } else {
             let inner: Vec<Listed> = files
@@ -508,7 +554,13 @@ fn load_files(
                     Some(f.renamed(&rest))
                 })
                 .collect();
-            load_files(fs, inner, &format!("{origin}/charts/{cname}"), depth + 1)
+            load_files(
+                fs,
+                inner,
+                &format!("{origin}/charts/{cname}"),
+                depth + 1,
+                unpacked,
+            )
         };
         match loaded {
             Ok(sub) => chart.dependencies.push(sub),
@@ -857,6 +909,26 @@ mod tests {
             err.starts_with("cannot load irregular file c/sock"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn nested_archives_stop_at_a_total() {
+        // Two subcharts per level: 2^14 archives, each far below the per-archive cap.
+        let chart_yaml = b"apiVersion: v2\nname: c\nversion: 1.0.0\n".as_slice();
+        let mut inner = tgz(&[("c/Chart.yaml", chart_yaml)]);
+        for _ in 0..14 {
+            inner = tgz(&[
+                ("c/Chart.yaml", chart_yaml),
+                ("c/charts/a.tgz", inner.as_slice()),
+                ("c/charts/b.tgz", inner.as_slice()),
+            ]);
+        }
+        let started = std::time::Instant::now();
+        let err = load_archive(&fs(), &inner, "fan.tgz")
+            .err()
+            .unwrap_or_default();
+        assert!(err.contains("subcharts in all"), "{err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]

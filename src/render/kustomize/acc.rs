@@ -314,6 +314,8 @@ impl<'a> Builder<'a> {
         if self.resource_count.is_multiple_of(256) {
             self.check_deadline(span)?;
         }
+        super::budget::charge(r.root.span.len() + super::budget::RESOURCE_BYTES)
+            .map_err(|m| failed(span, m))?;
         if let Some(existing) = acc.resources.iter().find(|x| same_id(x, &r)) {
             return Err(failed(
                 span,

@@ -300,13 +300,25 @@ fn generate(
     };
     let mut binary: Vec<(String, String, Span)> = Vec::new();
     let mut data: Vec<(String, String, Span)> = Vec::new();
-    let mut push = |key: String, value: String, at: Span| -> Result<(), Fail> {
-        if data.iter().any(|(k, _, _)| *k == key) {
+    // Keys seen, as a set: thousands of literals were a scan each.
+    let mut keys: std::collections::HashSet<String> = Default::default();
+    // A Secret's value is stored base64-encoded too: about twice its size in all.
+    let copies = if kind == "Secret" { 3 } else { 1 };
+    // `at` is where the value comes from, `entry` the generator line that asked for it.
+    let mut push = |key: String, value: String, at: Span, entry: Span| -> Result<(), Fail> {
+        if !keys.insert(key.clone()) {
             return Err(failed(
                 at,
                 format!("{kind} {name} illegally repeats the key `{key}`"),
             ));
         }
+        // Generator data is the build's to charge: many generators may read one big file.
+        super::budget::charge(
+            (key.len() + value.len())
+                .saturating_mul(copies)
+                .saturating_add(64),
+        )
+        .map_err(|m| failed(entry, m))?;
         data.push((key, value, at));
         Ok(())
     };
@@ -349,7 +361,7 @@ fn generate(
                     format!("invalid key '{key}' in env file {}", item.text),
                 ));
             }
-            push(key, value, item.span)?;
+            push(key, value, item.span, item.span)?;
         }
     }
     for lit in g.get("literals").and_then(Node::as_seq).unwrap_or(&[]) {
@@ -360,7 +372,12 @@ fn generate(
                 format!("invalid literal source {text}, expected key=value"),
             ));
         };
-        push(key.to_string(), remove_quotes(value).to_string(), lit.span)?;
+        push(
+            key.to_string(),
+            remove_quotes(value).to_string(),
+            lit.span,
+            lit.span,
+        )?;
     }
     for f in g.get("files").and_then(Node::as_seq).unwrap_or(&[]) {
         let text = tree::text(f).unwrap_or_default();
@@ -378,7 +395,7 @@ fn generate(
         match b.read_file(k, &item) {
             Ok(file) => {
                 let content = b.fs.source_map().get(file).text.to_string();
-                push(key, content, Span::new(file, 0, 0))?;
+                push(key, content, Span::new(file, 0, 0), item.span)?;
             }
             // Not text: kustomize puts it under binaryData, base64-encoded.
             Err(e) if e.message.contains("UTF-8") || e.message.contains("binary file") => {
@@ -386,6 +403,8 @@ fn generate(
                 let bytes =
                     b.fs.read_bytes(&path)
                         .map_err(|e| failed(item.span, e.to_string()))?;
+                super::budget::charge(bytes.len().saturating_mul(2))
+                    .map_err(|m| failed(item.span, m))?;
                 binary.push((key, base64_lines(&bytes), item.span));
             }
             Err(e) => return Err(e),
@@ -420,15 +439,23 @@ fn generate(
     // kustomize's Secret always has a data map (empty without sources); a ConfigMap gets
     // one with its first key.
     if !data.is_empty() || kind == "Secret" {
+        // The keys are distinct (`push`): appended, not looked up one by one.
+        let entries = data
+            .iter()
+            .map(|(k, v, at)| {
+                let value = if kind == "Secret" {
+                    base64_lines(v.as_bytes())
+                } else {
+                    v.clone()
+                };
+                crate::yaml::Entry {
+                    key: Node::string(k, *at),
+                    value: tree::string(&value, *at),
+                }
+            })
+            .collect();
         let mut d = tree::map(span);
-        for (k, v, at) in &data {
-            let value = if kind == "Secret" {
-                base64_lines(v.as_bytes())
-            } else {
-                v.clone()
-            };
-            tree::set(&mut d, k, tree::string(&value, *at));
-        }
+        d.value = Value::Map(entries);
         tree::set(&mut root, "data", d);
     }
     if !binary.is_empty() {

@@ -7,6 +7,7 @@
 //! kustomization entry whose transformer produced it.
 
 mod acc;
+mod budget;
 mod build;
 mod crds;
 mod fieldpath;
@@ -71,6 +72,8 @@ pub struct BuildOptions {
     /// Included kustomizations built once and shared with other builds over the same files
     /// (`shared.rs`); `None` builds every one.
     pub shared: Option<std::sync::Arc<SharedBuilds>>,
+    /// Bytes the build may create (`budget.rs`; `limits.max-render-memory-bytes`).
+    pub max_memory_bytes: usize,
 }
 
 impl Default for BuildOptions {
@@ -82,6 +85,7 @@ impl Default for BuildOptions {
             deadline: None,
             remotes: crate::render::RemoteInputs::default(),
             shared: None,
+            max_memory_bytes: crate::render::gotmpl::funcs::memory::DEFAULT_MAX_RENDER_MEMORY_BYTES,
         }
     }
 }
@@ -178,7 +182,7 @@ fn run(
     let dir = normalize_dir(dir);
     let mut b = Builder::new(fs, opts);
     b.overlay = overlay;
-    let result = build_top(&mut b, &dir);
+    let result = budget::within(opts.max_memory_bytes, || build_top(&mut b, &dir));
     // Remote entries that are not fetched were left out and the build went on (kustomize
     // would have them): they are reported with whatever the rest renders.
     let mut out = RenderOutput {

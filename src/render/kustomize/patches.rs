@@ -286,6 +286,9 @@ pub fn apply_patch(
         .filter(|(_, r)| sel.matches(r))
         .map(|(i, _)| i)
         .collect();
+    // Every target gets a copy of what the patch adds.
+    let patch_bytes: usize = docs.iter().map(|d| d.span.len()).sum();
+    super::budget::charge(idx.len().saturating_mul(patch_bytes)).map_err(|m| failed(at, m))?;
     if json {
         let ops = json6902::parse_ops(&docs[0]).map_err(|(s, m)| failed(s, m))?;
         for &i in &idx {

@@ -13,6 +13,7 @@ use crate::yaml::{Node, Value};
 
 pub fn run_builtin(b: &mut Builder, k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
     let kf = b.fs.source_map().path(k.file);
+    charge_records(k, acc, &kf)?;
     patches::strategic_merge(b, k, acc)?;
     if !k.seq("patchesStrategicMerge").is_empty() {
         record(acc, &kf, "PatchStrategicMergeTransformer", None);
@@ -141,6 +142,40 @@ fn check_unique(acc: &Acc, span: Span) -> Result<(), Fail> {
 
 /// Note on every resource that a transformer ran over it (for
 /// `buildMetadata: [transformerAnnotations]`): configured in `file`, of `kind`.
+/// Every transformer entry of `k` leaves a record on every resource (`record`): entries
+/// times resources, charged before they run, on the longest list of entries.
+fn charge_records(k: &Kustomization, acc: &Acc, kf: &str) -> Result<(), Fail> {
+    const LISTS: [&str; 7] = [
+        "patches",
+        "patchesJson6902",
+        "replicas",
+        "images",
+        "imageTags",
+        "patchesStrategicMerge",
+        "labels",
+    ];
+    const SINGLE: [&str; 5] = [
+        "namespace",
+        "namePrefix",
+        "nameSuffix",
+        "commonLabels",
+        "commonAnnotations",
+    ];
+    let mut entries = SINGLE.iter().filter(|key| k.get(key).is_some()).count();
+    let mut longest: Option<&Node> = None;
+    for key in LISTS {
+        let n = k.seq(key).len();
+        entries += n;
+        if n > 0 && longest.is_none_or(|l| l.as_seq().map_or(0, <[Node]>::len) < n) {
+            longest = k.get(key);
+        }
+    }
+    let bytes = entries
+        .saturating_mul(acc.resources.len())
+        .saturating_mul(kf.len() + super::budget::RECORD_BYTES);
+    super::budget::charge(bytes).map_err(|m| failed(longest.map_or(k.root.span, |l| l.span), m))
+}
+
 pub fn record(acc: &mut Acc, file: &str, kind: &str, meta: Option<(&str, &str)>) {
     for r in &mut acc.resources {
         r.transformations.push((
@@ -593,6 +628,9 @@ fn configured(
             .get_path(&["metadata", "namespace"])
             .and_then(tree::text)
             .unwrap_or_default();
+        let bytes = file.len() + kind.len() + name.len() + ns.len() + super::budget::RECORD_BYTES;
+        super::budget::charge(bytes.saturating_mul(acc.resources.len()))
+            .map_err(|m| failed(item.span, m))?;
         record(acc, &file, &kind, Some((&name, &ns)));
     }
     let specs = FieldSpec::list_from(cfg.get("fieldSpecs"));

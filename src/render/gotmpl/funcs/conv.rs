@@ -18,11 +18,20 @@ pub fn strval(v: &Value) -> String {
 /// an empty list; anything else a one-element list.
 pub fn strslice(v: &Value) -> Vec<String> {
     match v {
-        Value::List(l) => l
-            .iter()
-            .filter(|x| !matches!(x, Value::Nil))
-            .map(strval)
-            .collect(),
+        Value::List(l) => {
+            // One string per element, each a copy: a list holding one large string many
+            // times would copy it that many times. Each copy is taken from the call's room;
+            // past it the list is cut short and the executor fails the render.
+            let mut out = Vec::new();
+            for x in l.iter().filter(|x| !matches!(x, Value::Nil)) {
+                let s = strval(x);
+                if super::memory::spend(s.len() + std::mem::size_of::<String>()).is_err() {
+                    break;
+                }
+                out.push(s);
+            }
+            out
+        }
         Value::Bytes(b) => b.iter().map(|x| x.to_string()).collect(),
         Value::Nil => Vec::new(),
         _ => vec![strval(v)],

@@ -340,11 +340,36 @@ fn replace(name: &str, a: &[Value], literal: bool) -> R {
         args::string(&a[2])?,
     );
     let r = compile_for(name, &p)?;
-    let out = if literal {
-        r.replace_all(&s, regex::NoExpand(&repl)).into_owned()
+    // Built match by match, each checked against the render's memory budget before it is
+    // written: a replacement of many `$0` copies the match that many times, per match.
+    // A group is part of its match, so one expansion is at most the replacement's length
+    // plus the match's length per `$`.
+    let dollars = if literal {
+        0
     } else {
-        r.replace_all(&s, &*repl).into_owned()
+        repl.matches('$').count()
     };
+    let mut out = String::new();
+    let mut last = 0;
+    for caps in r.captures_iter(&s) {
+        let Some(m) = caps.get(0) else { continue };
+        let bound = (m.start() - last)
+            .saturating_add(repl.len())
+            .saturating_add(dollars.saturating_mul(m.len()));
+        if !super::memory::fits(out.len().saturating_add(bound)) {
+            return Err(format!(
+                "{name}: result exceeds the render's memory budget (limits.max-render-memory-bytes)"
+            ));
+        }
+        out.push_str(&s[last..m.start()]);
+        if literal {
+            out.push_str(&repl);
+        } else {
+            caps.expand(&repl, &mut out);
+        }
+        last = m.end();
+    }
+    out.push_str(&s[last..]);
     Ok(Value::from(out))
 }
 

@@ -355,7 +355,14 @@ pub fn wrap_with(_: &mut FuncEnv, a: &[Value]) -> R {
     arity("wrapWith", a, 3)?;
     let l = args::int(&a[0])?;
     let sep = args::string(&a[1])?;
-    s(wrap_custom(&args::string(&a[2])?, l, &sep, true))
+    let st = args::string(&a[2])?;
+    // At most one separator per `l` characters (one per character when `l` < 1).
+    let breaks = st.len() / usize::try_from(l).unwrap_or(1).max(1) + 1;
+    check_alloc(
+        "wrapWith",
+        st.len().saturating_add(breaks.saturating_mul(sep.len())),
+    )?;
+    s(wrap_custom(&st, l, &sep, true))
 }
 
 pub fn contains(_: &mut FuncEnv, a: &[Value]) -> R {
@@ -376,31 +383,29 @@ pub fn has_suffix(_: &mut FuncEnv, a: &[Value]) -> R {
     Ok(Value::Bool(args::string(&a[1])?.ends_with(&*sub)))
 }
 
-pub fn quote(_: &mut FuncEnv, a: &[Value]) -> R {
-    let parts: Vec<String> = a
-        .iter()
-        .filter(|v| !matches!(v, Value::Nil))
-        .map(|v| go_quote(&strval(v)))
-        .collect();
+/// Formats each argument and joins them with spaces, taking each part's bytes from the
+/// call's room as it goes: every part fits alone, but the same large value given many times
+/// must not (`cat $m $m $m ...` of a map printed in full each time).
+fn joined_parts(name: &str, a: &[Value], part: impl Fn(&Value) -> String) -> R {
+    let mut parts: Vec<String> = Vec::new();
+    for v in a.iter().filter(|v| !matches!(v, Value::Nil)) {
+        let p = part(v);
+        super::memory::spend(p.len() + 1).map_err(|e| format!("{name}: {e}"))?;
+        parts.push(p);
+    }
     s(parts.join(" "))
+}
+
+pub fn quote(_: &mut FuncEnv, a: &[Value]) -> R {
+    joined_parts("quote", a, |v| go_quote(&strval(v)))
 }
 
 pub fn squote(_: &mut FuncEnv, a: &[Value]) -> R {
-    let parts: Vec<String> = a
-        .iter()
-        .filter(|v| !matches!(v, Value::Nil))
-        .map(|v| format!("'{}'", format_v(v)))
-        .collect();
-    s(parts.join(" "))
+    joined_parts("squote", a, |v| format!("'{}'", format_v(v)))
 }
 
 pub fn cat(_: &mut FuncEnv, a: &[Value]) -> R {
-    let parts: Vec<String> = a
-        .iter()
-        .filter(|v| !matches!(v, Value::Nil))
-        .map(format_v)
-        .collect();
-    s(parts.join(" "))
+    joined_parts("cat", a, format_v)
 }
 
 fn indent_str(name: &str, n: i64, st: &str) -> Result<String, String> {
@@ -451,9 +456,18 @@ pub fn replace(_: &mut FuncEnv, a: &[Value]) -> R {
     let old = args::string(&a[0])?;
     let new = args::string(&a[1])?;
     let src = args::string(&a[2])?;
-    if old.is_empty() {
-        check_alloc("replace", (src.len() + 1).saturating_mul(new.len() + 4))?;
-    }
+    // The result's size is known before it is built: each match grows it by the
+    // replacement's excess (a large replacement of a frequent `old` multiplies).
+    let result_len = if old.is_empty() {
+        (src.len() + 1).saturating_mul(new.len() + 4)
+    } else if new.len() > old.len() {
+        let matches = src.matches(&*old).count();
+        src.len()
+            .saturating_add(matches.saturating_mul(new.len() - old.len()))
+    } else {
+        0
+    };
+    check_alloc("replace", result_len)?;
     s(go_replace_all(&src, &old, &new))
 }
 
@@ -532,7 +546,14 @@ pub fn split_list(_: &mut FuncEnv, a: &[Value]) -> R {
 pub fn join(_: &mut FuncEnv, a: &[Value]) -> R {
     arity("join", a, 2)?;
     let sep = args::string(&a[0])?;
-    s(strslice(&a[1]).join(&sep))
+    // The parts were taken from the room as they were made; a long separator between many
+    // (even empty) elements multiplies on top of them.
+    let parts = strslice(&a[1]);
+    check_alloc(
+        "join",
+        sep.len().saturating_mul(parts.len().saturating_sub(1)),
+    )?;
+    s(parts.join(&sep))
 }
 
 pub fn sort_alpha(_: &mut FuncEnv, a: &[Value]) -> R {

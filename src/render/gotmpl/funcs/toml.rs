@@ -64,6 +64,15 @@ fn is_table_array(v: &Value) -> bool {
 
 struct Enc {
     out: String,
+    /// Nesting of the value being encoded: a map can hold itself (`set $d "self" $d`).
+    depth: usize,
+}
+
+/// Deeper values are refused, as the formatters stop at their own depth.
+const MAX_DEPTH: usize = 100;
+
+fn over_budget() -> String {
+    "toml: result exceeds the render's memory budget".into()
 }
 
 impl Enc {
@@ -80,6 +89,21 @@ impl Enc {
     }
 
     fn element(&mut self, v: &Value) -> Result<(), String> {
+        // Checked per element, not only per table: an inline array holding one shared list
+        // twice per level doubles the text at each level.
+        if !super::memory::fits(self.out.len()) {
+            return Err(over_budget());
+        }
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(format!("toml: values nest deeper than {MAX_DEPTH} levels"));
+        }
+        let r = self.element_inner(v);
+        self.depth -= 1;
+        r
+    }
+
+    fn element_inner(&mut self, v: &Value) -> Result<(), String> {
         match v {
             Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
             Value::Int(i) | Value::Int64(i) => self.out.push_str(&i.to_string()),
@@ -137,7 +161,10 @@ impl Enc {
 
     fn encode(&mut self, key: &[String], v: &Value) -> Result<(), String> {
         if !super::memory::fits(self.out.len()) {
-            return Err("toml: result exceeds the render's memory budget".into());
+            return Err(over_budget());
+        }
+        if key.len() > MAX_DEPTH {
+            return Err(format!("toml: values nest deeper than {MAX_DEPTH} levels"));
         }
         match v {
             Value::Nil => Ok(()),
@@ -208,7 +235,10 @@ impl Enc {
 
 pub fn to_toml(_: &mut FuncEnv, a: &[Value]) -> R {
     arity("toToml", a, 1)?;
-    let mut e = Enc { out: String::new() };
+    let mut e = Enc {
+        out: String::new(),
+        depth: 0,
+    };
     Ok(Value::from(match e.encode(&[], &a[0]) {
         Ok(()) => e.out,
         Err(msg) => msg,
