@@ -837,6 +837,21 @@ const PARTIAL_OVERLAY: &str = "resources:
 - deploy.yaml
 patches:
 - path: argocd-cm.yaml
+- target:
+    kind: Deployment
+    name: argocd-server
+  patch: |-
+    - op: add
+      path: /spec/template/spec/containers/0/args/-
+      value: --insecure
+vars:
+- name: ARGOCD_URL
+  objref:
+    apiVersion: v1
+    kind: ConfigMap
+    name: argocd-cm
+  fieldref:
+    fieldpath: data.url
 replicas:
 - name: argocd-repo-server
   count: 2
@@ -895,8 +910,9 @@ fn steps_aimed_at_an_unfetched_remote_input_are_recorded_against_it_and_the_rest
         name.contains("argoproj/argo-cd") && name.contains("v2.13.1"),
         "{name}"
     );
-    // The patch, the replicas entry and the replacement source each wait for that input,
-    // on their own lines.
+    // The patch by id, the targeted patch (kustomize applies a selector that picks nothing
+    // silently), the var, the replicas entry and the replacement source each wait for that
+    // input, on their own lines.
     let mut undone: Vec<String> = out
         .issues
         .iter()
@@ -910,7 +926,9 @@ fn steps_aimed_at_an_unfetched_remote_input_are_recorded_against_it_and_the_rest
     assert_eq!(
         undone,
         [
-            "prod/kustomization.yaml:13",
+            "prod/kustomization.yaml:14",
+            "prod/kustomization.yaml:22",
+            "prod/kustomization.yaml:28",
             "prod/kustomization.yaml:5",
             "prod/kustomization.yaml:7"
         ]

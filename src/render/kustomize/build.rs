@@ -110,7 +110,7 @@ impl Builder<'_> {
         transform::run_builtin(self, k, acc)?;
         transform::run_configured(self, k, acc)?;
         transform::run_validators(self, k, acc)?;
-        super::vars::collect(k, acc)?;
+        super::vars::collect(self, k, acc)?;
         Ok(())
     }
 

@@ -286,6 +286,17 @@ pub fn apply_patch(
         .filter(|(_, r)| sel.matches(r))
         .map(|(i, _)| i)
         .collect();
+    if idx.is_empty() {
+        // kustomize applies a selector that picks nothing without complaint; offline, with an
+        // input left out, the target may be one of its objects: say the patch did not apply.
+        if !acc.left_out.is_empty() {
+            b.target_absent(
+                acc,
+                failed(target.span, "the patch's target selector picks no object"),
+            )?;
+        }
+        return Ok(());
+    }
     // Every target gets a copy of what the patch adds.
     let patch_bytes: usize = docs.iter().map(|d| d.span.len()).sum();
     super::budget::charge(idx.len().saturating_mul(patch_bytes)).map_err(|m| failed(at, m))?;

@@ -1,7 +1,7 @@
 //! `vars`: `$(NAME)` references in known fields replaced by a field of another resource,
 //! resolved once at the end of the build.
 
-use super::acc::{Acc, Fail, VarDef, failed};
+use super::acc::{Acc, Builder, Fail, VarDef, failed};
 use super::fieldpath;
 use super::fieldspec::{FieldSpec, visit};
 use super::kustomization::Kustomization;
@@ -10,7 +10,7 @@ use super::tree;
 use crate::source::Span;
 use crate::yaml::{Node, Value};
 
-pub fn collect(k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
+pub fn collect(b: &Builder, k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
     for v in k.seq("vars") {
         let t = |n: Option<&Node>, key: &str| {
             n.and_then(|o| o.get(key))
@@ -39,7 +39,16 @@ pub fn collect(k: &Kustomization, acc: &mut Acc) -> Result<(), Fail> {
             bound: 0,
         };
         let mut def = def;
-        def.bound = value_source(&def, &acc.resources)?.uid;
+        def.bound = match value_source(&def, &acc.resources) {
+            Ok(r) => r.uid,
+            // The var's object may be in an input left out offline: recorded against it
+            // (its `$(NAME)` references stay as written), or the build fails as kustomize's.
+            Err(e) if candidates(&def, &acc.resources).is_empty() => {
+                b.target_absent(acc, e)?;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         if acc.vars.iter().any(|x| x.name == def.name) {
             return Err(failed(
                 v.span,
@@ -72,9 +81,9 @@ fn value_of(def: &VarDef, resources: &[Resource]) -> Result<Node, Fail> {
         })
 }
 
-/// The one object a var refers to among `resources`.
-fn value_source<'a>(def: &VarDef, resources: &'a [Resource]) -> Result<&'a Resource, Fail> {
-    let candidates: Vec<&Resource> = resources
+/// The objects a var's `objref` matches among `resources`.
+fn candidates<'a>(def: &VarDef, resources: &'a [Resource]) -> Vec<&'a Resource> {
+    resources
         .iter()
         .filter(|r| {
             r.kind() == def.kind
@@ -84,7 +93,12 @@ fn value_source<'a>(def: &VarDef, resources: &'a [Resource]) -> Result<&'a Resou
                     || r.history.iter().any(|(_, ns)| *ns == def.namespace)
                     || r.namespace() == def.namespace)
         })
-        .collect();
+        .collect()
+}
+
+/// The one object a var refers to among `resources`.
+fn value_source<'a>(def: &VarDef, resources: &'a [Resource]) -> Result<&'a Resource, Fail> {
+    let candidates = candidates(def, resources);
     let r = match candidates.as_slice() {
         [r] => *r,
         [] => {
