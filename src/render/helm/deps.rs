@@ -24,6 +24,18 @@ pub fn remote_reference(d: &Dependency) -> Option<RemoteRef> {
         .then(|| RemoteRef::helm(repo, &d.name, &d.version))
 }
 
+/// The Chart.yaml dependencies that `charts/` does not hold (by name), as `helm dependency
+/// build` would look for them.
+fn not_vendored(chart: &Chart) -> Vec<Dependency> {
+    chart
+        .metadata
+        .dependencies
+        .iter()
+        .filter(|d| !chart.dependencies.iter().any(|c| c.name() == d.name))
+        .cloned()
+        .collect()
+}
+
 /// Dependencies missing from `charts/` that name a remote chart: each is recorded in `uses`,
 /// and loaded from the cache when `fetch` put it there (as `helm dependency build` would have
 /// unpacked it into `charts/`). One that is not fetched is an unrenderable input saying so
@@ -37,13 +49,7 @@ pub(super) fn fetched_dependencies(
     left_out: &mut Vec<RenderIssue>,
 ) -> Result<(), Failure> {
     let mut missing = Vec::new();
-    let wanted: Vec<Dependency> = chart
-        .metadata
-        .dependencies
-        .iter()
-        .filter(|d| !chart.dependencies.iter().any(|c| c.name() == d.name))
-        .cloned()
-        .collect();
+    let wanted = not_vendored(chart);
     for d in wanted {
         let Some(reference) = remote_reference(&d) else {
             continue;
@@ -105,13 +111,7 @@ pub(super) fn fetched_dependencies(
 /// rendering, copies them into `charts/` from there. A path that leaves the repository or
 /// holds no chart stays missing.
 pub(super) fn local_file_dependencies(fs: &dyn RepoFs, chart: &mut Chart, chart_dir: &str) {
-    let wanted: Vec<Dependency> = chart
-        .metadata
-        .dependencies
-        .iter()
-        .filter(|d| !chart.dependencies.iter().any(|c| c.name() == d.name))
-        .cloned()
-        .collect();
+    let wanted = not_vendored(chart);
     for d in wanted {
         let Some(rel) = d.repository.trim().strip_prefix("file://") else {
             continue;
