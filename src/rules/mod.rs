@@ -248,6 +248,7 @@ rules! {
         ignore_differences_stale,
         instance_label_clash,
         api_removed,
+        crd_preserve_unknown_fields,
         pub offline_unrenderable_input,
         pub render_failed,
     ],
