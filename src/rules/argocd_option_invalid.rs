@@ -325,6 +325,9 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                         );
                     }
                 }
+                "ignore-differences-json-pointers" => {
+                    resource_ignore_pointers(out, app, mo, entry, &value);
+                }
                 k if KNOWN_KEYS.contains(&k) => {}
                 k => {
                     let hint = closest(k, KNOWN_KEYS)
@@ -350,3 +353,69 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
         }
     }
 }
+
+/// `argocd.argoproj.io/ignore-differences-json-pointers` on a resource: a comma-separated
+/// list of RFC 6901 pointers that Argo CD merges with the Application's ignoreDifferences,
+/// read only when the Application syncs with `RespectIgnoreDifferences=true`
+/// (https://github.com/argoproj/argo-cd/pull/29616).
+fn resource_ignore_pointers(
+    out: &mut Vec<Finding>,
+    app: &crate::gitops::App,
+    mo: &crate::gitops::ModelObject,
+    entry: &crate::yaml::Entry,
+    value: &str,
+) {
+    for pointer in value.split(',').map(str::trim) {
+        if let Some(why) = pointer_error(pointer) {
+            out.push(about(
+                Finding::new(
+                    ID,
+                    Severity::Error,
+                    format!("ignore-differences-json-pointers entry `{pointer}` is not a JSON pointer ({why}): Argo CD cannot use it"),
+                    entry.value.span,
+                )
+                .label("not an RFC 6901 pointer")
+                .help("Write pointers like `/spec/replicas` or `/metadata/annotations/example.com~1key` (`~1` for `/`, `~0` for `~`), separated by commas."),
+                app,
+                mo,
+            ));
+        }
+    }
+    if let Some(argo) = &app.argo
+        && !argo.sync.has_option("RespectIgnoreDifferences=true")
+    {
+        out.push(about(
+            Finding::new(
+                ID,
+                Severity::Warning,
+                format!(
+                    "`argocd.argoproj.io/ignore-differences-json-pointers` is read only when the Application syncs with RespectIgnoreDifferences=true, which `{}` does not set: the fields are still compared and overwritten",
+                    app.name
+                ),
+                entry.key.span,
+            )
+            .label("not read by this Application")
+            .help("Add `RespectIgnoreDifferences=true` to the Application's spec.syncPolicy.syncOptions, or move the pointers into its spec.ignoreDifferences."),
+            app,
+            mo,
+        ));
+    }
+}
+
+/// Why `p` is not an RFC 6901 JSON pointer, if it is not.
+fn pointer_error(p: &str) -> Option<&'static str> {
+    if p.is_empty() {
+        return Some("empty");
+    }
+    if !p.starts_with('/') {
+        return Some("it must start with `/`");
+    }
+    let mut chars = p.chars();
+    while let Some(c) = chars.next() {
+        if c == '~' && !matches!(chars.next(), Some('0' | '1')) {
+            return Some("`~` must be followed by 0 or 1");
+        }
+    }
+    None
+}
+
