@@ -914,3 +914,64 @@ fn documented_workflow_passes_actionlint() {
         "actionlint accepted a broken workflow"
     );
 }
+
+/// Every `uses:` line of `file` (step or job level), as (line number, the reference, the
+/// comment after it).
+fn uses_lines(file: &str) -> Vec<(usize, String, String)> {
+    read(file)
+        .lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let rest = line.trim_start().trim_start_matches("- ");
+            let rest = rest.strip_prefix("uses:")?.trim();
+            let (reference, comment) = match rest.split_once(" #") {
+                Some((r, c)) => (r.trim(), c.trim()),
+                None => (rest, ""),
+            };
+            Some((i + 1, reference.to_string(), comment.to_string()))
+        })
+        .collect()
+}
+
+/// Third-party actions run by commit, not by a tag their owner can move: every `uses:` of a
+/// non-local action names a full 40-hex commit SHA with a `# vX.Y.Z` (or `# <branch>`)
+/// comment saying what it was. This action's own `gitops-lint/gitops-lint@vX` in the
+/// documented workflow is the exception: our release moves that tag
+/// (`documented_tags_are_the_ones_the_release_makes`).
+#[test]
+fn third_party_actions_are_pinned_by_commit_sha() {
+    let mut files: Vec<String> = std::fs::read_dir(root().join(".github/workflows"))
+        .expect("workflows")
+        .flatten()
+        .map(|e| format!(".github/workflows/{}", e.file_name().to_string_lossy()))
+        .collect();
+    files.sort();
+    files.extend([
+        "action.yml".to_string(),
+        "docs/github-workflow.yml".to_string(),
+    ]);
+    let ours = format!("gitops-lint/gitops-lint@{}", major_tag());
+    let mut pinned = 0;
+    for file in &files {
+        for (line, reference, comment) in uses_lines(file) {
+            if reference.starts_with("./") || reference == ours {
+                continue;
+            }
+            let sha = reference.rsplit_once('@').map(|(_, r)| r).unwrap_or("");
+            assert!(
+                sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{file}:{line}: `{reference}` is not pinned by a full commit SHA"
+            );
+            let version = comment.trim_start_matches('v');
+            assert!(
+                comment == "stable"
+                    || (comment.starts_with('v')
+                        && version.split('.').count() == 3
+                        && version.split('.').all(|p| p.parse::<u32>().is_ok())),
+                "{file}:{line}: `{reference}` needs a `# vX.Y.Z` comment, has `# {comment}`"
+            );
+            pinned += 1;
+        }
+    }
+    assert!(pinned >= 20, "{pinned}");
+}
