@@ -975,3 +975,138 @@ fn third_party_actions_are_pinned_by_commit_sha() {
     }
     assert!(pinned >= 20, "{pinned}");
 }
+
+/// The x86_64 Linux tools the install-script tests run `install.sh` with; `None` (and a
+/// printed reason) elsewhere.
+fn install_test_host() -> Option<()> {
+    if !cfg!(all(target_os = "linux", target_arch = "x86_64"))
+        || ["bash", "curl", "tar", "sha256sum"]
+            .iter()
+            .any(|t| on_path(t).is_none())
+    {
+        println!("skipped: needs x86_64 Linux with bash, curl, tar and sha256sum");
+        return None;
+    }
+    Some(())
+}
+
+/// `install.sh` for release v9.9.9 from `base` into `dest`, with `env` on top.
+fn install_with(base: &str, dest: &Path, env: &[(&str, &Path)]) -> std::process::Output {
+    let mut cmd = Command::new("bash");
+    cmd.arg(root().join(".github/action/install.sh"))
+        .env("GITOPS_LINT_VERSION", "v9.9.9")
+        .env("GITOPS_LINT_DOWNLOAD_BASE", base)
+        .env("GITOPS_LINT_INSTALL_DIR", dest)
+        .env("RUNNER_OS", "Linux")
+        .env("RUNNER_ARCH", "X64")
+        .env_remove("GITHUB_PATH");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("install")
+}
+
+/// The Action restores the release archive with actions/cache, keyed by OS, arch and the
+/// resolved version, so a run does not download it again; the cached archive is still
+/// checked against the release's SHA256SUMS.
+#[test]
+fn install_step_caches_the_archive_per_version() {
+    let action = yaml("action.yml");
+    let steps = action
+        .get_path(&["runs", "steps"])
+        .and_then(Node::as_seq)
+        .expect("steps");
+    let resolve = steps
+        .iter()
+        .position(|s| s.get_str("run").is_some_and(|r| r.contains("--resolve")))
+        .expect("a step resolves the release");
+    let id = steps[resolve].get_str("id").expect("resolve step id");
+    let cache = steps
+        .iter()
+        .position(|s| {
+            s.get_str("uses")
+                .is_some_and(|u| u.starts_with("actions/cache@"))
+                && s.get_path(&["with", "key"])
+                    .and_then(Node::as_str)
+                    .is_some_and(|k| k.contains("gitops-lint-bin-"))
+        })
+        .expect("a cache step for the binary");
+    let key = steps[cache]
+        .get_path(&["with", "key"])
+        .and_then(Node::as_str)
+        .expect("key");
+    for part in [
+        "${{ runner.os }}",
+        "${{ runner.arch }}",
+        &format!("${{{{ steps.{id}.outputs.version }}}}"),
+    ] {
+        assert!(key.contains(part), "cache key `{key}` lacks {part}");
+    }
+    let path = steps[cache]
+        .get_path(&["with", "path"])
+        .and_then(Node::as_str)
+        .expect("path");
+    let install = steps
+        .iter()
+        .position(|s| {
+            s.get_str("run")
+                .is_some_and(|r| r.contains("install.sh") && !r.contains("--resolve"))
+        })
+        .expect("install step");
+    assert!(resolve < cache && cache < install);
+    assert_eq!(
+        steps[install]
+            .get_path(&["env", "GITOPS_LINT_ARCHIVE_CACHE"])
+            .and_then(Node::as_str),
+        Some(path)
+    );
+
+    if install_test_host().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    // --resolve names the release and its archive for the cache key, and installs nothing.
+    let outputs = dir.path().join("github_output");
+    let out = Command::new("bash")
+        .arg(root().join(".github/action/install.sh"))
+        .arg("--resolve")
+        .env("GITOPS_LINT_VERSION", "9.9.9")
+        .env("GITHUB_OUTPUT", &outputs)
+        .env("RUNNER_OS", "Linux")
+        .env("RUNNER_ARCH", "ARM64")
+        .output()
+        .expect("resolve");
+    assert!(out.status.success());
+    assert_eq!(
+        std::fs::read_to_string(&outputs).expect("outputs"),
+        "version=v9.9.9\nasset=gitops-lint-v9.9.9-aarch64-unknown-linux-musl.tar.gz\n"
+    );
+    let served = fake_release(dir.path(), "v9.9.9");
+    let asset = "gitops-lint-v9.9.9-x86_64-unknown-linux-musl.tar.gz";
+    let base = format!("http://127.0.0.1:{}", serve(served.clone(), 20));
+    let archives = dir.path().join("archives");
+    let env = [("GITOPS_LINT_ARCHIVE_CACHE", archives.as_path())];
+    // First run: downloaded, verified, kept for actions/cache to save.
+    let out = install_with(&base, &dir.path().join("bin1"), &env);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(archives.join(asset).is_file());
+    // Next run: the release no longer serves the archive, the cached one installs.
+    std::fs::rename(served.join("v9.9.9").join(asset), dir.path().join("moved")).expect("mv");
+    let out = install_with(&base, &dir.path().join("bin2"), &env);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("from the cache"), "{stderr}");
+    assert!(dir.path().join("bin2/gitops-lint").is_file());
+    // A cached archive that does not match SHA256SUMS is refused.
+    let mut bytes = std::fs::read(archives.join(asset)).expect("read");
+    bytes.extend_from_slice(b"poisoned");
+    std::fs::write(archives.join(asset), bytes).expect("write");
+    let out = install_with(&base, &dir.path().join("bin3"), &env);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("checksum mismatch"));
+    assert!(!dir.path().join("bin3/gitops-lint").exists());
+}
