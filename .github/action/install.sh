@@ -5,8 +5,13 @@
 # Environment:
 #   GITOPS_LINT_VERSION        release tag (v1.2.3); empty: the version in Cargo.toml next to
 #                              this script (the action's own release)
+#   GITOPS_LINT_REPO           the GitHub repository that publishes and attests the releases
+#                              (default gitops-lint/gitops-lint)
 #   GITOPS_LINT_DOWNLOAD_BASE  where releases are (default: the GitHub releases of the repo);
 #                              files are at $BASE/$TAG/$ASSET
+#   GH_TOKEN or GITHUB_TOKEN   with `gh` on PATH: the archive's build provenance attestation is
+#                              verified (`gh attestation verify`); a failed verification fails
+#                              the install, a missing `gh` or token is a notice, not an error
 #   GITOPS_LINT_INSTALL_DIR    directory for the binary (default: $RUNNER_TEMP/gitops-lint)
 #   GITOPS_LINT_ARCHIVE_CACHE  directory that keeps verified archives between runs (the Action
 #                              restores and saves it with actions/cache per OS, arch and
@@ -19,7 +24,8 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-base="${GITOPS_LINT_DOWNLOAD_BASE:-https://github.com/gitops-lint/gitops-lint/releases/download}"
+repo="${GITOPS_LINT_REPO:-gitops-lint/gitops-lint}"
+base="${GITOPS_LINT_DOWNLOAD_BASE:-https://github.com/$repo/releases/download}"
 version="${GITOPS_LINT_VERSION:-}"
 if [ -z "$version" ]; then
   version="v$(sed -n 's/^version = "\(.*\)"$/\1/p' "$here/../../Cargo.toml" | head -n 1)"
@@ -79,6 +85,20 @@ else
 fi
 if [ "$got" != "$want" ]; then
   echo "::error title=gitops-lint::checksum mismatch for $asset: expected $want, got $got; not installed" >&2
+  exit 1
+fi
+
+# The release workflow attests each archive (actions/attest-build-provenance); `gh` checks
+# that this archive was built by that workflow in $repo. Without `gh` or a token it cannot.
+if ! command -v gh >/dev/null 2>&1; then
+  echo "::notice title=gitops-lint::build provenance of $asset not verified: gh is not on PATH (SHA256SUMS checked)"
+elif [ -z "${GH_TOKEN:-${GITHUB_TOKEN:-}}" ]; then
+  echo "::notice title=gitops-lint::build provenance of $asset not verified: no GH_TOKEN or GITHUB_TOKEN for gh (SHA256SUMS checked)"
+elif gh attestation verify "$work/$asset" --repo "$repo" >"$work/attestation.log" 2>&1; then
+  echo "gitops-lint: build provenance of $asset verified (attested by $repo)" >&2
+else
+  reason="$(tr '\n' ' ' < "$work/attestation.log" | cut -c 1-500)"
+  echo "::error title=gitops-lint::build provenance attestation of $asset failed verification against $repo; not installed: ${reason//%/%25}" >&2
   exit 1
 fi
 

@@ -513,6 +513,9 @@ fn install_step_verifies_the_checksum() {
             .env("GITHUB_PATH", github_path)
             .env("RUNNER_OS", "Linux")
             .env("RUNNER_ARCH", "X64")
+            // The attestation check has its own test; this one is about the checksum.
+            .env_remove("GH_TOKEN")
+            .env_remove("GITHUB_TOKEN")
             .output()
             .expect("install")
     };
@@ -557,6 +560,8 @@ fn install_step_verifies_the_checksum() {
         .env("GITOPS_LINT_INSTALL_DIR", &dest_default)
         .env("RUNNER_OS", "Linux")
         .env("RUNNER_ARCH", "X64")
+        .env_remove("GH_TOKEN")
+        .env_remove("GITHUB_TOKEN")
         .output()
         .expect("install");
     assert!(
@@ -999,7 +1004,9 @@ fn install_with(base: &str, dest: &Path, env: &[(&str, &Path)]) -> std::process:
         .env("GITOPS_LINT_INSTALL_DIR", dest)
         .env("RUNNER_OS", "Linux")
         .env("RUNNER_ARCH", "X64")
-        .env_remove("GITHUB_PATH");
+        .env_remove("GITHUB_PATH")
+        .env_remove("GH_TOKEN")
+        .env_remove("GITHUB_TOKEN");
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -1109,4 +1116,142 @@ fn install_step_caches_the_archive_per_version() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("checksum mismatch"));
     assert!(!dir.path().join("bin3/gitops-lint").exists());
+}
+
+/// The release attests its archives (actions/attest-build-provenance, keyless), and the
+/// install step verifies the attestation with `gh attestation verify` when `gh` and a token
+/// are there: a failed verification fails the install; without them it says it skipped.
+#[test]
+fn install_step_verifies_the_release_attestation_when_it_can() {
+    let release = yaml(".github/workflows/release.yml");
+    let publish = release.get_path(&["jobs", "publish"]).expect("publish job");
+    for (perm, level) in [
+        ("id-token", "write"),
+        ("attestations", "write"),
+        ("contents", "write"),
+    ] {
+        assert_eq!(
+            publish
+                .get_path(&["permissions", perm])
+                .and_then(Node::as_str),
+            Some(level),
+            "publish needs {perm}: {level}"
+        );
+    }
+    let steps = publish.get("steps").and_then(Node::as_seq).expect("steps");
+    let attest = steps
+        .iter()
+        .position(|s| {
+            s.get_str("uses")
+                .is_some_and(|u| u.starts_with("actions/attest-build-provenance@"))
+        })
+        .expect("an attestation step");
+    assert_eq!(
+        steps[attest]
+            .get_path(&["with", "subject-path"])
+            .and_then(Node::as_str),
+        Some("dist/release/*.tar.gz")
+    );
+    let published = steps
+        .iter()
+        .position(|s| {
+            s.get_str("run")
+                .is_some_and(|r| r.contains("gh release create"))
+        })
+        .expect("release step");
+    assert!(attest < published, "attested before it is published");
+    let action = read("action.yml");
+    assert!(action.contains("GH_TOKEN: ${{ inputs.token }}"));
+
+    if install_test_host().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let served = fake_release(dir.path(), "v9.9.9");
+    let base = format!("http://127.0.0.1:{}", serve(served, 20));
+    // A fake gh that logs its arguments and answers as FAKE_GH_STATUS says.
+    let fake_bin = dir.path().join("fake-bin");
+    std::fs::create_dir_all(&fake_bin).expect("mkdir");
+    let gh_log = dir.path().join("gh.log");
+    std::fs::write(
+        fake_bin.join("gh"),
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\n[ \"$FAKE_GH_STATUS\" = 0 ] && exit 0\necho 'no matching attestations found' >&2\nexit 1\n",
+            gh_log.display()
+        ),
+    )
+    .expect("write");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(fake_bin.join("gh"), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+    }
+    let path = std::env::join_paths(std::iter::once(fake_bin.clone()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .expect("PATH");
+    let path = PathBuf::from(path);
+    let token = PathBuf::from("t0ken");
+    let (ok, bad) = (PathBuf::from("0"), PathBuf::from("1"));
+    // gh on PATH but no token: installed, with a notice that provenance was not checked.
+    let out = install_with(
+        &base,
+        &dir.path().join("bin1"),
+        &[("PATH", &path), ("FAKE_GH_STATUS", &ok)],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("not verified: no GH_TOKEN"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(!gh_log.exists(), "gh ran without a token");
+    // Without gh: the notice says so.
+    let out = install_with(&base, &dir.path().join("bin2"), &[("GH_TOKEN", &token)]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not verified: gh is not on PATH"));
+    // gh and a token, attestation verified: installed, and gh was asked about this archive
+    // and this repository.
+    let asset = "gitops-lint-v9.9.9-x86_64-unknown-linux-musl.tar.gz";
+    let out = install_with(
+        &base,
+        &dir.path().join("bin3"),
+        &[
+            ("PATH", &path),
+            ("GH_TOKEN", &token),
+            ("FAKE_GH_STATUS", &ok),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("provenance of"), "{stderr}");
+    assert!(dir.path().join("bin3/gitops-lint").is_file());
+    let logged = std::fs::read_to_string(&gh_log).expect("gh ran");
+    assert!(
+        logged.starts_with("attestation verify ")
+            && logged.contains(&format!("/{asset} --repo gitops-lint/gitops-lint")),
+        "{logged}"
+    );
+    // A failed verification fails the install, says why, installs nothing.
+    let out = install_with(
+        &base,
+        &dir.path().join("bin4"),
+        &[
+            ("PATH", &path),
+            ("GITHUB_TOKEN", &token),
+            ("FAKE_GH_STATUS", &bad),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("failed verification") && stderr.contains("no matching attestations"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("bin4/gitops-lint").exists());
 }
