@@ -348,11 +348,17 @@ fn fetch_step_runs_fetch_and_turns_failures_into_annotations() {
         .env("GITOPS_LINT_PATH", &repo)
         .env("GITOPS_LINT_CACHE", dir.path().join("cache"))
         .env("GITHUB_ENV", &github_env)
+        .env("GITHUB_STEP_SUMMARY", dir.path().join("summary0.md"))
         .output()
         .expect("run");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("fetched 0, cached 0, failed 0"), "{text}");
+    // The job summary says what the real binary's fetch did.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("summary0.md")).expect("summary"),
+        "### gitops-lint fetch\n\nRemote charts and bases: **0 downloaded**, 0 already in the cache, **0 failed**.\n\n"
+    );
     // The lint step reads the cache the fetch step filled.
     assert_eq!(
         std::fs::read_to_string(&github_env).expect("GITHUB_ENV"),
@@ -363,9 +369,11 @@ fn fetch_step_runs_fetch_and_turns_failures_into_annotations() {
     let fake = dir.path().join("gitops-lint");
     std::fs::write(
         &fake,
-        "#!/bin/sh\n[ \"$1\" = help ] && exit 0\necho \"ran $*\"\necho 'apps/web.yaml:12: chart web ^1 from https://c.example: 100% gone' >&2\necho 'fetched 0, cached 0, failed 1' >&2\nexit 1\n",
+        "#!/bin/sh\n[ \"$1\" = help ] && exit 0\necho \"ran $*\"\necho 'note: registry.example: no credentials' >&2\necho 'apps/web.yaml:12: chart web ^1 from https://c.example: 100% gone' >&2\necho 'apps/api.yaml:3: base <a|b>: 404' >&2\necho 'fetched 2, cached 1, failed 2 (.gitops-lint.lock written)' >&2\nexit 1\n",
     )
     .expect("write");
+    let summary = dir.path().join("summary.md");
+    std::fs::write(&summary, "earlier step\n").expect("write");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -375,13 +383,26 @@ fn fetch_step_runs_fetch_and_turns_failures_into_annotations() {
         .arg(root().join(".github/action/fetch.sh"))
         .env("GITOPS_LINT_BIN", &fake)
         .env("GITOPS_LINT_PATH", "deploy")
+        .env("GITHUB_STEP_SUMMARY", &summary)
         .env_remove("GITHUB_ENV")
         .output()
         .expect("run");
     assert!(out.status.success());
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),
-        "ran fetch -- deploy\n::error file=deploy/apps/web.yaml,line=12,title=gitops-lint fetch::chart web ^1 from https://c.example: 100%25 gone\nfetched 0, cached 0, failed 1"
+        "ran fetch -- deploy\nnote: registry.example: no credentials\n::error file=deploy/apps/web.yaml,line=12,title=gitops-lint fetch::chart web ^1 from https://c.example: 100%25 gone\n::error file=deploy/apps/api.yaml,line=3,title=gitops-lint fetch::base <a|b>: 404\nfetched 2, cached 1, failed 2 (.gitops-lint.lock written)"
+    );
+    // The job summary (appended to what earlier steps wrote): the counts, each failure with
+    // its file:line and reason (escaped for Markdown), the notes.
+    assert_eq!(
+        std::fs::read_to_string(&summary).expect("summary"),
+        "earlier step\n### gitops-lint fetch\n\n\
+         Remote charts and bases: **2 downloaded**, 1 already in the cache, **2 failed** (.gitops-lint.lock written).\n\n\
+         | Named at | Why it could not be fetched |\n| --- | --- |\n\
+         | `deploy/apps/web.yaml:12` | chart web ^1 from https://c.example: 100% gone |\n\
+         | `deploy/apps/api.yaml:3` | base &lt;a\\|b&gt;: 404 |\n\n\
+         The apps that use these inputs stay unrendered; the lint reports them as not fetched.\n\n\
+         - registry.example: no credentials\n\n"
     );
     std::fs::write(&fake, "#!/bin/sh\n[ \"$1\" = help ] && exit 0\nexit 2\n").expect("write");
     let out = Command::new("bash")
