@@ -1276,3 +1276,230 @@ fn install_step_verifies_the_release_attestation_when_it_can() {
     );
     assert!(!dir.path().join("bin4/gitops-lint").exists());
 }
+
+/// The release's archive names, from release.yml's build matrix and package.sh's naming:
+/// `gitops-lint-<tag>-<target>.tar.gz`, each holding `gitops-lint-<tag>-<target>/gitops-lint`.
+fn release_archives(tag: &str) -> Vec<String> {
+    let package = read(".github/release/package.sh");
+    assert!(package.contains(r#"name="gitops-lint-$version-$target""#));
+    assert!(package.contains(r#"tar -czf "$out/$name.tar.gz" -C "$extras" "$name""#));
+    assert!(package.contains(r#"install -m 0755 "$bin" "$stage/gitops-lint""#));
+    let mut names: Vec<String> = yaml(".github/workflows/release.yml")
+        .get_path(&["jobs", "build", "strategy", "matrix", "include"])
+        .and_then(Node::as_seq)
+        .expect("matrix")
+        .iter()
+        .filter_map(|i| i.get_str("target"))
+        .map(|t| format!("gitops-lint-{tag}-{t}.tar.gz"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The Homebrew formula and the aqua registry entry (mise's aqua backend) name exactly the
+/// archives the release publishes, and the formula renders into valid Ruby with each
+/// archive's sha256 from SHA256SUMS.
+#[test]
+fn homebrew_formula_and_aqua_entry_name_the_release_archives() {
+    let tag = version_tag();
+    let version = tag.trim_start_matches('v');
+    let archives = release_archives(&tag);
+    assert_eq!(archives.len(), 4, "{archives:?}");
+    let repo_url = read("Cargo.toml")
+        .lines()
+        .find_map(|l| l.strip_prefix("repository = \""))
+        .map(|r| r.trim_end_matches('"').to_string())
+        .expect("repository");
+    let owner_repo = repo_url
+        .trim_start_matches("https://github.com/")
+        .to_string();
+
+    // The formula: one url per archive, each followed by its target's sha256 placeholder.
+    let formula = read("packaging/homebrew/gitops-lint.rb");
+    assert!(formula.contains(&format!("  version \"{version}\"\n")));
+    let lines: Vec<&str> = formula.lines().map(str::trim).collect();
+    let mut urls = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(url) = line
+            .strip_prefix("url \"")
+            .and_then(|u| u.strip_suffix('"'))
+        else {
+            continue;
+        };
+        let url = url.replace("#{version}", version);
+        let prefix = format!("{repo_url}/releases/download/{tag}/");
+        let name = url
+            .strip_prefix(&prefix)
+            .unwrap_or_else(|| panic!("{url} is not under {prefix}"));
+        let target = name
+            .trim_start_matches(&format!("gitops-lint-{tag}-"))
+            .trim_end_matches(".tar.gz");
+        assert_eq!(
+            lines.get(i + 1).copied(),
+            Some(format!("sha256 \"@SHA256 {target}@\"").as_str())
+        );
+        urls.push(name.to_string());
+    }
+    urls.sort();
+    assert_eq!(urls, archives);
+    assert!(formula.contains("bin.install \"gitops-lint\""));
+
+    // The aqua entry: its asset template, for each OS and arch it supports, is an archive.
+    let aqua = yaml("packaging/aqua/registry.yaml");
+    let pkg = aqua
+        .get("packages")
+        .and_then(Node::as_seq)
+        .and_then(|p| p.first())
+        .expect("one package");
+    assert_eq!(pkg.get_str("type"), Some("github_release"));
+    assert_eq!(
+        format!(
+            "{}/{}",
+            pkg.get_str("repo_owner").unwrap_or(""),
+            pkg.get_str("repo_name").unwrap_or("")
+        ),
+        owner_repo
+    );
+    let replace = |key: &str| {
+        pkg.get_path(&["replacements", key])
+            .and_then(Node::as_str)
+            .unwrap_or(key)
+            .to_string()
+    };
+    let render = |template: &str, os: &str, arch: &str| {
+        template
+            .replace("{{.Version}}", &tag)
+            .replace("{{.OS}}", &replace(os))
+            .replace("{{.Arch}}", &replace(arch))
+    };
+    let asset = pkg.get_str("asset").expect("asset");
+    let src = pkg
+        .get("files")
+        .and_then(Node::as_seq)
+        .and_then(|f| f.first())
+        .and_then(|f| f.get_str("src"))
+        .expect("files[0].src");
+    let mut assets = Vec::new();
+    for os in pkg
+        .get("supported_envs")
+        .and_then(Node::as_seq)
+        .expect("supported_envs")
+        .iter()
+        .filter_map(Node::as_str)
+    {
+        for arch in ["amd64", "arm64"] {
+            let name = render(asset, os, arch);
+            assert_eq!(
+                format!("{}/gitops-lint", name.trim_end_matches(".tar.gz")),
+                render(src, os, arch)
+            );
+            assets.push(name);
+        }
+    }
+    assets.sort();
+    assert_eq!(assets, archives);
+    // Its checksum patterns read the SHA256SUMS package.sh writes (`sha256sum` format).
+    assert_eq!(
+        pkg.get_path(&["checksum", "asset"]).and_then(Node::as_str),
+        Some("SHA256SUMS")
+    );
+    let pattern = |k: &str| {
+        regex::Regex::new(
+            pkg.get_path(&["checksum", "pattern", k])
+                .and_then(Node::as_str)
+                .expect("pattern"),
+        )
+        .expect("regex")
+    };
+    let sum = "0123456789abcdef".repeat(4);
+    let sums_line = format!("{sum}  {}", archives[0]);
+    assert_eq!(
+        pattern("checksum")
+            .captures(&sums_line)
+            .and_then(|c| c.get(1))
+            .map(|m| m.as_str()),
+        Some(sum.as_str())
+    );
+    assert_eq!(
+        pattern("file")
+            .captures(&sums_line)
+            .and_then(|c| c.get(1))
+            .map(|m| m.as_str()),
+        Some(archives[0].as_str())
+    );
+    // mise is documented through the same registry.
+    assert!(read("README.md").contains(&format!("mise use aqua:{owner_repo}")));
+    assert!(read("README.md").contains("brew install"));
+
+    // The release renders the formula from its SHA256SUMS and publishes it.
+    let release = read(".github/workflows/release.yml");
+    assert!(release.contains(
+        "packaging/homebrew/render.sh \"$GITHUB_REF_NAME\" dist/release/SHA256SUMS > dist/release/gitops-lint.rb"
+    ));
+    assert!(release.contains("dist/release/SHA256SUMS dist/release/gitops-lint.rb"));
+    if on_path("bash").is_none() {
+        println!("skipped: no bash to render the formula");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let sums = dir.path().join("SHA256SUMS");
+    let listing: String = archives
+        .iter()
+        .enumerate()
+        .map(|(i, a)| format!("{}  {a}\n", format!("{i:x}").repeat(64)))
+        .collect();
+    std::fs::write(&sums, &listing).expect("write");
+    let render_formula = |tag: &str| {
+        Command::new("bash")
+            .arg(root().join("packaging/homebrew/render.sh"))
+            .arg(tag)
+            .arg(&sums)
+            .output()
+            .expect("render")
+    };
+    let out = render_formula(&tag);
+    let rendered = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!rendered.contains("@SHA256"), "{rendered}");
+    for (i, archive) in archives.iter().enumerate() {
+        let target = archive
+            .trim_start_matches(&format!("gitops-lint-{tag}-"))
+            .trim_end_matches(".tar.gz");
+        // Each url keeps the sha256 of its own archive.
+        let url_at = rendered.find(&format!("-{target}.tar.gz\"")).expect("url");
+        let sha = format!("sha256 \"{}\"", format!("{i:x}").repeat(64));
+        assert_eq!(
+            rendered[url_at..].find("sha256 \""),
+            rendered[url_at..].find(&sha)
+        );
+    }
+    // Another release's tag: its version, and its archives must be in SHA256SUMS.
+    let out = render_formula("v9.8.7");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("lists no sha256"));
+    let listing_other = listing.replace(&tag, "v9.8.7");
+    std::fs::write(&sums, listing_other).expect("write");
+    let out = render_formula("v9.8.7");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("  version \"9.8.7\"\n"));
+    match on_path("ruby") {
+        Some(ruby) => {
+            let file = dir.path().join("gitops-lint.rb");
+            std::fs::write(&file, &rendered).expect("write");
+            let check = Command::new(ruby)
+                .arg("-c")
+                .arg(&file)
+                .output()
+                .expect("ruby");
+            assert!(
+                check.status.success(),
+                "{}",
+                String::from_utf8_lossy(&check.stderr)
+            );
+        }
+        None => println!("skipped: ruby -c of the rendered formula (no ruby on PATH)"),
+    }
+}
