@@ -9,6 +9,7 @@
 #                              (default gitops-lint/gitops-lint)
 #   GITOPS_LINT_DOWNLOAD_BASE  where releases are (default: the GitHub releases of the repo);
 #                              files are at $BASE/$TAG/$ASSET
+#   GITOPS_LINT_GH             the GitHub CLI to verify with (default: gh)
 #   GH_TOKEN or GITHUB_TOKEN   with `gh` on PATH: the archive's build provenance attestation is
 #                              verified (`gh attestation verify`); a failed verification fails
 #                              the install, a missing `gh` or token is a notice, not an error
@@ -90,11 +91,12 @@ fi
 
 # The release workflow attests each archive (actions/attest-build-provenance); `gh` checks
 # that this archive was built by that workflow in $repo. Without `gh` or a token it cannot.
-if ! command -v gh >/dev/null 2>&1; then
-  echo "::notice title=gitops-lint::build provenance of $asset not verified: gh is not on PATH (SHA256SUMS checked)"
+gh="${GITOPS_LINT_GH:-gh}"
+if ! command -v "$gh" >/dev/null 2>&1; then
+  echo "::notice title=gitops-lint::build provenance of $asset not verified: $gh is not on PATH (SHA256SUMS checked)"
 elif [ -z "${GH_TOKEN:-${GITHUB_TOKEN:-}}" ]; then
   echo "::notice title=gitops-lint::build provenance of $asset not verified: no GH_TOKEN or GITHUB_TOKEN for gh (SHA256SUMS checked)"
-elif gh attestation verify "$work/$asset" --repo "$repo" >"$work/attestation.log" 2>&1; then
+elif "$gh" attestation verify "$work/$asset" --repo "$repo" >"$work/attestation.log" 2>&1; then
   echo "gitops-lint: build provenance of $asset verified (attested by $repo)" >&2
 else
   reason="$(tr '\n' ' ' < "$work/attestation.log" | cut -c 1-500)"

@@ -1232,10 +1232,19 @@ fn install_step_verifies_the_release_attestation_when_it_can() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(!gh_log.exists(), "gh ran without a token");
-    // Without gh: the notice says so.
-    let out = install_with(&base, &dir.path().join("bin2"), &[("GH_TOKEN", &token)]);
+    // Without gh (a name no PATH has, so a runner's real gh stays out of it): the notice
+    // says so.
+    let no_gh = PathBuf::from("gitops-lint-test-no-such-gh");
+    let out = install_with(
+        &base,
+        &dir.path().join("bin2"),
+        &[("GH_TOKEN", &token), ("GITOPS_LINT_GH", &no_gh)],
+    );
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("not verified: gh is not on PATH"));
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("not verified: gitops-lint-test-no-such-gh is not on PATH")
+    );
     // gh and a token, attestation verified: installed, and gh was asked about this archive
     // and this repository.
     let asset = "gitops-lint-v9.9.9-x86_64-unknown-linux-musl.tar.gz";
