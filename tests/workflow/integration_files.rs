@@ -348,11 +348,17 @@ fn fetch_step_runs_fetch_and_turns_failures_into_annotations() {
         .env("GITOPS_LINT_PATH", &repo)
         .env("GITOPS_LINT_CACHE", dir.path().join("cache"))
         .env("GITHUB_ENV", &github_env)
+        .env("GITHUB_STEP_SUMMARY", dir.path().join("summary0.md"))
         .output()
         .expect("run");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("fetched 0, cached 0, failed 0"), "{text}");
+    // The job summary says what the real binary's fetch did.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("summary0.md")).expect("summary"),
+        "### gitops-lint fetch\n\nRemote charts and bases: **0 downloaded**, 0 already in the cache, **0 failed**.\n\n"
+    );
     // The lint step reads the cache the fetch step filled.
     assert_eq!(
         std::fs::read_to_string(&github_env).expect("GITHUB_ENV"),
@@ -363,9 +369,11 @@ fn fetch_step_runs_fetch_and_turns_failures_into_annotations() {
     let fake = dir.path().join("gitops-lint");
     std::fs::write(
         &fake,
-        "#!/bin/sh\n[ \"$1\" = help ] && exit 0\necho \"ran $*\"\necho 'apps/web.yaml:12: chart web ^1 from https://c.example: 100% gone' >&2\necho 'fetched 0, cached 0, failed 1' >&2\nexit 1\n",
+        "#!/bin/sh\n[ \"$1\" = help ] && exit 0\necho \"ran $*\"\necho 'note: registry.example: no credentials' >&2\necho 'apps/web.yaml:12: chart web ^1 from https://c.example: 100% gone' >&2\necho 'apps/api.yaml:3: base <a|b>: 404' >&2\necho 'fetched 2, cached 1, failed 2 (.gitops-lint.lock written)' >&2\nexit 1\n",
     )
     .expect("write");
+    let summary = dir.path().join("summary.md");
+    std::fs::write(&summary, "earlier step\n").expect("write");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -375,13 +383,26 @@ fn fetch_step_runs_fetch_and_turns_failures_into_annotations() {
         .arg(root().join(".github/action/fetch.sh"))
         .env("GITOPS_LINT_BIN", &fake)
         .env("GITOPS_LINT_PATH", "deploy")
+        .env("GITHUB_STEP_SUMMARY", &summary)
         .env_remove("GITHUB_ENV")
         .output()
         .expect("run");
     assert!(out.status.success());
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),
-        "ran fetch -- deploy\n::error file=deploy/apps/web.yaml,line=12,title=gitops-lint fetch::chart web ^1 from https://c.example: 100%25 gone\nfetched 0, cached 0, failed 1"
+        "ran fetch -- deploy\nnote: registry.example: no credentials\n::error file=deploy/apps/web.yaml,line=12,title=gitops-lint fetch::chart web ^1 from https://c.example: 100%25 gone\n::error file=deploy/apps/api.yaml,line=3,title=gitops-lint fetch::base <a|b>: 404\nfetched 2, cached 1, failed 2 (.gitops-lint.lock written)"
+    );
+    // The job summary (appended to what earlier steps wrote): the counts, each failure with
+    // its file:line and reason (escaped for Markdown), the notes.
+    assert_eq!(
+        std::fs::read_to_string(&summary).expect("summary"),
+        "earlier step\n### gitops-lint fetch\n\n\
+         Remote charts and bases: **2 downloaded**, 1 already in the cache, **2 failed** (.gitops-lint.lock written).\n\n\
+         | Named at | Why it could not be fetched |\n| --- | --- |\n\
+         | `deploy/apps/web.yaml:12` | chart web ^1 from https://c.example: 100% gone |\n\
+         | `deploy/apps/api.yaml:3` | base &lt;a\\|b&gt;: 404 |\n\n\
+         The apps that use these inputs stay unrendered; the lint reports them as not fetched.\n\n\
+         - registry.example: no credentials\n\n"
     );
     std::fs::write(&fake, "#!/bin/sh\n[ \"$1\" = help ] && exit 0\nexit 2\n").expect("write");
     let out = Command::new("bash")
@@ -513,6 +534,9 @@ fn install_step_verifies_the_checksum() {
             .env("GITHUB_PATH", github_path)
             .env("RUNNER_OS", "Linux")
             .env("RUNNER_ARCH", "X64")
+            // The attestation check has its own test; this one is about the checksum.
+            .env_remove("GH_TOKEN")
+            .env_remove("GITHUB_TOKEN")
             .output()
             .expect("install")
     };
@@ -557,6 +581,8 @@ fn install_step_verifies_the_checksum() {
         .env("GITOPS_LINT_INSTALL_DIR", &dest_default)
         .env("RUNNER_OS", "Linux")
         .env("RUNNER_ARCH", "X64")
+        .env_remove("GH_TOKEN")
+        .env_remove("GITHUB_TOKEN")
         .output()
         .expect("install");
     assert!(
@@ -913,4 +939,576 @@ fn documented_workflow_passes_actionlint() {
         !out.status.success(),
         "actionlint accepted a broken workflow"
     );
+}
+
+/// Every `uses:` line of `file` (step or job level), as (line number, the reference, the
+/// comment after it).
+fn uses_lines(file: &str) -> Vec<(usize, String, String)> {
+    read(file)
+        .lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let rest = line.trim_start().trim_start_matches("- ");
+            let rest = rest.strip_prefix("uses:")?.trim();
+            let (reference, comment) = match rest.split_once(" #") {
+                Some((r, c)) => (r.trim(), c.trim()),
+                None => (rest, ""),
+            };
+            Some((i + 1, reference.to_string(), comment.to_string()))
+        })
+        .collect()
+}
+
+/// Third-party actions run by commit, not by a tag their owner can move: every `uses:` of a
+/// non-local action names a full 40-hex commit SHA with a `# vX.Y.Z` (or `# <branch>`)
+/// comment saying what it was. This action's own `gitops-lint/gitops-lint@vX` in the
+/// documented workflow is the exception: our release moves that tag
+/// (`documented_tags_are_the_ones_the_release_makes`).
+#[test]
+fn third_party_actions_are_pinned_by_commit_sha() {
+    let mut files: Vec<String> = std::fs::read_dir(root().join(".github/workflows"))
+        .expect("workflows")
+        .flatten()
+        .map(|e| format!(".github/workflows/{}", e.file_name().to_string_lossy()))
+        .collect();
+    files.sort();
+    files.extend([
+        "action.yml".to_string(),
+        "docs/github-workflow.yml".to_string(),
+    ]);
+    let ours = format!("gitops-lint/gitops-lint@{}", major_tag());
+    let mut pinned = 0;
+    for file in &files {
+        for (line, reference, comment) in uses_lines(file) {
+            if reference.starts_with("./") || reference == ours {
+                continue;
+            }
+            let sha = reference.rsplit_once('@').map(|(_, r)| r).unwrap_or("");
+            assert!(
+                sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{file}:{line}: `{reference}` is not pinned by a full commit SHA"
+            );
+            let version = comment.trim_start_matches('v');
+            assert!(
+                comment == "stable"
+                    || (comment.starts_with('v')
+                        && version.split('.').count() == 3
+                        && version.split('.').all(|p| p.parse::<u32>().is_ok())),
+                "{file}:{line}: `{reference}` needs a `# vX.Y.Z` comment, has `# {comment}`"
+            );
+            pinned += 1;
+        }
+    }
+    assert!(pinned >= 20, "{pinned}");
+}
+
+/// The x86_64 Linux tools the install-script tests run `install.sh` with; `None` (and a
+/// printed reason) elsewhere.
+fn install_test_host() -> Option<()> {
+    if !cfg!(all(target_os = "linux", target_arch = "x86_64"))
+        || ["bash", "curl", "tar", "sha256sum"]
+            .iter()
+            .any(|t| on_path(t).is_none())
+    {
+        println!("skipped: needs x86_64 Linux with bash, curl, tar and sha256sum");
+        return None;
+    }
+    Some(())
+}
+
+/// `install.sh` for release v9.9.9 from `base` into `dest`, with `env` on top.
+fn install_with(base: &str, dest: &Path, env: &[(&str, &Path)]) -> std::process::Output {
+    let mut cmd = Command::new("bash");
+    cmd.arg(root().join(".github/action/install.sh"))
+        .env("GITOPS_LINT_VERSION", "v9.9.9")
+        .env("GITOPS_LINT_DOWNLOAD_BASE", base)
+        .env("GITOPS_LINT_INSTALL_DIR", dest)
+        .env("RUNNER_OS", "Linux")
+        .env("RUNNER_ARCH", "X64")
+        .env_remove("GITHUB_PATH")
+        .env_remove("GH_TOKEN")
+        .env_remove("GITHUB_TOKEN");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("install")
+}
+
+/// The Action restores the release archive with actions/cache, keyed by OS, arch and the
+/// resolved version, so a run does not download it again; the cached archive is still
+/// checked against the release's SHA256SUMS.
+#[test]
+fn install_step_caches_the_archive_per_version() {
+    let action = yaml("action.yml");
+    let steps = action
+        .get_path(&["runs", "steps"])
+        .and_then(Node::as_seq)
+        .expect("steps");
+    let resolve = steps
+        .iter()
+        .position(|s| s.get_str("run").is_some_and(|r| r.contains("--resolve")))
+        .expect("a step resolves the release");
+    let id = steps[resolve].get_str("id").expect("resolve step id");
+    let cache = steps
+        .iter()
+        .position(|s| {
+            s.get_str("uses")
+                .is_some_and(|u| u.starts_with("actions/cache@"))
+                && s.get_path(&["with", "key"])
+                    .and_then(Node::as_str)
+                    .is_some_and(|k| k.contains("gitops-lint-bin-"))
+        })
+        .expect("a cache step for the binary");
+    let key = steps[cache]
+        .get_path(&["with", "key"])
+        .and_then(Node::as_str)
+        .expect("key");
+    for part in [
+        "${{ runner.os }}",
+        "${{ runner.arch }}",
+        &format!("${{{{ steps.{id}.outputs.version }}}}"),
+    ] {
+        assert!(key.contains(part), "cache key `{key}` lacks {part}");
+    }
+    let path = steps[cache]
+        .get_path(&["with", "path"])
+        .and_then(Node::as_str)
+        .expect("path");
+    let install = steps
+        .iter()
+        .position(|s| {
+            s.get_str("run")
+                .is_some_and(|r| r.contains("install.sh") && !r.contains("--resolve"))
+        })
+        .expect("install step");
+    assert!(resolve < cache && cache < install);
+    assert_eq!(
+        steps[install]
+            .get_path(&["env", "GITOPS_LINT_ARCHIVE_CACHE"])
+            .and_then(Node::as_str),
+        Some(path)
+    );
+
+    if install_test_host().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    // --resolve names the release and its archive for the cache key, and installs nothing.
+    let outputs = dir.path().join("github_output");
+    let out = Command::new("bash")
+        .arg(root().join(".github/action/install.sh"))
+        .arg("--resolve")
+        .env("GITOPS_LINT_VERSION", "9.9.9")
+        .env("GITHUB_OUTPUT", &outputs)
+        .env("RUNNER_OS", "Linux")
+        .env("RUNNER_ARCH", "ARM64")
+        .output()
+        .expect("resolve");
+    assert!(out.status.success());
+    assert_eq!(
+        std::fs::read_to_string(&outputs).expect("outputs"),
+        "version=v9.9.9\nasset=gitops-lint-v9.9.9-aarch64-unknown-linux-musl.tar.gz\n"
+    );
+    let served = fake_release(dir.path(), "v9.9.9");
+    let asset = "gitops-lint-v9.9.9-x86_64-unknown-linux-musl.tar.gz";
+    let base = format!("http://127.0.0.1:{}", serve(served.clone(), 20));
+    let archives = dir.path().join("archives");
+    let env = [("GITOPS_LINT_ARCHIVE_CACHE", archives.as_path())];
+    // First run: downloaded, verified, kept for actions/cache to save.
+    let out = install_with(&base, &dir.path().join("bin1"), &env);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(archives.join(asset).is_file());
+    // Next run: the release no longer serves the archive, the cached one installs.
+    std::fs::rename(served.join("v9.9.9").join(asset), dir.path().join("moved")).expect("mv");
+    let out = install_with(&base, &dir.path().join("bin2"), &env);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("from the cache"), "{stderr}");
+    assert!(dir.path().join("bin2/gitops-lint").is_file());
+    // A cached archive that does not match SHA256SUMS is refused.
+    let mut bytes = std::fs::read(archives.join(asset)).expect("read");
+    bytes.extend_from_slice(b"poisoned");
+    std::fs::write(archives.join(asset), bytes).expect("write");
+    let out = install_with(&base, &dir.path().join("bin3"), &env);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("checksum mismatch"));
+    assert!(!dir.path().join("bin3/gitops-lint").exists());
+}
+
+/// The release attests its archives (actions/attest-build-provenance, keyless), and the
+/// install step verifies the attestation with `gh attestation verify` when `gh` and a token
+/// are there: a failed verification fails the install; without them it says it skipped.
+#[test]
+fn install_step_verifies_the_release_attestation_when_it_can() {
+    let release = yaml(".github/workflows/release.yml");
+    let publish = release.get_path(&["jobs", "publish"]).expect("publish job");
+    for (perm, level) in [
+        ("id-token", "write"),
+        ("attestations", "write"),
+        ("contents", "write"),
+    ] {
+        assert_eq!(
+            publish
+                .get_path(&["permissions", perm])
+                .and_then(Node::as_str),
+            Some(level),
+            "publish needs {perm}: {level}"
+        );
+    }
+    let steps = publish.get("steps").and_then(Node::as_seq).expect("steps");
+    let attest = steps
+        .iter()
+        .position(|s| {
+            s.get_str("uses")
+                .is_some_and(|u| u.starts_with("actions/attest-build-provenance@"))
+        })
+        .expect("an attestation step");
+    assert_eq!(
+        steps[attest]
+            .get_path(&["with", "subject-path"])
+            .and_then(Node::as_str),
+        Some("dist/release/*.tar.gz")
+    );
+    let published = steps
+        .iter()
+        .position(|s| {
+            s.get_str("run")
+                .is_some_and(|r| r.contains("gh release create"))
+        })
+        .expect("release step");
+    assert!(attest < published, "attested before it is published");
+    let action = read("action.yml");
+    assert!(action.contains("GH_TOKEN: ${{ inputs.token }}"));
+
+    if install_test_host().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let served = fake_release(dir.path(), "v9.9.9");
+    let base = format!("http://127.0.0.1:{}", serve(served, 20));
+    // A fake gh that logs its arguments and answers as FAKE_GH_STATUS says.
+    let fake_bin = dir.path().join("fake-bin");
+    std::fs::create_dir_all(&fake_bin).expect("mkdir");
+    let gh_log = dir.path().join("gh.log");
+    std::fs::write(
+        fake_bin.join("gh"),
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\n[ \"$FAKE_GH_STATUS\" = 0 ] && exit 0\necho 'no matching attestations found' >&2\nexit 1\n",
+            gh_log.display()
+        ),
+    )
+    .expect("write");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(fake_bin.join("gh"), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+    }
+    let path = std::env::join_paths(std::iter::once(fake_bin.clone()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .expect("PATH");
+    let path = PathBuf::from(path);
+    let token = PathBuf::from("t0ken");
+    let (ok, bad) = (PathBuf::from("0"), PathBuf::from("1"));
+    // gh on PATH but no token: installed, with a notice that provenance was not checked.
+    let out = install_with(
+        &base,
+        &dir.path().join("bin1"),
+        &[("PATH", &path), ("FAKE_GH_STATUS", &ok)],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("not verified: no GH_TOKEN"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(!gh_log.exists(), "gh ran without a token");
+    // Without gh (a name no PATH has, so a runner's real gh stays out of it): the notice
+    // says so.
+    let no_gh = PathBuf::from("gitops-lint-test-no-such-gh");
+    let out = install_with(
+        &base,
+        &dir.path().join("bin2"),
+        &[("GH_TOKEN", &token), ("GITOPS_LINT_GH", &no_gh)],
+    );
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("not verified: gitops-lint-test-no-such-gh is not on PATH")
+    );
+    // gh and a token, attestation verified: installed, and gh was asked about this archive
+    // and this repository.
+    let asset = "gitops-lint-v9.9.9-x86_64-unknown-linux-musl.tar.gz";
+    let out = install_with(
+        &base,
+        &dir.path().join("bin3"),
+        &[
+            ("PATH", &path),
+            ("GH_TOKEN", &token),
+            ("FAKE_GH_STATUS", &ok),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("provenance of"), "{stderr}");
+    assert!(dir.path().join("bin3/gitops-lint").is_file());
+    let logged = std::fs::read_to_string(&gh_log).expect("gh ran");
+    assert!(
+        logged.starts_with("attestation verify ")
+            && logged.contains(&format!("/{asset} --repo gitops-lint/gitops-lint")),
+        "{logged}"
+    );
+    // A failed verification fails the install, says why, installs nothing.
+    let out = install_with(
+        &base,
+        &dir.path().join("bin4"),
+        &[
+            ("PATH", &path),
+            ("GITHUB_TOKEN", &token),
+            ("FAKE_GH_STATUS", &bad),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("failed verification") && stderr.contains("no matching attestations"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("bin4/gitops-lint").exists());
+}
+
+/// The release's archive names, from release.yml's build matrix and package.sh's naming:
+/// `gitops-lint-<tag>-<target>.tar.gz`, each holding `gitops-lint-<tag>-<target>/gitops-lint`.
+fn release_archives(tag: &str) -> Vec<String> {
+    let package = read(".github/release/package.sh");
+    assert!(package.contains(r#"name="gitops-lint-$version-$target""#));
+    assert!(package.contains(r#"tar -czf "$out/$name.tar.gz" -C "$extras" "$name""#));
+    assert!(package.contains(r#"install -m 0755 "$bin" "$stage/gitops-lint""#));
+    let mut names: Vec<String> = yaml(".github/workflows/release.yml")
+        .get_path(&["jobs", "build", "strategy", "matrix", "include"])
+        .and_then(Node::as_seq)
+        .expect("matrix")
+        .iter()
+        .filter_map(|i| i.get_str("target"))
+        .map(|t| format!("gitops-lint-{tag}-{t}.tar.gz"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The Homebrew formula and the aqua registry entry (mise's aqua backend) name exactly the
+/// archives the release publishes, and the formula renders into valid Ruby with each
+/// archive's sha256 from SHA256SUMS.
+#[test]
+fn homebrew_formula_and_aqua_entry_name_the_release_archives() {
+    let tag = version_tag();
+    let version = tag.trim_start_matches('v');
+    let archives = release_archives(&tag);
+    assert_eq!(archives.len(), 4, "{archives:?}");
+    let repo_url = read("Cargo.toml")
+        .lines()
+        .find_map(|l| l.strip_prefix("repository = \""))
+        .map(|r| r.trim_end_matches('"').to_string())
+        .expect("repository");
+    let owner_repo = repo_url
+        .trim_start_matches("https://github.com/")
+        .to_string();
+
+    // The formula: one url per archive, each followed by its target's sha256 placeholder.
+    let formula = read("packaging/homebrew/gitops-lint.rb");
+    assert!(formula.contains(&format!("  version \"{version}\"\n")));
+    let lines: Vec<&str> = formula.lines().map(str::trim).collect();
+    let mut urls = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(url) = line
+            .strip_prefix("url \"")
+            .and_then(|u| u.strip_suffix('"'))
+        else {
+            continue;
+        };
+        let url = url.replace("#{version}", version);
+        let prefix = format!("{repo_url}/releases/download/{tag}/");
+        let name = url
+            .strip_prefix(&prefix)
+            .unwrap_or_else(|| panic!("{url} is not under {prefix}"));
+        let target = name
+            .trim_start_matches(&format!("gitops-lint-{tag}-"))
+            .trim_end_matches(".tar.gz");
+        assert_eq!(
+            lines.get(i + 1).copied(),
+            Some(format!("sha256 \"@SHA256 {target}@\"").as_str())
+        );
+        urls.push(name.to_string());
+    }
+    urls.sort();
+    assert_eq!(urls, archives);
+    assert!(formula.contains("bin.install \"gitops-lint\""));
+
+    // The aqua entry: its asset template, for each OS and arch it supports, is an archive.
+    let aqua = yaml("packaging/aqua/registry.yaml");
+    let pkg = aqua
+        .get("packages")
+        .and_then(Node::as_seq)
+        .and_then(|p| p.first())
+        .expect("one package");
+    assert_eq!(pkg.get_str("type"), Some("github_release"));
+    assert_eq!(
+        format!(
+            "{}/{}",
+            pkg.get_str("repo_owner").unwrap_or(""),
+            pkg.get_str("repo_name").unwrap_or("")
+        ),
+        owner_repo
+    );
+    let replace = |key: &str| {
+        pkg.get_path(&["replacements", key])
+            .and_then(Node::as_str)
+            .unwrap_or(key)
+            .to_string()
+    };
+    let render = |template: &str, os: &str, arch: &str| {
+        template
+            .replace("{{.Version}}", &tag)
+            .replace("{{.OS}}", &replace(os))
+            .replace("{{.Arch}}", &replace(arch))
+    };
+    let asset = pkg.get_str("asset").expect("asset");
+    let src = pkg
+        .get("files")
+        .and_then(Node::as_seq)
+        .and_then(|f| f.first())
+        .and_then(|f| f.get_str("src"))
+        .expect("files[0].src");
+    let mut assets = Vec::new();
+    for os in pkg
+        .get("supported_envs")
+        .and_then(Node::as_seq)
+        .expect("supported_envs")
+        .iter()
+        .filter_map(Node::as_str)
+    {
+        for arch in ["amd64", "arm64"] {
+            let name = render(asset, os, arch);
+            assert_eq!(
+                format!("{}/gitops-lint", name.trim_end_matches(".tar.gz")),
+                render(src, os, arch)
+            );
+            assets.push(name);
+        }
+    }
+    assets.sort();
+    assert_eq!(assets, archives);
+    // Its checksum patterns read the SHA256SUMS package.sh writes (`sha256sum` format).
+    assert_eq!(
+        pkg.get_path(&["checksum", "asset"]).and_then(Node::as_str),
+        Some("SHA256SUMS")
+    );
+    let pattern = |k: &str| {
+        regex::Regex::new(
+            pkg.get_path(&["checksum", "pattern", k])
+                .and_then(Node::as_str)
+                .expect("pattern"),
+        )
+        .expect("regex")
+    };
+    let sum = "0123456789abcdef".repeat(4);
+    let sums_line = format!("{sum}  {}", archives[0]);
+    assert_eq!(
+        pattern("checksum")
+            .captures(&sums_line)
+            .and_then(|c| c.get(1))
+            .map(|m| m.as_str()),
+        Some(sum.as_str())
+    );
+    assert_eq!(
+        pattern("file")
+            .captures(&sums_line)
+            .and_then(|c| c.get(1))
+            .map(|m| m.as_str()),
+        Some(archives[0].as_str())
+    );
+    // mise is documented through the same registry.
+    assert!(read("README.md").contains(&format!("mise use aqua:{owner_repo}")));
+    assert!(read("README.md").contains("brew install"));
+
+    // The release renders the formula from its SHA256SUMS and publishes it.
+    let release = read(".github/workflows/release.yml");
+    assert!(release.contains(
+        "packaging/homebrew/render.sh \"$GITHUB_REF_NAME\" dist/release/SHA256SUMS > dist/release/gitops-lint.rb"
+    ));
+    assert!(release.contains("dist/release/SHA256SUMS dist/release/gitops-lint.rb"));
+    if on_path("bash").is_none() {
+        println!("skipped: no bash to render the formula");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let sums = dir.path().join("SHA256SUMS");
+    let listing: String = archives
+        .iter()
+        .enumerate()
+        .map(|(i, a)| format!("{}  {a}\n", format!("{i:x}").repeat(64)))
+        .collect();
+    std::fs::write(&sums, &listing).expect("write");
+    let render_formula = |tag: &str| {
+        Command::new("bash")
+            .arg(root().join("packaging/homebrew/render.sh"))
+            .arg(tag)
+            .arg(&sums)
+            .output()
+            .expect("render")
+    };
+    let out = render_formula(&tag);
+    let rendered = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!rendered.contains("@SHA256"), "{rendered}");
+    for (i, archive) in archives.iter().enumerate() {
+        let target = archive
+            .trim_start_matches(&format!("gitops-lint-{tag}-"))
+            .trim_end_matches(".tar.gz");
+        // Each url keeps the sha256 of its own archive.
+        let url_at = rendered.find(&format!("-{target}.tar.gz\"")).expect("url");
+        let sha = format!("sha256 \"{}\"", format!("{i:x}").repeat(64));
+        assert_eq!(
+            rendered[url_at..].find("sha256 \""),
+            rendered[url_at..].find(&sha)
+        );
+    }
+    // Another release's tag: its version, and its archives must be in SHA256SUMS.
+    let out = render_formula("v9.8.7");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("lists no sha256"));
+    let listing_other = listing.replace(&tag, "v9.8.7");
+    std::fs::write(&sums, listing_other).expect("write");
+    let out = render_formula("v9.8.7");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("  version \"9.8.7\"\n"));
+    match on_path("ruby") {
+        Some(ruby) => {
+            let file = dir.path().join("gitops-lint.rb");
+            std::fs::write(&file, &rendered).expect("write");
+            let check = Command::new(ruby)
+                .arg("-c")
+                .arg(&file)
+                .output()
+                .expect("ruby");
+            assert!(
+                check.status.success(),
+                "{}",
+                String::from_utf8_lossy(&check.stderr)
+            );
+        }
+        None => println!("skipped: ruby -c of the rendered formula (no ruby on PATH)"),
+    }
 }
