@@ -437,6 +437,10 @@ fn every_growth_function_stops_at_the_memory_budget_before_allocating() {
         ("quote", format!("{mb}{{{{ quote {many} | len }}}}")),
         ("squote", format!("{mb}{{{{ squote {many} | len }}}}")),
         ("toStrings", format!("{mb}{{{{ toStrings (list {many}) | len }}}}")),
+        (
+            "concat",
+            "{{- $l := list 1 2 }}{{- range until 40 }}{{- $l = concat $l $l }}{{- end }}{{ len $l }}".to_string(),
+        ),
     ];
     let dir = tempfile::tempdir().expect("tempdir");
     for (i, (_, body)) in cases.iter().enumerate() {

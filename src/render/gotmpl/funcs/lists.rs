@@ -226,8 +226,20 @@ pub fn must_slice(_: &mut FuncEnv, a: &[Value]) -> R {
     slice_impl("mustSlice", a)
 }
 
+/// Checks the call's room for the whole result before building it: the same list given
+/// many times (`concat $l $l`, doubled in a `range`) grows without bound otherwise.
 pub fn concat(_: &mut FuncEnv, a: &[Value]) -> R {
-    let mut out = Vec::new();
+    let mut total: usize = 0;
+    for v in a {
+        total = total.saturating_add(match v {
+            Value::List(l) => l.len(),
+            Value::Bytes(b) => b.len(),
+            _ => 0,
+        });
+    }
+    super::memory::spend(total.saturating_mul(std::mem::size_of::<Value>()))
+        .map_err(|e| format!("concat: {e}"))?;
+    let mut out = Vec::with_capacity(total);
     for v in a {
         out.extend(elems(v, |k| format!("Cannot concat type {k} as list"))?);
     }
