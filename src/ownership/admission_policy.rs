@@ -111,11 +111,17 @@ impl Parser<'_> {
         if self.eat(b'[') {
             let mut items = Vec::new();
             while !self.eat(b']') {
-                if self.i >= self.s.len() {
+                let before = self.i;
+                if before >= self.s.len() {
                     return Lit::Unknown;
                 }
                 items.push(self.value());
                 self.eat(b',');
+                // A closing `}` or `)` where the list should go on consumes nothing: without
+                // this the loop would push unknown items forever (found by the lint_repo fuzzer).
+                if self.i == before {
+                    return Lit::Unknown;
+                }
             }
             return self.end_or_unknown(Lit::List(items), start);
         }
@@ -123,12 +129,16 @@ impl Parser<'_> {
         if self.eat(b'{') {
             let mut fields = Vec::new();
             while !self.eat(b'}') {
+                let before = self.i;
                 let key = self.ident();
                 if key.is_empty() || !self.eat(b':') {
                     return Lit::Unknown;
                 }
                 fields.push((key, self.value()));
                 self.eat(b',');
+                if self.i == before {
+                    return Lit::Unknown;
+                }
             }
             return self.end_or_unknown(Lit::Object(fields), start);
         }
@@ -403,6 +413,14 @@ pub fn mutators(objects: &[ModelObject], out: &mut Vec<Mutator>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_cut_short_by_a_closing_brace_ends_instead_of_looping() {
+        // `[Object.x{...}}]`: the extra `}` stops the list item; the list must give up
+        // (found by the lint_repo fuzzer as a hang growing to gigabytes).
+        let lit = parse("Object{spec: [Object.spec.a{name: \"web\", x: \"y\"}}]}");
+        assert!(matches!(lit, Lit::Object(_) | Lit::Unknown));
+    }
 
     #[test]
     fn apply_configuration_literals_become_paths() {
