@@ -9,6 +9,22 @@ pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_gitops-lint"))
 }
 
+/// `gitops-lint diff --base HEAD~1 --format json --comment off`: the pull request's last
+/// commit against its parent, as JSON, without touching GitHub.
+pub fn diff_last_commit_json() -> Command {
+    let mut cmd = bin();
+    cmd.args([
+        "diff",
+        "--base",
+        "HEAD~1",
+        "--format",
+        "json",
+        "--comment",
+        "off",
+    ]);
+    cmd
+}
+
 pub fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
         .current_dir(dir)

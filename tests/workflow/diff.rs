@@ -37,19 +37,7 @@ fn reports_exactly_the_new_findings_and_the_affected_apps_diff() {
         String::from_utf8_lossy(&full.stdout)
     );
 
-    let out = bin()
-        .args([
-            "diff",
-            "--base",
-            "HEAD~1",
-            "--format",
-            "json",
-            "--comment",
-            "off",
-        ])
-        .arg(d)
-        .output()
-        .expect("run");
+    let out = diff_last_commit_json().arg(d).output().expect("run");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     let mut found = json_findings(&out);
@@ -225,16 +213,7 @@ fn diff_honours_no_ignore_changed_and_cache() {
     // A `.ignore` in the working tree hides the new HPA, so its conflict is not seen...
     write(d, ".ignore", "apps/shop/hpa.yaml\n");
     let rules_of = |extra: &[&str]| -> Vec<String> {
-        let out = bin()
-            .args([
-                "diff",
-                "--base",
-                "HEAD~1",
-                "--format",
-                "json",
-                "--comment",
-                "off",
-            ])
+        let out = diff_last_commit_json()
             .args(extra)
             .arg(".")
             .current_dir(d)

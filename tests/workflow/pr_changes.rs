@@ -41,16 +41,7 @@ fn pr(base: &[(&str, &str)], head: &[(&str, Option<&str>)]) -> tempfile::TempDir
 
 /// The comparison findings of `diff --base HEAD~1` (other rules' findings are left out).
 fn compared(repo: &tempfile::TempDir) -> Vec<Found> {
-    let out = bin()
-        .args([
-            "diff",
-            "--base",
-            "HEAD~1",
-            "--format",
-            "json",
-            "--comment",
-            "off",
-        ])
+    let out = diff_last_commit_json()
         .arg(repo.path())
         .output()
         .expect("run");
