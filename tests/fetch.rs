@@ -1095,3 +1095,144 @@ fn bench_fetch_cold_and_warm() {
 fn repo_url_of(s: &Servers) -> String {
     format!("{}/charts", s.helm.url())
 }
+
+/// A kustomization whose resource and patch are files at URLs: offline, both are left out
+/// and named; `fetch` downloads them over HTTP(S), locks each by digest, and lint then
+/// renders them with the local patch applied; a server that later serves other bytes makes
+/// a fresh fetch fail instead of moving the lint.
+#[test]
+fn remote_files_are_fetched_locked_by_digest_and_rendered_with_the_local_patches() {
+    let server = Server::start();
+    let install = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n        - name: web\n          image: ghcr.io/example/web:1.4.2\n";
+    server.serve("/org/web/v1.4.2/install.yaml", install.as_bytes().to_vec());
+    let remote_patch = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  template:\n    spec:\n      containers:\n        - name: web\n          resources:\n            requests: {cpu: 100m}\n";
+    server.serve("/org/patches/v2/web.yaml", remote_patch.as_bytes().to_vec());
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    let app = repo.join("apps/web");
+    std::fs::create_dir_all(&app).unwrap();
+    let base = server.url();
+    std::fs::write(
+        app.join("kustomization.yaml"),
+        format!(
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - {base}/org/web/v1.4.2/install.yaml\n  - hpa.yaml\npatches:\n  - path: {base}/org/patches/v2/web.yaml\n  - path: replicas.yaml\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        app.join("hpa.yaml"),
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 6\n",
+    )
+    .unwrap();
+    std::fs::write(
+        app.join("replicas.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  replicas: 3\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(repo.join("argocd")).unwrap();
+    std::fs::write(
+        repo.join("argocd/web.yaml"),
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://github.com/example/platform.git\n    targetRevision: main\n    path: apps/web\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: shop\n  syncPolicy:\n    automated: {selfHeal: true}\n",
+    )
+    .unwrap();
+    let cache = dir.path().join("cache");
+    let lint_json = |cache: &Path| -> Vec<serde_json::Value> {
+        let out = bin()
+            .args(["--format", "json", "--comment", "off"])
+            .arg(&repo)
+            .env("GITOPS_LINT_CACHE", cache)
+            .output()
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        json["findings"].as_array().cloned().unwrap_or_default()
+    };
+    let rules = |findings: &[serde_json::Value]| -> Vec<(String, String, u64)> {
+        let mut r: Vec<_> = findings
+            .iter()
+            .filter(|f| f["severity"] != "info")
+            .map(|f| {
+                (
+                    f["rule"].as_str().unwrap_or("").to_string(),
+                    f["file"].as_str().unwrap_or("").to_string(),
+                    f["line"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect();
+        r.sort();
+        r
+    };
+
+    // Offline: both URLs are named, each on its line, as inputs `fetch` downloads.
+    let offline = lint_json(&cache);
+    let missing: Vec<_> = offline
+        .iter()
+        .filter(|f| f["rule"] == "offline-unrenderable-input")
+        .collect();
+    assert_eq!(missing.len(), 2, "{offline:#?}");
+    assert!(
+        missing.iter().all(|f| f["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("gitops-lint fetch"))),
+        "{missing:#?}"
+    );
+
+    let (ok, stderr) = run_fetch(&repo, &cache);
+    assert!(
+        ok && stderr.contains("fetched 2, cached 0, failed 0"),
+        "{stderr}"
+    );
+    let lock = std::fs::read_to_string(repo.join(".gitops-lint.lock")).unwrap();
+    assert_eq!(lock.matches("kind: url").count(), 2, "{lock}");
+    assert!(
+        lock.contains(&digest_of(install.as_bytes())),
+        "the lock pins the file's content: {lock}"
+    );
+
+    // Rendered from the cache: the local patch found its target in the fetched file, and the
+    // HPA conflict is on the line a person edits; nothing is offline any more.
+    let online = lint_json(&cache);
+    assert_eq!(
+        rules(&online)
+            .into_iter()
+            .filter(|(r, _, _)| r != "unpinned-source")
+            .collect::<Vec<_>>(),
+        vec![(
+            "hpa-replicas-conflict".to_string(),
+            "apps/web/replicas.yaml".to_string(),
+            7
+        )],
+        "{online:#?}"
+    );
+
+    // A second fetch is served from the lock and the cache.
+    let hits = server.total_hits();
+    let (ok, stderr) = run_fetch(&repo, &cache);
+    assert!(
+        ok && stderr.contains("fetched 0, cached 2, failed 0"),
+        "{stderr}"
+    );
+    assert_eq!(
+        server.total_hits(),
+        hits,
+        "a locked, cached file is not downloaded again"
+    );
+
+    // The server changes the file: a fetch into an empty cache downloads it again and refuses
+    // the new bytes, naming the line; the lock keeps the old digest.
+    server.serve(
+        "/org/web/v1.4.2/install.yaml",
+        install.replace("1.4.2", "1.5.0").into_bytes(),
+    );
+    let fresh = dir.path().join("fresh-cache");
+    let (ok, stderr) = run_fetch(&repo, &fresh);
+    assert!(!ok, "{stderr}");
+    assert!(
+        stderr.contains("apps/web/kustomization.yaml:4") && stderr.contains("content changed"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".gitops-lint.lock")).unwrap(),
+        lock
+    );
+}

@@ -135,12 +135,17 @@ fn remote_bases_and_unvendored_charts_are_unrenderable() {
     assert!(issue.kind.is_unrenderable());
     assert!(issue.message.contains("redis"), "{}", issue.message);
     // No `version`: the pull would take the newest chart, so the input also floats.
-    match &issue.kind {
-        IssueKind::Floating(why) => assert!(why.contains("no `version`"), "{why}"),
-        other => panic!("{other:?}"),
-    }
+    assert_eq!(issue.kind, IssueKind::Unrenderable);
+    assert_eq!(
+        out.remotes.iter().map(|u| u.floats).collect::<Vec<_>>(),
+        vec![true]
+    );
     let out = build(&r.fs, "pinned", &BuildOptions::default());
     assert_eq!(only_issue(&out).kind, IssueKind::Unrenderable);
+    assert_eq!(
+        out.remotes.iter().map(|u| u.floats).collect::<Vec<_>>(),
+        vec![false]
+    );
 }
 
 #[test]
@@ -978,5 +983,18 @@ fn a_remote_patch_file_is_left_out_and_the_build_goes_on() {
         input.name,
         "https://raw.githubusercontent.com/org/patches/main/web.yaml"
     );
-    assert!(!input.fetchable);
+    // `fetch` downloads HTTPS files (locked by digest); plain HTTP can only be vendored.
+    assert!(input.fetchable);
+    let r = repo(&[
+        (
+            "repo/app/kustomization.yaml",
+            "resources:\n- deploy.yaml\npatches:\n- path: http://patches.example.com/web.yaml\n",
+        ),
+        ("repo/app/deploy.yaml", DEPLOY),
+    ])
+    .expect("a temporary repository");
+    let out = build(&r.fs, "app", &BuildOptions::default());
+    assert_eq!(out.objects.len(), 1);
+    let input = only_issue(&out).input.as_ref().expect("names its input");
+    assert!(!input.fetchable, "{input:?}");
 }

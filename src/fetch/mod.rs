@@ -157,6 +157,7 @@ pub fn fetch_all(
         }
     };
     let fetcher = Fetcher {
+        http: &http,
         helm: helm_repo::HelmRepos::new(&http, &options.credentials),
         oci: oci::Registries::new(&http, &options.credentials),
         cache,
@@ -216,6 +217,7 @@ pub fn fetch_all(
 }
 
 struct Fetcher<'a> {
+    http: &'a http::Http,
     helm: helm_repo::HelmRepos<'a>,
     oci: oci::Registries<'a>,
     cache: &'a Cache,
@@ -281,6 +283,7 @@ impl Fetcher<'_> {
         match r.kind {
             RemoteKind::Helm => self.helm.fetch(&r.source, &r.chart, request),
             RemoteKind::Oci => self.oci.fetch(&r.source, request),
+            RemoteKind::Url => self.url_file(&r.source),
             RemoteKind::Git => {
                 let work = self.scratch_dir()?;
                 let result = git::fetch(
@@ -294,6 +297,35 @@ impl Fetcher<'_> {
                 result
             }
         }
+    }
+
+    /// One file over HTTPS, as kustomize's loader reads a remote resource or patch. It has no
+    /// version: the lock records the URL and pins the content by digest, so a later fetch
+    /// that gets other bytes fails instead of moving the lint under the repo's feet.
+    fn url_file(&self, source: &str) -> Result<Fetched, String> {
+        // The scheme is checked by `get` (HTTPS, or HTTP to a loopback address).
+        let url = url::Url::parse(source).map_err(|e| format!("{source}: {e}"))?;
+        let auth = policy::host_key(&url).and_then(|host| {
+            let b = self.options.credentials.for_host(&host)?;
+            Some(http::Auth {
+                header: format!(
+                    "Basic {}",
+                    auth::encode_base64(format!("{}:{}", b.username, b.password).as_bytes())
+                ),
+                host,
+            })
+        });
+        let resp = self
+            .http
+            .get(&url, &[], auth.as_ref(), MAX_ARTIFACT_BYTES)?;
+        if resp.status != 200 {
+            return Err(format!("{source}: HTTP {}", resp.status));
+        }
+        Ok(Fetched {
+            resolved: source.to_string(),
+            bytes: resp.body,
+            origin: None,
+        })
     }
 
     /// A fresh directory inside the cache for one git fetch (nothing is written elsewhere).
@@ -332,6 +364,11 @@ fn check_content(r: &RemoteRef, bytes: &[u8]) -> Result<(), String> {
         RemoteKind::Git => crate::remote::archive::unpack_tree(bytes)
             .map(|_| ())
             .map_err(|e| format!("{r}: {e}")),
+        // kustomize reads it as YAML text: an HTML error page or a binary is refused here.
+        RemoteKind::Url => match std::str::from_utf8(bytes) {
+            Ok(text) if !text.contains('\0') => Ok(()),
+            _ => Err(format!("{r}: the file is not UTF-8 text")),
+        },
     }
 }
 

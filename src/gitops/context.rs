@@ -557,15 +557,20 @@ impl Ctx<'_> {
     }
 
     /// Note the remote inputs a render named that are not fetched: the app is partly rendered
-    /// for that reason (`remote-base` for a git base, `remote-chart` for a chart or a chart
-    /// dependency), once per input.
+    /// for that reason (`remote-base` for a git base, `remote-file` for a file at a URL,
+    /// `remote-chart` for a chart or a chart dependency), once per input.
     pub(super) fn note_unfetched(&self, out: &mut Rendered) {
         for u in &out.remotes {
             let (reason, fetched) = match u.reference.kind {
                 crate::remote::RemoteKind::Git => {
                     ("remote-base", self.remotes.git_tree(&u.reference))
                 }
-                _ => ("remote-chart", self.remotes.chart(&u.reference)),
+                crate::remote::RemoteKind::Url => {
+                    ("remote-file", self.remotes.url_file(&u.reference))
+                }
+                crate::remote::RemoteKind::Helm | crate::remote::RemoteKind::Oci => {
+                    ("remote-chart", self.remotes.chart(&u.reference))
+                }
             };
             if let crate::render::Fetched::Missing(why) = fetched
                 && !out.skipped.iter().any(|s| s.message == why)

@@ -148,7 +148,7 @@ fn unfetched_apps(model: &Model) -> usize {
         .filter(|a| {
             a.skipped
                 .iter()
-                .any(|s| matches!(s.reason, "remote-chart" | "remote-base"))
+                .any(|s| matches!(s.reason, "remote-chart" | "remote-base" | "remote-file"))
         })
         .count()
 }

@@ -143,6 +143,7 @@ pub(super) fn render_remote_chart(
     rendered.remotes.push(RemoteUse {
         reference: reference.clone(),
         span,
+        floats: false,
     });
     match ctx.remotes.chart(&reference) {
         Fetched::Ready { root } => {

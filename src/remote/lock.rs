@@ -169,13 +169,14 @@ fn entry_of(item: &Node) -> Result<LockEntry, String> {
     let required = |key: &str| text(key).ok_or_else(|| format!("entry has no `{key}`"));
     let kind_text = required("kind")?;
     let kind = RemoteKind::parse(&kind_text)
-        .ok_or_else(|| format!("unknown kind `{kind_text}` (helm, oci or git)"))?;
+        .ok_or_else(|| format!("unknown kind `{kind_text}` (helm, oci, git or url)"))?;
     let source = required("source")?;
     let requested = text("requested").unwrap_or_default();
     let reference = match kind {
         RemoteKind::Helm => RemoteRef::helm(&source, &required("chart")?, &requested),
         RemoteKind::Oci => RemoteRef::oci(&source, "", &requested),
         RemoteKind::Git => RemoteRef::git(&source, &requested),
+        RemoteKind::Url => RemoteRef::url(&source),
     };
     let digest = required("digest")?;
     if !is_sha256_digest(&digest) {
@@ -226,6 +227,10 @@ mod tests {
         lock.insert(entry(
             RemoteRef::git("https://example.com/org/bases", "v1.2.0"),
             "0123abcd",
+        ));
+        lock.insert(entry(
+            RemoteRef::url("https://raw.example.com/org/repo/v1.0.0/install.yaml"),
+            "https://raw.example.com/org/repo/v1.0.0/install.yaml",
         ));
         let text = lock.to_yaml();
         let (back, errors) = Lock::parse(&text, FileId(0));

@@ -12,6 +12,9 @@ pub enum RemoteKind {
     Oci,
     /// A git repository (a kustomize remote base).
     Git,
+    /// One file over HTTPS (a kustomize `resources:` or patch `path:` URL): no version, so the
+    /// lock pins its content by digest.
+    Url,
 }
 
 impl RemoteKind {
@@ -20,6 +23,7 @@ impl RemoteKind {
             RemoteKind::Helm => "helm",
             RemoteKind::Oci => "oci",
             RemoteKind::Git => "git",
+            RemoteKind::Url => "url",
         }
     }
 
@@ -28,6 +32,7 @@ impl RemoteKind {
             "helm" => Some(RemoteKind::Helm),
             "oci" => Some(RemoteKind::Oci),
             "git" => Some(RemoteKind::Git),
+            "url" => Some(RemoteKind::Url),
             _ => None,
         }
     }
@@ -40,7 +45,7 @@ pub struct RemoteRef {
     pub kind: RemoteKind,
     /// Helm: the repository URL (`https://charts.example.com/stable`). OCI: the chart's full
     /// reference without tag (`oci://ghcr.io/org/charts/podinfo`). Git: the clone URL
-    /// (`https://github.com/org/repo`).
+    /// (`https://github.com/org/repo`). URL: the file's URL as written.
     pub source: String,
     /// Helm: the chart name in the index. Empty for OCI (the name ends `source`) and git.
     pub chart: String,
@@ -92,6 +97,17 @@ impl RemoteRef {
         }
     }
 
+    /// One file at a URL, as kustomize loads a remote resource or patch file. The URL is
+    /// kept as written (query included): it is what the server is asked for.
+    pub fn url(url: &str) -> RemoteRef {
+        RemoteRef {
+            kind: RemoteKind::Url,
+            source: url.trim().to_string(),
+            chart: String::new(),
+            requested: String::new(),
+        }
+    }
+
     /// The host the input is fetched from (credentials are sent only there).
     pub fn host(&self) -> Option<&str> {
         let rest = self.source.split_once("://").map(|(_, r)| r)?;
@@ -112,6 +128,7 @@ impl fmt::Display for RemoteRef {
             RemoteKind::Helm => write!(f, "chart {} {} from {}", self.chart, version, self.source),
             RemoteKind::Oci => write!(f, "chart {} {}", self.source, version),
             RemoteKind::Git => write!(f, "{} at {}", self.source, version),
+            RemoteKind::Url => write!(f, "{}", self.source),
         }
     }
 }

@@ -77,10 +77,6 @@ pub enum IssueKind {
     /// An input the tool will not fetch or run offline: remote base, exec/KRM plugin,
     /// a chart that is not vendored (`offline-unrenderable-input`).
     Unrenderable,
-    /// An unrenderable input that also floats: with no version pinned it is fetched at whatever is
-    /// latest on every render, so the same commit renders differently (`offline-unrenderable-input`
-    /// and `render-nondeterministic`). The text says what floats and why.
-    Floating(String),
     /// A step left undone offline: a patch, replacement or template that found no target or
     /// failed while a remote input its render includes was not fetched ([`RenderIssue::input`]),
     /// which may hold what it needs. With every input present it may well succeed, so it is
@@ -92,14 +88,11 @@ pub enum IssueKind {
 }
 
 impl IssueKind {
-    /// The input is not fetched offline (`offline-unrenderable-input`), floating or not.
+    /// The input is not fetched offline (`offline-unrenderable-input`).
     pub fn is_unrenderable(&self) -> bool {
         matches!(
             self,
-            IssueKind::Unrenderable
-                | IssueKind::Floating(_)
-                | IssueKind::InCluster
-                | IssueKind::NotApplied
+            IssueKind::Unrenderable | IssueKind::InCluster | IssueKind::NotApplied
         )
     }
 }

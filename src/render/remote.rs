@@ -22,6 +22,10 @@ use std::sync::{Arc, Mutex};
 pub struct RemoteUse {
     pub reference: RemoteRef,
     pub span: Span,
+    /// The controller resolves it anew at every build, to whatever is newest (a kustomize
+    /// `helmCharts` entry without `version`): the lint renders what the lock pinned, the
+    /// cluster gets whatever is latest (`unpinned-source`).
+    pub floats: bool,
 }
 
 /// Where fetched inputs appear to the renderers. The repo walk skips `.gitops-lint/`, so no
@@ -117,6 +121,24 @@ impl RemoteInputs {
         })
     }
 
+    /// One file fetched from a URL; `Ready`'s root is the file's own repo path
+    /// (`<mount>/<file name>`).
+    pub fn url_file(&self, reference: &RemoteRef) -> Fetched {
+        let name = url_file_name(&reference.source);
+        // One mount per URL, not per content: two URLs serving the same bytes are shown
+        // (and named in findings) each at its own address.
+        let url_digest = crate::remote::digest_of(reference.source.as_bytes());
+        let kind = format!("url-{}", &url_digest["sha256:".len()..][..8]);
+        match self.fetched(reference, &kind, |bytes| {
+            Ok(BTreeMap::from([(name.clone(), Arc::from(bytes))]))
+        }) {
+            Fetched::Ready { root } => Fetched::Ready {
+                root: format!("{root}/{name}"),
+            },
+            other => other,
+        }
+    }
+
     /// The input a file read from a mount came from.
     pub fn file_origin(&self, file: FileId) -> Option<RemoteRef> {
         let shared = self.shared.as_ref()?;
@@ -196,6 +218,17 @@ pub fn not_fetched(reference: &RemoteRef) -> String {
     format!("{reference} is not fetched; run `gitops-lint fetch` to render it")
 }
 
+/// The name a URL's file is mounted under: the last segment of its path (`install.yaml`),
+/// or `resource.yaml` when the path ends in `/`.
+fn url_file_name(url: &str) -> String {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let last = path.rsplit('/').next().unwrap_or("");
+    match normalize_relative(last) {
+        Some(n) if !n.is_empty() && !n.contains('/') => n,
+        _ => "resource.yaml".to_string(),
+    }
+}
+
 /// How the source map names a fetched input's root: where it came from, at which version.
 fn label_of(r: &RemoteRef, resolved: &str) -> String {
     let bare = |s: &str| {
@@ -214,6 +247,15 @@ fn label_of(r: &RemoteRef, resolved: &str) -> String {
                 &r.requested
             };
             format!("{}@{at}", bare(&r.source).trim_end_matches(".git"))
+        }
+        // The file is shown at its URL: the mount's root is the URL's directory.
+        RemoteKind::Url => {
+            let path = bare(&r.source);
+            let path = path.split(['?', '#']).next().unwrap_or("").to_string();
+            match path.rsplit_once('/') {
+                Some((dir, _)) => dir.to_string(),
+                None => path,
+            }
         }
     }
 }

@@ -7,8 +7,6 @@
 use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
-use crate::gitops::Model;
-use crate::render::IssueKind;
 use crate::render::gotmpl::funcs::is_nondeterministic;
 use crate::source::Span;
 use crate::yaml::Node;
@@ -30,7 +28,6 @@ pub const META: RuleMeta = RuleMeta {
 
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     static_causes(model, out);
-    floating_inputs(model, out);
     for app in &model.apps {
         // A difference in an object the controller never applies (a Helm test) changes
         // nothing it syncs.
@@ -55,25 +52,6 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                 .object(d.object.clone())
                 .field(d.field.clone())
                 .help("Make the value a pure function of Git: set it explicitly in values, or remove the time, random or cluster-dependent input that produces it."),
-            );
-        }
-    }
-}
-
-/// Inputs the renderer found unpinned and not vendored (a kustomize `helmCharts` entry without
-/// `version`): each render fetches the latest, so the same commit renders differently over time.
-/// Offline the render itself is not possible either (`offline-unrenderable-input`).
-fn floating_inputs(model: &Model, out: &mut Vec<Finding>) {
-    for app in &model.apps {
-        for issue in &app.issues {
-            let IssueKind::Floating(why) = &issue.kind else {
-                continue;
-            };
-            out.push(
-                Finding::new(ID, Severity::Error, why.clone(), issue.span)
-                    .label("resolves to the latest version at each render")
-                    .for_app(app)
-                    .help("Pin the chart with `version:` (and let a bot such as Renovate bump it through reviewed pull requests), or vendor it under the chart home."),
             );
         }
     }

@@ -46,6 +46,7 @@ fn is_sha(v: &str) -> bool {
 
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     remote_kustomize_bases(model, out);
+    floating_charts(model, out);
     flux_sources(model, out);
     for (app, argo) in model.argo_apps() {
         for src in &argo.sources {
@@ -206,7 +207,7 @@ fn remote_kustomize_bases(model: &Model, out: &mut Vec<Finding>) {
         let fetched = app
             .remotes
             .iter()
-            .filter(|u| u.reference.kind == RemoteKind::Git)
+            .filter(|u| matches!(u.reference.kind, RemoteKind::Git | RemoteKind::Url))
             .map(|u| u.span);
         let unfetched = app
             .issues
@@ -219,7 +220,7 @@ fn remote_kustomize_bases(model: &Model, out: &mut Vec<Finding>) {
             }
             seen.push(span);
             let raw = model.map.text(span);
-            let entry = raw.trim().trim_matches(|c| c == '"' || c == '\'');
+            let entry = generator_file_path(raw.trim().trim_matches(|c| c == '"' || c == '\''));
             if !git_repo_spec(entry) {
                 if let Some((msg, label)) = unpinned_file_url(entry) {
                     out.push(
@@ -259,6 +260,20 @@ fn remote_kustomize_bases(model: &Model, out: &mut Vec<Finding>) {
                     .help("Add `?ref=<tag or commit>` to the URL (`?version=` is the same) and let a bot (e.g. Renovate) bump it through reviewed pull requests."),
             );
         }
+    }
+}
+
+/// A generator's `files:` entry may name its key (`app.properties=https://…`): the URL is
+/// what follows the `=`.
+fn generator_file_path(entry: &str) -> &str {
+    match entry.split_once('=') {
+        Some((key, path))
+            if !key.contains('/')
+                && (path.starts_with("https://") || path.starts_with("http://")) =>
+        {
+            path
+        }
+        _ => entry,
     }
 }
 
@@ -325,6 +340,36 @@ fn segment_pins(segment: &str) -> bool {
 /// Flux sources declared in the repo that follow a moving target: an `OCIRepository` with
 /// a `semver` range, the `latest` tag or no `ref` at all (source-controller then pulls
 /// `latest`), and `HelmChart` versions that are ranges on a Helm repository.
+/// Charts a render pulls at whatever is newest (a kustomize `helmCharts` entry without
+/// `version` and not vendored: `helm pull` without `--version`). Fetched or not, the cluster
+/// gets the chart that is latest when Argo CD or Flux builds, not the one the lint saw.
+fn floating_charts(model: &Model, out: &mut Vec<Finding>) {
+    for app in &model.apps {
+        let mut seen = Vec::new();
+        for u in app.remotes.iter().filter(|u| u.floats) {
+            if seen.contains(&u.span) {
+                continue;
+            }
+            seen.push(u.span);
+            out.push(
+                Finding::new(
+                    ID,
+                    Severity::Warning,
+                    format!(
+                        "helmCharts entry `{}` sets no `version`: kustomize pulls the newest chart from {} at every build, so the same commit deploys a different chart once a new one is published",
+                        model.map.text(u.span).trim(),
+                        u.reference.source
+                    ),
+                    u.span,
+                )
+                .label("no version: the newest chart at each build")
+                .for_app(app)
+                .help("Set `version:` to the chart version (and let a bot such as Renovate bump it through reviewed pull requests), or vendor the chart under `helmGlobals.chartHome`."),
+            );
+        }
+    }
+}
+
 fn flux_sources(model: &Scope, out: &mut Vec<Finding>) {
     for mo in model.in_scope() {
         let o = &mo.object;

@@ -57,6 +57,7 @@ pub(super) fn fetched_dependencies(
         uses.push(RemoteUse {
             reference: reference.clone(),
             span: d.name_span,
+            floats: false,
         });
         if opts.remotes.store().is_none() {
             // `helm template` itself (no lock, no cache): helm's own message follows.

@@ -78,16 +78,6 @@ pub fn unrenderable(span: Span, message: impl Into<String>) -> Fail {
     })
 }
 
-/// An unrenderable input that would be fetched at its latest version on every build.
-pub fn floating(span: Span, message: impl Into<String>, why: impl Into<String>) -> Fail {
-    Box::new(RenderIssue {
-        kind: IssueKind::Floating(why.into()),
-        input: None,
-        span,
-        message: message.into(),
-    })
-}
-
 pub struct Builder<'a> {
     pub fs: &'a dyn RepoFs,
     pub opts: &'a BuildOptions,
@@ -243,16 +233,17 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    /// Read a file named by an entry (for patches, generators, configs).
+    /// Read a file named by an entry (for patches, generators, configs). A URL is read from
+    /// the fetch cache; unfetched, the build cannot go on without it (a generator's data, a
+    /// configuration) and the issue names the input.
     pub fn read_file(&self, k: &Kustomization, item: &Item) -> Result<FileId, Fail> {
-        if looks_remote(&item.text) {
-            return Err(unrenderable(
-                item.span,
-                format!(
-                    "'{}' is a remote file; gitops-lint does not fetch remote inputs",
-                    item.text
-                ),
-            ));
+        if super::remote_file::is_http_url(&item.text) {
+            return match self.remote_file(item, "file")? {
+                super::remote_file::RemoteFile::Ready(path) => {
+                    self.fs.read(&path).map_err(|e| fs_error(item, e))
+                }
+                super::remote_file::RemoteFile::Missing(issue) => Err(issue),
+            };
         }
         let path = self.resolve(k, item)?;
         self.check_file_restriction(k, &path, item)?;
@@ -260,26 +251,29 @@ impl<'a> Builder<'a> {
     }
 
     /// A patch file's documents; `None` for a remote one (kustomize loads `https://` patch
-    /// paths), which is not fetched: it is left out with an issue naming it, and the build
+    /// paths) that is not fetched: it is left out with an issue naming it, and the build
     /// goes on without that patch.
     pub fn load_patch_docs(
         &self,
         k: &Kustomization,
         item: &Item,
     ) -> Result<Option<Vec<Node>>, Fail> {
-        if !looks_remote(&item.text) {
+        if !super::remote_file::is_http_url(&item.text) {
             return self.load_docs(k, item).map(Some);
         }
-        let mut issue = *unrenderable(
-            item.span,
-            format!(
-                "remote patch '{}' is not fetched; the build goes on without it",
-                item.text
-            ),
-        );
-        issue.input = crate::render::MissingInput::vendor_only(item.text.clone());
-        self.skipped.borrow_mut().push(issue);
-        Ok(None)
+        match self.remote_file(item, "patch")? {
+            super::remote_file::RemoteFile::Ready(path) => {
+                let file = self.fs.read(&path).map_err(|e| fs_error(item, e))?;
+                parse_docs(self.fs, file).map(Some)
+            }
+            super::remote_file::RemoteFile::Missing(mut issue) => {
+                issue
+                    .message
+                    .push_str("; the build goes on without this patch");
+                self.skipped.borrow_mut().push(*issue);
+                Ok(None)
+            }
+        }
     }
 
     /// Parse a YAML file named by an entry into its non-empty documents.

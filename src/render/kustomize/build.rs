@@ -10,6 +10,7 @@ use super::generators;
 use super::helm_charts;
 use super::kustomization::{self, Item, Kustomization, display_dir, join};
 use super::openapi::{self, CustomSchema, SchemaChoice};
+use super::remote_file::RemoteFile;
 use super::shared::SharedBuild;
 use super::transform;
 use crate::remote::RemoteRef;
@@ -161,6 +162,25 @@ impl Builder<'_> {
     ) -> Result<(), Fail> {
         let local =
             join(&k.dir, &item.text).is_some_and(|p| self.fs.is_dir(&p) || self.fs.is_file(&p));
+        if super::git_url::is_remote_file(&item.text) && !local {
+            return match self.remote_file(item, "resource")? {
+                RemoteFile::Ready(path) => {
+                    let file = self.fs.read(&path).map_err(|e| fs_error(item, e))?;
+                    for d in parse_docs(self.fs, file)? {
+                        for mut r in resources_from_doc(d, item.span)? {
+                            r.source = Some(super::resource::SourceInfo::File(path.clone()));
+                            self.append(acc, r, item.span)?;
+                        }
+                    }
+                    Ok(())
+                }
+                RemoteFile::Missing(issue) => {
+                    acc.left_out.extend(issue.input.clone());
+                    self.skipped.borrow_mut().push(*issue);
+                    Ok(())
+                }
+            };
+        }
         if looks_remote(&item.text) && !local {
             return match self.remote_dir(item, "resource")? {
                 RemoteDir::Ready(dir) => self.accumulate_dir(item, &dir, acc),
@@ -339,6 +359,7 @@ impl Builder<'_> {
         self.remotes.borrow_mut().push(RemoteUse {
             reference: reference.clone(),
             span: item.span,
+            floats: false,
         });
         match self.opts.remotes.git_tree(&reference) {
             Fetched::Ready { root } => {

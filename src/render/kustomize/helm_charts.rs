@@ -12,7 +12,7 @@
 //! Each of them is given to the renderer as a values file in that order, so a value keeps
 //! the line it was written on as its provenance.
 
-use super::acc::{Acc, Builder, Fail, failed, floating, unrenderable};
+use super::acc::{Acc, Builder, Fail, failed, unrenderable};
 use super::generators;
 use super::kustomization::{Item, Kustomization, display_dir, join};
 use super::resource::{Resource, SourceInfo};
@@ -98,6 +98,8 @@ fn render_entry(
         b.remotes.borrow_mut().push(RemoteUse {
             reference: reference.clone(),
             span: entry.get("name").map(|n| n.span).unwrap_or(entry.span),
+            // `helm pull` without `--version`: the newest chart, whichever that is today.
+            floats: version.is_empty(),
         });
         let why = match b.opts.remotes.chart(&reference) {
             Fetched::Ready { root } => {
@@ -119,20 +121,9 @@ fn render_entry(
                     "helmCharts entry '{name}' is not vendored at '{chart_dir}' (chartHome '{}'); kustomize would pull it from '{repo}': {why}",
                     display_dir(chart_home)
                 );
-                // The rest of the build goes on without it.
-                let issue = if version.is_empty() {
-                    // `helm pull` without `--version`: the newest chart in the repository, which
-                    // changes whenever it publishes one.
-                    floating(
-                        entry.span,
-                        message,
-                        format!(
-                            "helmCharts entry '{name}' has no `version` and is not vendored at '{chart_dir}': kustomize pulls the latest '{name}' from '{repo}' on every build, so the same commit renders differently once the repository publishes a new chart version"
-                        ),
-                    )
-                } else {
-                    unrenderable(entry.span, message)
-                };
+                // The rest of the build goes on without it. (Without `version` the chart
+                // also floats: `unpinned-source` reports that from the remote use.)
+                let issue = unrenderable(entry.span, message);
                 let mut issue = *issue;
                 issue.input = crate::render::MissingInput::fetchable(reference.to_string());
                 b.skipped.borrow_mut().push(issue);

@@ -25,6 +25,7 @@ mod openapi;
 mod overrides;
 mod patches;
 mod plugins;
+mod remote_file;
 mod replacements;
 mod resource;
 mod selector;
