@@ -74,6 +74,10 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                     out.push(Finding::new(ID, Severity::Error, format!("targetRevision `{rev}` of Helm chart `{chart}` is not a chart version or semver constraint: Argo CD cannot resolve the chart, so `{}` never renders", app.name), rev_span).label("not a chart version").for_app(app).help("Set targetRevision to the chart version, e.g. `1.4.2`."));
                 } else if is_range(&rev) {
                     out.push(Finding::new(ID, Severity::Warning, format!("Helm chart `{chart}` follows the range `{rev}`: a new chart release changes what is deployed without a commit"), rev_span).label("version range").for_app(app).help(HELP));
+                } else if oci && !is_exact_version(&rev) && !rev.starts_with("sha256:") {
+                    // An OCI tag that is no version (`latest`, `stable`, `main`) is moved by
+                    // each push: Argo CD renders whatever it points at when it resolves it.
+                    out.push(Finding::new(ID, Severity::Warning, format!("OCI chart `{chart}` follows the tag `{rev}`, which each push moves: what is deployed changes without a commit"), rev_span).label("floating tag").for_app(app).help("Pin targetRevision to a version tag (or a `sha256:` digest) and let a bot such as Renovate bump it through reviewed pull requests."));
                 }
                 continue;
             }
