@@ -44,7 +44,7 @@ pub fn repo_prefix(root: &Path) -> String {
         .unwrap_or_default()
 }
 
-fn append(path: &std::ffi::OsStr, text: &str) -> std::io::Result<()> {
+pub(crate) fn append(path: &std::ffi::OsStr, text: &str) -> std::io::Result<()> {
     let mut f = std::fs::OpenOptions::new()
         .append(true)
         .create(true)

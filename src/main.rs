@@ -187,8 +187,8 @@ enum Command {
         #[command(flatten)]
         walk: WalkArgs,
     },
-    /// Download the remote charts and bases the repository's apps name (Helm repositories,
-    /// OCI registries, git), verify them, store them in the cache and record each resolution
+    /// Download the remote charts, bases and files the repository's apps name (Helm
+    /// repositories, OCI registries, git, HTTPS URLs), verify them, store them in the cache and record each resolution
     /// in `.gitops-lint.lock` (commit it). The only command that uses the network; `lint`
     /// then renders them from the cache. Exit 1 when any input failed (each located on the
     /// line that names it).
@@ -397,6 +397,12 @@ fn fetch(
     }
     for failure in &report.failures {
         eprintln!("{failure}");
+    }
+    // In GitHub Actions: each input, what became of it, and what the lint still goes without.
+    if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
+        && let Err(e) = cli_output::append(&path, &fetch::summary::markdown(&report))
+    {
+        eprintln!("warning: could not write the job summary: {e}");
     }
     let failed = report.failures.len();
     eprintln!(

@@ -1225,8 +1225,43 @@ fn remote_files_are_fetched_locked_by_digest_and_rendered_with_the_local_patches
         install.replace("1.4.2", "1.5.0").into_bytes(),
     );
     let fresh = dir.path().join("fresh-cache");
-    let (ok, stderr) = run_fetch(&repo, &fresh);
+    let summary = dir.path().join("summary.md");
+    let out = bin()
+        .arg("fetch")
+        .arg("--cache")
+        .arg(&fresh)
+        .arg(&repo)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    let (ok, stderr) = (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    );
     assert!(!ok, "{stderr}");
+    // The job summary: the failure first, on its line; the patch downloaded and shown by
+    // its digest; and the lint's view after the fetch, with the file it still goes without.
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    let rows: Vec<&str> = summary.lines().filter(|l| l.starts_with("| `")).collect();
+    assert_eq!(rows.len(), 2, "{summary}");
+    assert!(
+        rows[0].contains("install.yaml`")
+            && rows[0].contains("**failed**")
+            && rows[0].contains("`apps/web/kustomization.yaml:4`"),
+        "{summary}"
+    );
+    assert!(
+        rows[1].contains(&format!(
+            "downloaded {}",
+            &digest_of(remote_patch.as_bytes())[..19]
+        )),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("After the fetch, coverage: 2 apps, 1 rendered, 1 partly rendered (1 remote-file), 0 not rendered.\n")
+            && summary.contains("- `apps/web/kustomization.yaml:4`: "),
+        "{summary}"
+    );
     assert!(
         stderr.contains("apps/web/kustomization.yaml:4") && stderr.contains("content changed"),
         "{stderr}"

@@ -29,52 +29,19 @@ prefix=""
 if [ "$path" != "." ]; then
   prefix="${path%/}/"
 fi
-# `file:line: message` lines are the failures, `fetched N, cached N, failed N` the summary,
-# `note: ...` notes; everything else is log. The job summary gets the same, as a table.
-summary_line=""
-failures=()
-notes=()
+# `file:line: message` lines are the failures: each becomes an error annotation on its line.
+# Everything else is log. The binary writes the job summary itself (each input, what became
+# of it, and what the lint still renders without).
 while IFS= read -r line; do
   if [[ "$line" =~ ^([^:\ ]+):([0-9]+):\ (.*)$ ]]; then
     message="${BASH_REMATCH[3]//%/%25}"
     echo "::error file=${prefix}${BASH_REMATCH[1]},line=${BASH_REMATCH[2]},title=gitops-lint fetch::${message}"
-    # The reason is the repository's text: no HTML and no table breaks in the summary.
-    reason="${BASH_REMATCH[3]//&/&amp;}"
-    reason="${reason//</&lt;}"
-    reason="${reason//>/&gt;}"
-    failures+=("| \`${prefix}${BASH_REMATCH[1]}:${BASH_REMATCH[2]}\` | ${reason//|/\\|} |")
   else
     echo "$line"
-    if [[ "$line" =~ ^fetched\ [0-9]+,\ cached\ [0-9]+,\ failed\ [0-9]+ ]]; then
-      summary_line="$line"
-    elif [[ "$line" == "note: "* ]]; then
-      notes+=("- ${line#note: }")
-    fi
   fi
 done < "$log"
-if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-  {
-    echo "### gitops-lint fetch"
-    echo
-    if [[ "$summary_line" =~ ^fetched\ ([0-9]+),\ cached\ ([0-9]+),\ failed\ ([0-9]+)(.*)$ ]]; then
-      echo "Remote charts and bases: **${BASH_REMATCH[1]} downloaded**, ${BASH_REMATCH[2]} already in the cache, **${BASH_REMATCH[3]} failed**${BASH_REMATCH[4]}."
-    else
-      echo "\`gitops-lint fetch\` stopped (exit $status) before it fetched anything; see the step's log."
-    fi
-    if [ "${#failures[@]}" -gt 0 ]; then
-      echo
-      echo "| Named at | Why it could not be fetched |"
-      echo "| --- | --- |"
-      printf '%s\n' "${failures[@]}"
-      echo
-      echo "The apps that use these inputs stay unrendered; the lint reports them as not fetched."
-    fi
-    if [ "${#notes[@]}" -gt 0 ]; then
-      echo
-      printf '%s\n' "${notes[@]}"
-    fi
-    echo
-  } >> "$GITHUB_STEP_SUMMARY"
+if [ "$status" -ge 2 ] && [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+  printf '### gitops-lint fetch\n\n`gitops-lint fetch` stopped (exit %s) before it fetched anything; see the step'"'"'s log.\n\n' "$status" >> "$GITHUB_STEP_SUMMARY"
 fi
 if [ "$status" -ge 2 ]; then
   exit "$status"

@@ -12,6 +12,7 @@ mod helm_repo;
 mod http;
 mod oci;
 pub mod policy;
+pub mod summary;
 pub mod versions;
 
 pub use helm_repo::{parse_index, resolve_chart_url};
@@ -81,6 +82,25 @@ pub struct Failure {
     pub message: String,
 }
 
+/// What became of one input in a run (for the job summary).
+#[derive(Clone, Debug)]
+pub enum Resolved {
+    /// Downloaded, verified and cached now.
+    Downloaded(LockEntry),
+    /// Locked and already in the cache: no connection made.
+    Cached(LockEntry),
+    /// Not fetched, and why.
+    Failed(String),
+}
+
+/// One distinct input of a run, every line that names it, and what became of it.
+#[derive(Clone, Debug)]
+pub struct Resolution {
+    pub reference: RemoteRef,
+    pub spans: Vec<Span>,
+    pub result: Resolved,
+}
+
 #[derive(Debug, Default)]
 pub struct FetchReport {
     /// The lock after this run: new resolutions added, entries no use names dropped.
@@ -92,6 +112,8 @@ pub struct FetchReport {
     pub failures: Vec<Failure>,
     /// Things worth saying that are not failures (a corrupt cache entry replaced).
     pub notes: Vec<String>,
+    /// Every input handled (not the skipped ones), in reference order.
+    pub resolutions: Vec<Resolution>,
     /// HTTP requests sent (every redirect hop counts); git fetches are not counted.
     pub requests: u64,
     pub bytes: u64,
@@ -130,11 +152,16 @@ pub fn fetch_all(
         .collect();
     // Locked and intact in the cache: nothing to do, and no HTTP client is even set up.
     work.retain(|r| {
-        let cached = lock.find(r).is_some_and(|e| cache.read(&e.digest).is_ok());
-        if cached {
+        let cached = lock.find(r).filter(|e| cache.read(&e.digest).is_ok());
+        if let Some(entry) = cached {
             report.cached += 1;
+            report.resolutions.push(Resolution {
+                reference: (*r).clone(),
+                spans: by_ref[r].clone(),
+                result: Resolved::Cached(entry.clone()),
+            });
         }
-        !cached
+        cached.is_none()
     });
     if work.is_empty() {
         return report;
@@ -153,6 +180,13 @@ pub fn fetch_all(
                     message: e.clone(),
                 })
                 .collect();
+            report
+                .resolutions
+                .extend(report.failures.iter().map(|f| Resolution {
+                    reference: f.reference.clone(),
+                    spans: f.spans.clone(),
+                    result: Resolved::Failed(f.message.clone()),
+                }));
             return report;
         }
     };
@@ -197,20 +231,38 @@ pub fn fetch_all(
     results.sort_by_key(|(i, _)| *i);
     for (i, outcome) in results {
         let r = work[i];
-        match outcome {
-            Outcome::Cached => report.cached += 1,
+        let result = match outcome {
+            Outcome::Cached => {
+                report.cached += 1;
+                match lock.find(r) {
+                    Some(e) => Resolved::Cached(e.clone()),
+                    None => continue,
+                }
+            }
             Outcome::Fetched(entry, note) => {
                 report.fetched += 1;
                 report.notes.extend(note);
-                report.lock.insert(entry);
+                report.lock.insert(entry.clone());
+                Resolved::Downloaded(entry)
             }
-            Outcome::Failed(message) => report.failures.push(Failure {
-                reference: r.clone(),
-                spans: by_ref[r].clone(),
-                message,
-            }),
-        }
+            Outcome::Failed(message) => {
+                report.failures.push(Failure {
+                    reference: r.clone(),
+                    spans: by_ref[r].clone(),
+                    message: message.clone(),
+                });
+                Resolved::Failed(message)
+            }
+        };
+        report.resolutions.push(Resolution {
+            reference: r.clone(),
+            spans: by_ref[r].clone(),
+            result,
+        });
     }
+    report
+        .resolutions
+        .sort_by(|a, b| a.reference.cmp(&b.reference));
     report.requests = http.requests();
     report.bytes = http.budget().spent();
     report
@@ -255,9 +307,14 @@ impl Fetcher<'_> {
         if let Some(entry) = locked
             && entry.digest != digest
         {
+            // A URL is its own version: name it once.
+            let what = match r.kind {
+                RemoteKind::Url => r.to_string(),
+                _ => format!("{r}: {}", entry.resolved),
+            };
             return Outcome::Failed(format!(
-                "{r}: {} now downloads as {digest}, but {LOCK_FILE} locked {}; the server's content changed (remove the entry from {LOCK_FILE} to accept the new content)",
-                entry.resolved, entry.digest
+                "{what} now downloads as {digest}, but {LOCK_FILE} locked {}; the server's content changed (remove the entry from {LOCK_FILE} to accept the new content)",
+                entry.digest
             ));
         }
         let stored = {
@@ -405,6 +462,12 @@ pub struct RunReport {
     pub notes: Vec<String>,
     pub rounds: usize,
     pub lock_written: bool,
+    /// Every input of the run, with where it is named and what became of it.
+    pub inputs: Vec<summary::InputLine>,
+    /// After the fetch: the coverage line of the model the lint will see, and the inputs
+    /// still missing from it (`path:line` and the `offline-unrenderable-input` message).
+    pub coverage: String,
+    pub still_missing: Vec<(String, String)>,
 }
 
 /// `gitops-lint fetch`: rounds of model → fetch → lock until nothing new is named.
@@ -418,6 +481,9 @@ pub fn run(mut opts: RunOptions) -> Result<RunReport, crate::lint::LintError> {
         notes: Vec::new(),
         rounds: 0,
         lock_written: false,
+        inputs: Vec::new(),
+        coverage: String::new(),
+        still_missing: Vec::new(),
     };
     let lint_opts = crate::lint::LintOptions {
         root: opts.root.clone(),
@@ -445,6 +511,18 @@ pub fn run(mut opts: RunOptions) -> Result<RunReport, crate::lint::LintError> {
         opts.fetch.total_timeout = opts.fetch.total_timeout.saturating_sub(started.elapsed());
         out.fetched += report.fetched;
         out.cached += report.cached;
+        out.inputs.extend(
+            report
+                .resolutions
+                .iter()
+                .map(|r| summary::InputLine::of(r, &linted.map)),
+        );
+        // What stays unrendered is read from the last model that saw every download.
+        if report.fetched == 0 {
+            summary::after_fetch(&linted, &mut out.coverage, &mut out.still_missing);
+        } else {
+            out.coverage.clear();
+        }
         out.notes.extend(report.notes);
         for f in &report.failures {
             for span in &f.spans {
@@ -467,6 +545,10 @@ pub fn run(mut opts: RunOptions) -> Result<RunReport, crate::lint::LintError> {
         if !new_work || (unchanged && round > 1) {
             break;
         }
+    }
+    if out.coverage.is_empty() {
+        let linted = crate::lint::lint_cached(&lint_opts, &[], true, Some(&opts.cache))?;
+        summary::after_fetch(&linted, &mut out.coverage, &mut out.still_missing);
     }
     Ok(out)
 }

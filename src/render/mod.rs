@@ -114,8 +114,9 @@ pub struct RenderIssue {
 pub struct MissingInput {
     /// How every app naming it names it (`chart oci://… 1.2.3`, `https://… at v1`, a URL).
     pub name: String,
-    /// `gitops-lint fetch` downloads it (a chart, a chart dependency, a git base); other
-    /// inputs (a file URL, a chart only the cluster's sources build) must be vendored.
+    /// `gitops-lint fetch` downloads it (a chart, a chart dependency, a git base, a file at an
+    /// HTTPS URL); other inputs (a file over plain HTTP, a chart only the cluster's sources
+    /// build) must be vendored.
     pub fetchable: bool,
 }
 
