@@ -1736,3 +1736,50 @@ fn directories_a_flux_generated_kustomization_builds_are_not_standalone() {
         "built by the Flux Kustomization, not standalone: {listed:?}"
     );
 }
+
+/// The coverage line counts kustomization directories by the best app that built them: a
+/// base under a rendered overlay is linted; one only under a partly rendered app (a remote
+/// base not fetched) is partly; one only under a failed build is not linted, and so is a
+/// component no build uses.
+#[test]
+fn the_coverage_line_counts_kustomization_directories_by_the_apps_that_built_them() {
+    let kustomization = |body: &str| {
+        format!("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n{body}")
+    };
+    let cm = |name: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata: {{a: b}}\n")
+    };
+    let app = |name: &str, path: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {name}\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://git.example.com/platform.git\n    targetRevision: main\n    path: {path}\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: {name}\n"
+        )
+    };
+    let r = lint_tree(&[
+        ("argocd/web.yaml", app("web", "apps/web/overlays/prod")),
+        ("argocd/edge.yaml", app("edge", "apps/edge")),
+        ("argocd/broken.yaml", app("broken", "apps/broken")),
+        ("apps/web/base/kustomization.yaml", kustomization("resources: [cm.yaml]\n")),
+        ("apps/web/base/cm.yaml", cm("web")),
+        ("apps/web/overlays/prod/kustomization.yaml", kustomization("resources: [../../base]\n")),
+        (
+            "apps/edge/kustomization.yaml",
+            kustomization("resources:\n  - https://github.com/example/edge//deploy?ref=v1.2.0\n  - ../shared\n"),
+        ),
+        ("apps/shared/kustomization.yaml", kustomization("resources: [cm.yaml]\n")),
+        ("apps/shared/cm.yaml", cm("shared")),
+        ("apps/broken/kustomization.yaml", kustomization("resources: [missing.yaml]\n")),
+        (
+            "components/unused/kustomization.yaml",
+            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonLabels: {team: web}\n".to_string(),
+        ),
+    ]);
+    let line = gitops_lint::gitops::listing::coverage_line(&r.model);
+    let dirs = line
+        .lines()
+        .find(|l| l.starts_with("kustomization directories"))
+        .unwrap_or_else(|| panic!("{line}"));
+    assert_eq!(
+        dirs,
+        "kustomization directories: 6, 2 linted, 2 only in partly rendered apps, 2 not linted (1 only in apps that did not render, 1 built by no app)"
+    );
+}

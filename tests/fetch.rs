@@ -1258,7 +1258,7 @@ fn remote_files_are_fetched_locked_by_digest_and_rendered_with_the_local_patches
         "{summary}"
     );
     assert!(
-        summary.contains("After the fetch, coverage: 2 apps, 1 rendered, 1 partly rendered (1 remote-file), 0 not rendered.\n")
+        summary.contains("After the fetch, coverage: 2 apps, 1 rendered, 1 partly rendered (1 remote-file), 0 not rendered. Kustomization directories: 1, 0 linted, 1 only in partly rendered apps.\n")
             && summary.contains("- `apps/web/kustomization.yaml:4`: "),
         "{summary}"
     );

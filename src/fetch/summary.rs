@@ -60,9 +60,7 @@ pub fn after_fetch(
     coverage: &mut String,
     missing: &mut Vec<(String, String)>,
 ) {
-    // The first line: the hint below it (to run `fetch`) is for the lint's own output.
-    let line = crate::gitops::listing::coverage_line(&linted.model);
-    *coverage = line.lines().next().unwrap_or_default().to_string();
+    *coverage = crate::gitops::listing::coverage_summary(&linted.model);
     missing.clear();
     missing.extend(
         linted
@@ -128,8 +126,15 @@ pub fn markdown(report: &super::RunReport) -> String {
     if !report.notes.is_empty() {
         out.push('\n');
     }
-    if !report.coverage.is_empty() {
-        out.push_str(&format!("After the fetch, {}.\n\n", cell(&report.coverage)));
+    // `coverage: …` and its further lines (kustomization directories, clusters), each a
+    // sentence of its own.
+    let mut lines = report.coverage.lines();
+    if let Some(first) = lines.next() {
+        out.push_str(&format!("After the fetch, {}.", cell(first)));
+        for l in lines {
+            out.push_str(&format!(" {}.", capitalised(&cell(l))));
+        }
+        out.push_str("\n\n");
     }
     if !report.still_missing.is_empty() {
         out.push_str(
@@ -165,6 +170,14 @@ fn cell(text: &str) -> String {
         }
     }
     out
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
 }
 
 /// As code, escaped the same way (a backtick in the text would end the span).

@@ -117,6 +117,18 @@ impl ArtifactTree {
             .collect()
     }
 
+    /// The repo directory whose kustomization file the artifact has at directory `dir` (an
+    /// `ArtifactGenerator` copies `apps/production/` to `production/`).
+    pub fn repo_kustomization_dir(&self, dir: &str) -> Option<String> {
+        ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+            .iter()
+            .find_map(|name| match dir {
+                "" => self.files.get(*name),
+                _ => self.files.get(&format!("{dir}/{name}")),
+            })
+            .map(|repo| crate::source::dir_of(repo).to_string())
+    }
+
     /// Repo files the artifact takes below `dir` (artifact path).
     pub fn repo_files_under(&self, dir: &str) -> Vec<&str> {
         self.entries_within(dir).map(|(_, r)| r.as_str()).collect()

@@ -552,6 +552,7 @@ impl Ctx<'_> {
         out.issues.extend(r.issues.iter().cloned());
         out.issues.extend(r.panic_issue(&job, at));
         out.remotes.extend(r.remotes.iter().cloned());
+        out.kustomize_dirs.extend(r.kustomize_dirs.iter().cloned());
         out.differences.extend(r.differences.iter().cloned());
         out.objects.extend_job(r);
     }
@@ -677,6 +678,7 @@ pub(super) fn new_app(name: String, kind: AppKind, span: Option<Span>) -> App {
         outside_source: false,
         entry_point: false,
         remotes: Vec::new(),
+        kustomize_dirs: Default::default(),
         cluster: Cluster::Unknown,
         home: Cluster::Unknown,
     }

@@ -574,6 +574,7 @@ fn build_pass(
                 app.remotes.push(r);
             }
         }
+        app.kustomize_dirs.extend(rendered.kustomize_dirs);
         app.render_differences.extend(rendered.differences);
         for obj in rendered.objects.into_objects() {
             let namespace = if obj.is_cluster_scoped() {

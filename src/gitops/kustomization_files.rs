@@ -21,6 +21,17 @@ fn is_kustomization(path: &str) -> bool {
 }
 
 impl Model {
+    /// The directory of every kustomization file of the repo (fetched content excluded).
+    pub fn kustomization_dirs(&self) -> std::collections::BTreeSet<String> {
+        self.map
+            .ids()
+            .into_iter()
+            .map(|id| self.map.get(id))
+            .filter(|f| f.origin == Origin::Repo && is_kustomization(&f.path))
+            .map(|f| dir_of(&f.path).to_string())
+            .collect()
+    }
+
     /// Every kustomization file read from the repo (fetched content excluded), in source-map
     /// order; a file that does not parse is left out (the pipeline reports it).
     pub fn kustomization_files(&self) -> Vec<KustomizationFile> {

@@ -84,6 +84,18 @@ pub fn apps_table(model: &Model) -> String {
 /// `coverage: 12 apps, 9 rendered, 1 partly rendered (1 remote-base), 2 not rendered
 /// (1 external-source, 1 remote-chart)`: what is partial or unlinted, and why.
 pub fn coverage_line(model: &Model) -> String {
+    let line = coverage_summary(model);
+    match unfetched_apps(model) {
+        0 => line,
+        n => format!(
+            "{line}\n{n} app(s) use remote charts or bases that are not fetched: `gitops-lint fetch` downloads them (the only command that uses the network), then lint renders them"
+        ),
+    }
+}
+
+/// The coverage line without the hint to run `fetch` (what `fetch` itself reports after it
+/// ran): apps, kustomization directories, clusters.
+pub fn coverage_summary(model: &Model) -> String {
     let mut rendered = 0;
     let mut partial: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut not: BTreeMap<&'static str, usize> = BTreeMap::new();
@@ -111,8 +123,12 @@ pub fn coverage_line(model: &Model) -> String {
         part(&partial, "partly rendered"),
         part(&not, "not rendered"),
     );
+    let line = match kustomization_coverage(model) {
+        Some(dirs) => format!("{line}\n{dirs}"),
+        None => line,
+    };
     let clusters = model.clusters();
-    let line = if clusters.len() > 1 {
+    if clusters.len() > 1 {
         let per_cluster: Vec<String> = clusters
             .iter()
             .map(|c| {
@@ -131,12 +147,63 @@ pub fn coverage_line(model: &Model) -> String {
         )
     } else {
         line
-    };
-    match unfetched_apps(model) {
-        0 => line,
-        n => format!(
-            "{line}\n{n} app(s) use remote charts or bases that are not fetched: `gitops-lint fetch` downloads them (the only command that uses the network), then lint renders them"
-        ),
+    }
+}
+
+/// `kustomization directories: 40, 35 linted, 2 only in partly rendered apps, 3 not linted
+/// (2 only in apps that did not render, 1 built by no app)`: a directory counts as linted
+/// when the build of an app that rendered entered it (its own, a base, a component).
+fn kustomization_coverage(model: &Model) -> Option<String> {
+    let dirs = model.kustomization_dirs();
+    if dirs.is_empty() {
+        return None;
+    }
+    // The best status of any app whose build entered the directory.
+    let mut best: BTreeMap<&str, RenderStatus> = BTreeMap::new();
+    for app in &model.apps {
+        let status = app.status().0;
+        for d in &app.kustomize_dirs {
+            let entry = best.entry(d.as_str()).or_insert(status);
+            if rank(status) < rank(*entry) {
+                *entry = status;
+            }
+        }
+    }
+    let (mut linted, mut partly, mut failed, mut unbuilt) = (0, 0, 0, 0);
+    for d in &dirs {
+        match best.get(d.as_str()) {
+            Some(RenderStatus::Rendered) => linted += 1,
+            Some(RenderStatus::Partial) => partly += 1,
+            Some(RenderStatus::NotRendered) => failed += 1,
+            None => unbuilt += 1,
+        }
+    }
+    let mut line = format!("kustomization directories: {}, {linted} linted", dirs.len());
+    if partly > 0 {
+        line.push_str(&format!(", {partly} only in partly rendered apps"));
+    }
+    if failed + unbuilt > 0 {
+        let mut why = Vec::new();
+        if failed > 0 {
+            why.push(format!("{failed} only in apps that did not render"));
+        }
+        if unbuilt > 0 {
+            why.push(format!("{unbuilt} built by no app"));
+        }
+        line.push_str(&format!(
+            ", {} not linted ({})",
+            failed + unbuilt,
+            why.join(", ")
+        ));
+    }
+    Some(line)
+}
+
+fn rank(s: RenderStatus) -> u8 {
+    match s {
+        RenderStatus::Rendered => 0,
+        RenderStatus::Partial => 1,
+        RenderStatus::NotRendered => 2,
     }
 }
 

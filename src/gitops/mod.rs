@@ -121,6 +121,9 @@ pub struct App {
     /// Remote inputs the app names (charts in Helm repositories or OCI registries, remote
     /// kustomize bases), each where the repo names it: what `gitops-lint fetch` downloads.
     pub remotes: Vec<RemoteUse>,
+    /// The repository's kustomization directories its kustomize builds entered (its own,
+    /// its bases and components): the coverage line counts them as linted or not.
+    pub kustomize_dirs: std::collections::BTreeSet<String>,
     /// The cluster the app's objects land in (`cluster.rs`): a Flux bootstrap path or
     /// `kubeConfig`, an Argo CD destination.
     pub cluster: Cluster,

@@ -39,6 +39,8 @@ pub(super) struct JobOutput {
     pub(super) objects: Vec<Object>,
     pub(super) issues: Vec<RenderIssue>,
     pub(super) remotes: Vec<RemoteUse>,
+    /// Kustomization directories the render's kustomize build entered.
+    pub(super) kustomize_dirs: Vec<String>,
     pub(super) differences: Vec<RenderDifference>,
     /// The render panicked (a bug): the app reports it on its own line.
     pub(super) panic: Option<String>,
@@ -151,6 +153,18 @@ impl<'a> JobFs<'a> {
     }
 }
 
+/// A build's kustomization directories as repo paths: in an artifact tree, the directory
+/// each kustomization file was copied from (one the controller generates has none).
+fn repo_dirs(dirs: Vec<String>, tree: Option<&ArtifactTree>) -> Vec<String> {
+    match tree {
+        None => dirs,
+        Some(t) => dirs
+            .iter()
+            .filter_map(|d| t.repo_kustomization_dir(d))
+            .collect(),
+    }
+}
+
 /// What every job of a run renders with.
 pub(super) struct JobEnv<'a> {
     /// The repo with its remote mounts.
@@ -201,6 +215,7 @@ impl JobEnv<'_> {
                     objects: r.objects,
                     issues: r.issues,
                     remotes: r.remotes,
+                    kustomize_dirs: repo_dirs(r.kustomize_dirs, tree_ref(job)),
                     differences,
                     panic: None,
                 }
@@ -211,6 +226,7 @@ impl JobEnv<'_> {
                     objects: r.objects,
                     issues: r.issues,
                     remotes: r.remotes,
+                    kustomize_dirs: repo_dirs(r.kustomize_dirs, tree_ref(job)),
                     ..JobOutput::default()
                 }
             }

@@ -20,6 +20,8 @@ pub(super) struct Rendered {
     pub(super) remotes: Vec<super::RemoteUse>,
     /// Inputs left out of the render (a remote base that is not fetched).
     pub(super) skipped: Vec<super::Skip>,
+    /// Kustomization directories its kustomize builds entered.
+    pub(super) kustomize_dirs: Vec<String>,
 }
 
 /// An app's rendered objects, in order.

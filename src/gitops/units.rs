@@ -325,9 +325,8 @@ fn helm_options(
     if !issues.is_empty() {
         issues.extend(offline);
         return Err(RenderOutput {
-            objects: Vec::new(),
             issues,
-            remotes: Vec::new(),
+            ..RenderOutput::default()
         });
     }
     let mut inline = Vec::new();

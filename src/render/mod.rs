@@ -143,4 +143,8 @@ pub struct RenderOutput {
     pub issues: Vec<RenderIssue>,
     /// Remote inputs the render met (fetched or not), each where it is named.
     pub remotes: Vec<RemoteUse>,
+    /// The kustomization directories a kustomize build entered (its own first, then every
+    /// base and component it included), fetched inputs' mounts left out: what the coverage
+    /// line counts as linted.
+    pub kustomize_dirs: Vec<String>,
 }

@@ -235,6 +235,7 @@ pub fn template_with_text(fs: &dyn RepoFs, chart_dir: &str, opts: &TemplateOptio
         objects: run.objects,
         issues: run.left_out,
         remotes: run.remotes,
+        kustomize_dirs: Vec::new(),
     };
     if let Some(f) = run.failure {
         let span = f.span.unwrap_or_else(|| chart_span(fs, chart_dir));

@@ -277,6 +277,9 @@ impl Builder<'_> {
         {
             self.check_deadline(from)?;
             self.resource_count += done.appended;
+            // What the shared build entered, this one entered too (the coverage counts it,
+            // and an including build's own sharing checks must see it).
+            self.entered.extend(done.entered.iter().cloned());
             self.remotes
                 .borrow_mut()
                 .extend(done.remotes.iter().cloned());

@@ -171,6 +171,7 @@ fn failed_output(issue: crate::render::RenderIssue) -> RenderOutput {
         objects: Vec::new(),
         issues: vec![issue],
         remotes: Vec::new(),
+        kustomize_dirs: Vec::new(),
     }
 }
 
@@ -190,12 +191,24 @@ fn run(
         objects: Vec::new(),
         issues: b.skipped.take(),
         remotes: b.remotes.take(),
+        kustomize_dirs: entered_repo_dirs(&b.entered),
     };
     match result {
         Ok(resources) => out.objects = resources.into_iter().map(to_object).collect(),
         Err(issue) => out.issues.push(*issue),
     }
     out
+}
+
+/// The repository's directories among those a build entered, once each, in order.
+fn entered_repo_dirs(entered: &[String]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    entered
+        .iter()
+        .filter(|d| crate::render::remote::mount_of(d).is_none())
+        .filter(|d| seen.insert(d.as_str()))
+        .cloned()
+        .collect()
 }
 
 /// kustomize keeps objects without an apiVersion, so the identity is read leniently.
