@@ -630,7 +630,8 @@ fn check(args: CheckArgs) -> ExitCode {
                 }
             );
         }
-        result = match lint_cached(&opts, &[], ignore_files, cache) {
+        // The lint that decides the report and the exit code runs with the user's limits too.
+        result = match lint_cached(&opts, &lint.out.limits, ignore_files, cache) {
             Ok(r) => r,
             Err(e) => return fail(e),
         };

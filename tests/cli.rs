@@ -901,3 +901,59 @@ fn fix_dry_run_prints_json_when_asked() {
         );
     }
 }
+
+/// `--fix` lints twice (before and after writing); the second lint, whose findings and exit
+/// code are reported, keeps the user's `--limit`: a limit the first lint was held to is not
+/// dropped by the second.
+#[test]
+fn fix_keeps_the_limits_for_the_lint_it_reports() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let write = |rel: &str, text: &str| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    };
+    // overlay -> mid -> base: three levels of kustomizations.
+    write(
+        "apps/web/overlay/kustomization.yaml",
+        "resources: [../mid]\n",
+    );
+    write("apps/web/mid/kustomization.yaml", "resources: [../base]\n");
+    write("apps/web/base/kustomization.yaml", "resources: [cm.yaml]\n");
+    write(
+        "apps/web/base/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata: {a: b}\n",
+    );
+    let depth_failures = |extra: &[&str]| -> usize {
+        let out = bin()
+            .args([
+                "--format",
+                "json",
+                "--comment",
+                "off",
+                "--limit",
+                "max-kustomize-depth=2",
+            ])
+            .args(extra)
+            .arg(dir.path())
+            .output()
+            .expect("run");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        v["findings"]
+            .as_array()
+            .map(|f| {
+                f.iter()
+                    .filter(|f| {
+                        f["message"]
+                            .as_str()
+                            .is_some_and(|m| m.contains("limits.max-kustomize-depth"))
+                    })
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    let plain = depth_failures(&[]);
+    assert!(plain > 0, "the limit holds without --fix");
+    assert_eq!(depth_failures(&["--fix"]), plain, "and with --fix");
+}
