@@ -1,7 +1,8 @@
 //! Inputs the fuzzers (fuzz/) once crashed, hung or exhausted memory on, run through the same
 //! entry points (`gitops_lint::fuzzing`). Each must now finish without a panic, and whatever
 //! it reports must be located inside the input it read.
-//! Files: testdata/fuzz-regressions/<target>/<name> (raw fuzzer input, minimised).
+//! Files: testdata/fuzz-regressions/<target>/<name> (raw fuzzer input, minimised), and
+//! `seed-*` inputs from the target's fuzzing corpus, so every target runs something.
 
 use gitops_lint::fuzzing;
 use gitops_lint::source::{SourceMap, Span};
@@ -30,7 +31,14 @@ fn inputs(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
 }
 
 fn run_all(target: &str, f: impl Fn(&Path, &[u8])) {
-    for (path, data) in inputs(target) {
+    let inputs = inputs(target);
+    // A target without inputs would pass without running anything: each keeps at least a
+    // few seeds from its fuzzing corpus (`seed-*`) beside the inputs that once failed.
+    assert!(
+        !inputs.is_empty(),
+        "testdata/fuzz-regressions/{target}/ holds no input"
+    );
+    for (path, data) in inputs {
         eprintln!("{target}: {}", path.display());
         let start = Instant::now();
         f(&path, &data);

@@ -10,6 +10,8 @@
 //! the test fails when an unlisted case mismatches or a listed one starts to match.
 //! Set `KUSTOMIZE_PARITY_DIFF=1` to print a diff head for each mismatch.
 
+mod common;
+
 use gitops_lint::render::kustomize::{BuildOptions, build, to_yaml_stream};
 use gitops_lint::source::{DiskFs, FileId, SourceMap};
 use gitops_lint::yaml::{Limits, parse_str};
@@ -18,11 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 fn corpus_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("GITOPS_LINT_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    let dir = base.join("kustomize");
-    dir.join("README.md").is_file().then_some(dir)
+    common::shared_corpus("corpus/kustomize", "README.md")
 }
 
 fn normalise(s: &str) -> String {

@@ -11,6 +11,8 @@
 //! The repos were extracted without git metadata; each is linted in a temporary copy whose
 //! `.git/config` names the origin URL the corpus README gives, as a clone would.
 
+mod common;
+
 use gitops_lint::lint::{LintOptions, lint};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -53,19 +55,7 @@ const REPOS: &[(&str, &str)] = &[
 const MESSAGE_WORDS: usize = 10;
 
 fn corpus() -> Option<PathBuf> {
-    let shared = std::env::var_os("GITOPS_LINT_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    let dir = shared.join("corpus/real-repos");
-    if dir.join("README.md").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipped: no real-repos corpus at {} (set GITOPS_LINT_SHARED)",
-            dir.display()
-        );
-        None
-    }
+    common::shared_corpus("corpus/real-repos", "README.md")
 }
 
 fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {

@@ -8,15 +8,11 @@
 //! The corpus copies have no git remote: each repo is copied to a temporary directory with
 //! its origin URL (from the corpus README) written as the `origin` remote.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn shared_dir() -> PathBuf {
-    std::env::var_os("GITOPS_LINT_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
-}
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
 
 /// `| dir | repository | commit | date | origin URL | …` rows of the corpus README.
 fn origins(readme: &str) -> Vec<(String, String)> {
@@ -186,14 +182,11 @@ const PER_CLUSTER: &[(&str, &str, &str, &[&str])] = &[
 
 #[test]
 fn every_declared_app_is_listed_with_a_status() {
-    let base = shared_dir().join("corpus/real-repos");
-    let Ok(readme) = std::fs::read_to_string(base.join("README.md")) else {
-        println!(
-            "skipped: no real-repos corpus at {} (set GITOPS_LINT_SHARED)",
-            base.display()
-        );
+    let Some(base) = common::shared_corpus("corpus/real-repos", "README.md") else {
         return;
     };
+    let readme = std::fs::read_to_string(base.join("README.md"))
+        .unwrap_or_else(|e| panic!("{}: {e}", base.display()));
     let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let mut problems = Vec::new();
     let mut table = String::from(
