@@ -18,17 +18,19 @@ struct Repo {
     map: Arc<SourceMap>,
 }
 
-fn repo(files: &[(&str, &str)]) -> Option<Repo> {
-    let dir = tempfile::tempdir().ok()?;
-    let root = std::fs::canonicalize(dir.path()).ok()?;
+/// A repository in a temporary directory; a setup failure fails the test (a test that
+/// returned early would pass without checking anything).
+fn repo(files: &[(&str, &str)]) -> Repo {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = std::fs::canonicalize(dir.path()).expect("its canonical path");
     for (path, text) in files {
         let full = root.join(path);
-        std::fs::create_dir_all(full.parent()?).ok()?;
-        std::fs::write(&full, text).ok()?;
+        std::fs::create_dir_all(full.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&full, text).expect("write");
     }
     let map = Arc::new(SourceMap::new());
     let fs = DiskFs::new(root.join("repo"), map.clone(), 1 << 20);
-    Some(Repo { _dir: dir, fs, map })
+    Repo { _dir: dir, fs, map }
 }
 
 /// `path:line` of a span.
@@ -56,15 +58,13 @@ spec:
 
 #[test]
 fn missing_file_is_located_on_its_entry() {
-    let Some(r) = repo(&[
+    let r = repo(&[
         (
             "repo/app/kustomization.yaml",
             "resources:\n- deploy.yaml\n- missing.yaml\n",
         ),
         ("repo/app/deploy.yaml", DEPLOY),
-    ]) else {
-        return;
-    };
+    ]);
     let out = build(&r.fs, "app", &BuildOptions::default());
     let issue = only_issue(&out);
     assert_eq!(issue.kind, IssueKind::Failed);
@@ -74,12 +74,10 @@ fn missing_file_is_located_on_its_entry() {
 
 #[test]
 fn cycle_is_reported() {
-    let Some(r) = repo(&[
+    let r = repo(&[
         ("repo/a/kustomization.yaml", "resources:\n- ../b\n"),
         ("repo/b/kustomization.yaml", "resources:\n- ../a\n"),
-    ]) else {
-        return;
-    };
+    ]);
     let out = build(&r.fs, "a", &BuildOptions::default());
     let issue = only_issue(&out);
     assert!(issue.message.contains("cycle"), "{}", issue.message);
@@ -88,15 +86,13 @@ fn cycle_is_reported() {
 
 #[test]
 fn paths_outside_the_repository_are_refused() {
-    let Some(r) = repo(&[
+    let r = repo(&[
         (
             "repo/app/kustomization.yaml",
             "resources:\n- ../../outside\n",
         ),
         ("outside/kustomization.yaml", "resources: []\n"),
-    ]) else {
-        return;
-    };
+    ]);
     let out = build(&r.fs, "app", &BuildOptions::default());
     let issue = only_issue(&out);
     assert_eq!(issue.kind, IssueKind::Failed);
@@ -110,7 +106,7 @@ fn paths_outside_the_repository_are_refused() {
 
 #[test]
 fn remote_bases_and_unvendored_charts_are_unrenderable() {
-    let Some(r) = repo(&[
+    let r = repo(&[
         (
             "repo/remote/kustomization.yaml",
             "resources:\n- https://github.com/org/repo//base?ref=v1\n",
@@ -123,9 +119,7 @@ fn remote_bases_and_unvendored_charts_are_unrenderable() {
             "repo/pinned/kustomization.yaml",
             "helmCharts:\n- name: redis\n  repo: https://charts.example.com\n  version: 19.0.1\n",
         ),
-    ]) else {
-        return;
-    };
+    ]);
     let out = build(&r.fs, "remote", &BuildOptions::default());
     let issue = only_issue(&out);
     assert_eq!(issue.kind, IssueKind::Unrenderable);
@@ -150,7 +144,7 @@ fn remote_bases_and_unvendored_charts_are_unrenderable() {
 
 #[test]
 fn patch_targeting_nothing_and_invalid_ops_fail() {
-    let Some(r) = repo(&[
+    let r = repo(&[
         (
             "repo/a/kustomization.yaml",
             "resources:\n- deploy.yaml\npatches:\n- path: p.yaml\n",
@@ -165,9 +159,7 @@ fn patch_targeting_nothing_and_invalid_ops_fail() {
             "resources:\n- deploy.yaml\npatches:\n- target:\n    kind: Deployment\n  patch: |-\n    - op: frobnicate\n      path: /spec/replicas\n",
         ),
         ("repo/b/deploy.yaml", DEPLOY),
-    ]) else {
-        return;
-    };
+    ]);
     let out = build(&r.fs, "a", &BuildOptions::default());
     let issue = only_issue(&out);
     assert!(
@@ -183,7 +175,7 @@ fn patch_targeting_nothing_and_invalid_ops_fail() {
 
 #[test]
 fn malformed_inputs_do_not_panic() {
-    let Some(r) = repo(&[
+    let r = repo(&[
         ("repo/a/kustomization.yaml", "- just\n- a list\n"),
         (
             "repo/b/kustomization.yaml",
@@ -192,9 +184,7 @@ fn malformed_inputs_do_not_panic() {
         ("repo/c/kustomization.yaml", "resources:\n- bad.yaml\n"),
         ("repo/c/bad.yaml", "a: [unclosed\n"),
         ("repo/d/kustomization.yaml", "kind: Banana\n"),
-    ]) else {
-        return;
-    };
+    ]);
     for dir in ["a", "b", "c", "d", "missing"] {
         let out = build(&r.fs, dir, &BuildOptions::default());
         if dir != "b" {
@@ -205,15 +195,13 @@ fn malformed_inputs_do_not_panic() {
 
 #[test]
 fn load_restrictions_follow_the_option() {
-    let Some(r) = repo(&[
+    let r = repo(&[
         (
             "repo/app/kustomization.yaml",
             "resources:\n- ../shared/deploy.yaml\n",
         ),
         ("repo/shared/deploy.yaml", DEPLOY),
-    ]) else {
-        return;
-    };
+    ]);
     let out = build(&r.fs, "app", &BuildOptions::default());
     let issue = only_issue(&out);
     assert!(
@@ -236,7 +224,7 @@ fn find<'a>(node: &'a Node, path: &[&str]) -> &'a Node {
 
 #[test]
 fn patched_value_points_at_the_patch_and_remembers_the_base() {
-    let Some(r) = repo(&[
+    let r = repo(&[
         (
             "repo/base/kustomization.yaml",
             "resources:\n- deploy.yaml\n",
@@ -250,9 +238,7 @@ fn patched_value_points_at_the_patch_and_remembers_the_base() {
             "repo/overlays/prod/patch.yaml",
             "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 5\n",
         ),
-    ]) else {
-        return;
-    };
+    ]);
     let out = build(&r.fs, "overlays/prod", &BuildOptions::default());
     assert!(out.issues.is_empty(), "{:?}", out.issues);
     let root = &out.objects[0].root;
@@ -278,12 +264,10 @@ fn patched_value_points_at_the_patch_and_remembers_the_base() {
 
 #[test]
 fn argo_overrides_edit_a_copy_of_the_kustomization() {
-    let Some(r) = repo(&[
+    let r = repo(&[
         ("repo/app/kustomization.yaml", "resources:\n- deploy.yaml\n"),
         ("repo/app/deploy.yaml", DEPLOY),
-    ]) else {
-        return;
-    };
+    ]);
     let overrides = KustomizeOverrides {
         name_prefix: Some("argo-".into()),
         namespace: Some("team".into()),
@@ -308,7 +292,7 @@ fn argo_overrides_edit_a_copy_of_the_kustomization() {
 
 #[test]
 fn generated_config_map_gets_kustomize_hash_and_references_follow() {
-    let Some(r) = repo(&[
+    let r = repo(&[
         (
             "repo/app/kustomization.yaml",
             "resources:\n- deploy.yaml\nconfigMapGenerator:\n- name: cfg\n  literals:\n  - TEST='\n",
@@ -317,9 +301,7 @@ fn generated_config_map_gets_kustomize_hash_and_references_follow() {
             "repo/app/deploy.yaml",
             "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      volumes:\n      - name: c\n        configMap:\n          name: cfg\n",
         ),
-    ]) else {
-        return;
-    };
+    ]);
     let out = build(&r.fs, "app", &BuildOptions::default());
     assert!(out.issues.is_empty(), "{:?}", out.issues);
     let yaml = to_yaml_stream(&out.objects);
@@ -350,7 +332,7 @@ subjects:
 fn ambiguous_name_reference_is_an_error_on_the_reference() {
     // Two namespaced copies of one ServiceAccount: a binding naming `sa` without a
     // namespace cannot tell which one it means (kustomize fails the same way).
-    let Some(r) = repo(&[
+    let r = repo(&[
         ("repo/kustomization.yaml", "resources:\n- a\n- b\n"),
         (
             "repo/a/kustomization.yaml",
@@ -365,9 +347,7 @@ fn ambiguous_name_reference_is_an_error_on_the_reference() {
             "repo/b/sa.yaml",
             &SA_AND_BINDING.replace("name: crb", "name: crb-b"),
         ),
-    ]) else {
-        return;
-    };
+    ]);
     let out = build(&r.fs, "", &BuildOptions::default());
     let issue = only_issue(&out);
     assert_eq!(issue.kind, IssueKind::Failed);
@@ -394,7 +374,7 @@ spec:
     spec:
       serviceAccountName: sa
 ";
-    let Some(r) = repo(&[
+    let r = repo(&[
         (
             "repo/kustomization.yaml",
             "namespace: ns\nresources:\n- plain\n- private\n",
@@ -413,9 +393,7 @@ spec:
             "repo/base/sa.yaml",
             "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n",
         ),
-    ]) else {
-        return;
-    };
+    ]);
     let out = build(&r.fs, "", &BuildOptions::default());
     assert!(out.issues.is_empty(), "{:?}", out.issues);
     let refs: Vec<(String, String)> = out
@@ -443,7 +421,7 @@ spec:
 
 #[test]
 fn blank_subject_namespace_is_refused_where_it_is_written() {
-    let Some(r) = repo(&[
+    let r = repo(&[
         ("repo/kustomization.yaml", "resources:\n- rb.yaml\n"),
         (
             "repo/rb.yaml",
@@ -461,9 +439,7 @@ subjects:
   namespace:
 ",
         ),
-    ]) else {
-        return;
-    };
+    ]);
     let out = build(&r.fs, "", &BuildOptions::default());
     let issue = only_issue(&out);
     assert!(
@@ -476,7 +452,7 @@ subjects:
 
 #[test]
 fn namespace_field_spec_on_a_list_is_refused() {
-    let Some(r) = repo(&[
+    let r = repo(&[
         (
             "repo/kustomization.yaml",
             "resources:\n- sa.yaml\ntransformers:\n- ns.yaml\n",
@@ -494,9 +470,7 @@ fieldSpecs:
   kind: ClusterRoleBinding
 ",
         ),
-    ]) else {
-        return;
-    };
+    ]);
     let out = build(&r.fs, "", &BuildOptions::default());
     let issue = only_issue(&out);
     assert!(
@@ -512,7 +486,7 @@ fieldSpecs:
 #[test]
 fn openapi_field_errors_are_located() {
     let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n";
-    let Some(r) = repo(&[
+    let r = repo(&[
         (
             "repo/old/kustomization.yaml",
             "resources:\n- cm.yaml\nopenapi:\n  version: v1.14.1\n",
@@ -523,9 +497,7 @@ fn openapi_field_errors_are_located() {
             "resources:\n- cm.yaml\nopenapi:\n  path: schema.json\n",
         ),
         ("repo/missing/cm.yaml", cm),
-    ]) else {
-        return;
-    };
+    ]);
     let out = build(&r.fs, "old", &BuildOptions::default());
     let issue = only_issue(&out);
     assert!(
@@ -632,7 +604,7 @@ fn vendored_helm_chart_matches_kubectl_when_available() {
 fn hash_transformer_hashes_generated_objects_where_it_runs() {
     // Checked against kubectl kustomize v5.5: the generated ConfigMap still wants its hash
     // at the end of the build, so it carries two.
-    let Some(r) = repo(&[
+    let r = repo(&[
         (
             "repo/kustomization.yaml",
             "configMapGenerator:\n- name: cm\n  literals:\n  - a=b\ntransformers:\n- h.yaml\n",
@@ -641,9 +613,7 @@ fn hash_transformer_hashes_generated_objects_where_it_runs() {
             "repo/h.yaml",
             "apiVersion: builtin\nkind: HashTransformer\nmetadata:\n  name: h\n",
         ),
-    ]) else {
-        return;
-    };
+    ]);
     let out = build(&r.fs, "", &BuildOptions::default());
     assert!(out.issues.is_empty(), "{:?}", out.issues);
     let names: Vec<&str> = out.objects.iter().map(|o| o.name.as_str()).collect();
@@ -711,9 +681,7 @@ fn fidelity_cases_match_recorded_kubectl_kustomize() {
 /// the absolute path, as kubectl prints it (not `tmp/...`).
 #[test]
 fn render_errors_outside_a_repository_keep_the_absolute_path() {
-    let Some(r) = repo(&[("repo/kustomization.yaml", "resources:\n- missing.yaml\n")]) else {
-        return;
-    };
+    let r = repo(&[("repo/kustomization.yaml", "resources:\n- missing.yaml\n")]);
     let dir = r.fs.root().to_path_buf();
     if dir.ancestors().any(|a| a.join(".git").exists()) {
         return; // the temporary directory is inside a repository: rooted there instead
@@ -751,7 +719,7 @@ fn built_text(r: &Repo, dir: &str, shared: Option<&Arc<SharedBuilds>>) -> String
 /// base's objects, generated names and hashes included, however the overlays nest.
 #[test]
 fn overlays_sharing_a_base_print_what_they_print_alone() {
-    let Some(r) = repo(&[
+    let r = repo(&[
         (
             "repo/base/kustomization.yaml",
             "resources:\n- deployment.yaml\nlabels:\n- pairs:\n    tier: web\nconfigMapGenerator:\n- name: web-config\n  literals:\n  - MODE=base\n",
@@ -769,9 +737,7 @@ fn overlays_sharing_a_base_print_what_they_print_alone() {
             "repo/overlays/c/kustomization.yaml",
             "resources:\n- ../a\nnameSuffix: -c\nconfigMapGenerator:\n- name: a-web-config\n  behavior: merge\n  literals:\n  - MODE=c\n",
         ),
-    ]) else {
-        return;
-    };
+    ]);
     let shared = Arc::new(SharedBuilds::default());
     for dir in [
         "overlays/a",
@@ -792,7 +758,7 @@ fn overlays_sharing_a_base_print_what_they_print_alone() {
 /// A shared build never hides a cycle or a limit: they fail as when built alone.
 #[test]
 fn a_shared_base_still_fails_on_a_cycle_and_on_the_depth_limit() {
-    let Some(r) = repo(&[
+    let r = repo(&[
         (
             "repo/base/kustomization.yaml",
             "resources:\n- deployment.yaml\n",
@@ -802,9 +768,7 @@ fn a_shared_base_still_fails_on_a_cycle_and_on_the_depth_limit() {
         ("repo/top/kustomization.yaml", "resources:\n- ../mid\n"),
         ("repo/x/kustomization.yaml", "resources:\n- ../y\n"),
         ("repo/y/kustomization.yaml", "resources:\n- ../x\n"),
-    ]) else {
-        return;
-    };
+    ]);
     let shared = Arc::new(SharedBuilds::default());
     for dir in ["top", "x", "y", "top"] {
         assert_eq!(
@@ -891,8 +855,7 @@ fn steps_aimed_at_an_unfetched_remote_input_are_recorded_against_it_and_the_rest
         ("repo/prod/kustomization.yaml", PARTIAL_OVERLAY),
         ("repo/prod/deploy.yaml", DEPLOY),
         ("repo/prod/argocd-cm.yaml", ARGOCD_CM_PATCH),
-    ])
-    .expect("a temporary repository");
+    ]);
     let out = build(&r.fs, "prod", &BuildOptions::default());
     // The local Deployment rendered, with the local replicas entry applied.
     assert_eq!(out.objects.len(), 1, "objects: {:?}", out.objects);
@@ -950,8 +913,7 @@ fn with_every_input_local_a_step_that_finds_no_target_still_fails() {
         ("repo/prod/kustomization.yaml", local_only.as_str()),
         ("repo/prod/deploy.yaml", DEPLOY),
         ("repo/prod/argocd-cm.yaml", ARGOCD_CM_PATCH),
-    ])
-    .expect("a temporary repository");
+    ]);
     let out = build(&r.fs, "prod", &BuildOptions::default());
     let issue = only_issue(&out);
     assert_eq!(issue.kind, IssueKind::Failed);
@@ -971,8 +933,7 @@ fn a_remote_patch_file_is_left_out_and_the_build_goes_on() {
             "resources:\n- deploy.yaml\npatches:\n- path: https://raw.githubusercontent.com/org/patches/main/web.yaml\n",
         ),
         ("repo/app/deploy.yaml", DEPLOY),
-    ])
-    .expect("a temporary repository");
+    ]);
     let out = build(&r.fs, "app", &BuildOptions::default());
     assert_eq!(out.objects.len(), 1);
     let issue = only_issue(&out);
@@ -991,8 +952,7 @@ fn a_remote_patch_file_is_left_out_and_the_build_goes_on() {
             "resources:\n- deploy.yaml\npatches:\n- path: http://patches.example.com/web.yaml\n",
         ),
         ("repo/app/deploy.yaml", DEPLOY),
-    ])
-    .expect("a temporary repository");
+    ]);
     let out = build(&r.fs, "app", &BuildOptions::default());
     assert_eq!(out.objects.len(), 1);
     let input = only_issue(&out).input.as_ref().expect("names its input");

@@ -348,6 +348,8 @@ fn kustomize_remote_bases_in_each_form_and_the_rest_of_the_build_renders() {
             "platform: git https://github.com/example/platform `v1.2.0` @ platform/kustomization.yaml:4: - github.com/example/platform//deploy/base?ref=v1.2.0",
             "platform: git https://gitlab.com/example/ops.git `v3` @ platform/kustomization.yaml:6: - git::https://gitlab.com/example/ops.git//base?version=v3",
             "platform: git ssh://git@git.example.com/team/infra.git `` @ platform/kustomization.yaml:7: - ssh://git@git.example.com/team/infra.git//k8s",
+            // A file at a URL: `fetch` downloads it too (locked by its digest).
+            "platform: url https://raw.githubusercontent.com/example/crds/v1/crd.yaml `` @ platform/kustomization.yaml:10: - https://raw.githubusercontent.com/example/crds/v1/crd.yaml",
         ]
     );
     let p = r.model.apps.iter().find(|a| a.name == "platform").unwrap();

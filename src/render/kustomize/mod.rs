@@ -12,6 +12,7 @@ mod build;
 mod crds;
 mod fieldpath;
 mod fieldspec;
+mod files;
 mod generators;
 pub mod git_url;
 mod helm_charts;
