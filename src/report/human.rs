@@ -266,7 +266,11 @@ fn render_sections(
             out.push_str(&compact(f, map));
             continue;
         }
-        let note = to_note(f, map);
+        let mut note = to_note(f, map);
+        // Under a section header that names the rule, miette's code line would repeat it.
+        if !headers.is_empty() {
+            note.code = None;
+        }
         if handler.render_report(&mut out, &note).is_err() {
             let lc = map.line_col(f.primary.span);
             out.push_str(&format!(
@@ -370,6 +374,16 @@ mod tests {
                 "── warning · shared-resource · 2 finding(s) ──",
                 "── warning · unpinned-source · 1 finding(s) ──",
             ]
+        );
+        // The header names the rule: no finding repeats it on a line of its own.
+        assert!(
+            !text.lines().any(|l| [
+                "hpa-replicas-conflict",
+                "shared-resource",
+                "unpinned-source"
+            ]
+            .contains(&l.trim())),
+            "{text}"
         );
         let pos = |needle: &str| text.find(needle).unwrap_or(usize::MAX);
         assert!(pos("hpa-replicas-conflict on 3") < pos("shared-resource on 0"));
