@@ -6,6 +6,7 @@ mod fs;
 pub mod git;
 mod lazy;
 mod tree;
+mod tree_ignore;
 mod walk;
 
 pub use error::FsError;

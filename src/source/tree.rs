@@ -67,10 +67,20 @@ impl MemTree {
 
 /// The in-memory counterpart of `walk_repo`: same candidates, excludes and limits.
 pub fn walk_tree(tree: &MemTree, root: PathBuf, opts: &WalkOptions, map: &SourceMap) -> WalkedRepo {
+    // The revision's own `.gitignore` / `.ignore` files, as the disk walk honours them (a
+    // committed file that is ignored is not linted on either side of a diff).
+    let ignores = opts.ignore_files.then(|| {
+        super::tree_ignore::TreeIgnores::new(tree.paths(), |p| {
+            tree.get(p)
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .map(str::to_string)
+        })
+    });
+    let ignored = |p: &str| ignores.as_ref().is_some_and(|i| i.ignored(p, false));
     let mut issues: Vec<WalkIssue> = tree
         .oversized
         .iter()
-        .filter(|(p, _)| is_candidate(p) && !opts.exclude.is_match(p.as_str()))
+        .filter(|(p, _)| is_candidate(p) && !opts.exclude.is_match(p.as_str()) && !ignored(p))
         .map(|(p, len)| WalkIssue {
             path: p.clone(),
             message: format!(
@@ -79,7 +89,11 @@ pub fn walk_tree(tree: &MemTree, root: PathBuf, opts: &WalkOptions, map: &Source
             ),
         })
         .collect();
-    let candidates: Vec<&str> = tree.paths().filter(|p| is_candidate(p)).collect();
+    let candidates: Vec<&str> = tree
+        .paths()
+        .filter(|p| is_candidate(p))
+        .filter(|p| !ignored(p))
+        .collect();
     let all = candidates.len();
     let mut paths: Vec<&str> = candidates
         .into_iter()
@@ -215,6 +229,57 @@ mod tests {
         assert_eq!(paths, ["apps/a/deploy.yaml"]);
         assert_eq!(w.issues.len(), 1);
         assert!(w.issues[0].message.contains("binary"));
+    }
+
+    /// A revision's `.gitignore` / `.ignore` files leave out what they leave out on disk: the
+    /// same files are walked from a checkout and from the tree (`diff`'s base side).
+    #[test]
+    fn ignore_files_hold_in_a_tree_as_on_disk() {
+        let files: &[(&str, &str)] = &[
+            (".gitignore", "scratch/\n*.local.yaml\n"),
+            ("apps/.ignore", "generated.yaml\n"),
+            ("apps/.gitignore", "!keep.local.yaml\n"),
+            ("scratch/.gitignore", "!*\n"),
+            ("scratch/app.yaml", "kind: ConfigMap\n"),
+            ("apps/web/deploy.yaml", "kind: Deployment\n"),
+            ("apps/web/generated.yaml", "kind: ConfigMap\n"),
+            ("apps/keep.local.yaml", "kind: ConfigMap\n"),
+            ("apps/dev.local.yaml", "kind: ConfigMap\n"),
+            ("top.local.yaml", "kind: ConfigMap\n"),
+        ];
+        let disk = tempfile::tempdir().expect("tmp");
+        let mut t = MemTree::new();
+        for (p, text) in files {
+            let full = disk.path().join(p);
+            std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&full, text).expect("write");
+            t.insert(p, text.as_bytes().to_vec());
+        }
+        for ignore_files in [true, false] {
+            let opts = WalkOptions {
+                ignore_files,
+                ..WalkOptions::default()
+            };
+            let walked = |w: &WalkedRepo, map: &SourceMap| {
+                let mut p: Vec<String> = w.files.iter().map(|&f| map.path(f)).collect();
+                p.sort();
+                p
+            };
+            let (m1, m2) = (SourceMap::new(), SourceMap::new());
+            let on_disk = super::super::walk::walk_repo(disk.path(), &opts, &m1).expect("walk");
+            let in_tree = walk_tree(&t, PathBuf::from("/r"), &opts, &m2);
+            assert_eq!(
+                walked(&in_tree, &m2),
+                walked(&on_disk, &m1),
+                "ignore_files: {ignore_files}"
+            );
+            if ignore_files {
+                assert_eq!(
+                    walked(&in_tree, &m2),
+                    ["apps/keep.local.yaml", "apps/web/deploy.yaml"]
+                );
+            }
+        }
     }
 
     #[test]
