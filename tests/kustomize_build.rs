@@ -958,3 +958,46 @@ fn a_remote_patch_file_is_left_out_and_the_build_goes_on() {
     let input = only_issue(&out).input.as_ref().expect("names its input");
     assert!(!input.fetchable, "{input:?}");
 }
+
+/// A generator that merges into (or replaces) an object of an unfetched remote base waits
+/// for that input like a patch does; with every input local, the missing object fails the
+/// build as in kustomize.
+#[test]
+fn a_merging_generator_aimed_at_an_unfetched_input_is_recorded_against_it() {
+    let overlay = |base: &str| {
+        format!(
+            "resources:\n{base}- deploy.yaml\nconfigMapGenerator:\n- name: argocd-cm\n  behavior: merge\n  literals:\n  - timeout.reconciliation=15s\n"
+        )
+    };
+    let remote = overlay(
+        "- https://raw.githubusercontent.com/argoproj/argo-cd/v2.13.1/manifests/install.yaml\n",
+    );
+    let r = repo(&[
+        ("repo/prod/kustomization.yaml", remote.as_str()),
+        ("repo/prod/deploy.yaml", DEPLOY),
+    ]);
+    let out = build(&r.fs, "prod", &BuildOptions::default());
+    assert_eq!(out.objects.len(), 1, "the local Deployment renders");
+    let undone: Vec<String> = out
+        .issues
+        .iter()
+        .filter(|i| i.kind == IssueKind::NotApplied)
+        .map(|i| at(&r.map, i.span))
+        .collect();
+    assert_eq!(undone, ["prod/kustomization.yaml:5"], "{:?}", out.issues);
+    assert!(out.issues.iter().all(|i| i.kind != IssueKind::Failed));
+
+    let local = overlay("");
+    let r = repo(&[
+        ("repo/prod/kustomization.yaml", local.as_str()),
+        ("repo/prod/deploy.yaml", DEPLOY),
+    ]);
+    let out = build(&r.fs, "prod", &BuildOptions::default());
+    let issue = only_issue(&out);
+    assert_eq!(issue.kind, IssueKind::Failed);
+    assert!(
+        issue.message.contains("does not exist; cannot merge"),
+        "{}",
+        issue.message
+    );
+}

@@ -190,10 +190,14 @@ pub fn add(b: &mut Builder, acc: &mut Acc, r: Resource) -> Result<(), Fail> {
             ),
         )),
         (Behavior::Create, None) => b.append(acc, r, span),
-        (_, None) => Err(failed(
-            span,
-            format!("id {kind}/{name} does not exist; cannot merge or replace"),
-        )),
+        // Its target may be in a remote input left out offline: recorded against it.
+        (_, None) => b.target_absent(
+            acc,
+            failed(
+                span,
+                format!("id {kind}/{name} does not exist; cannot merge or replace"),
+            ),
+        ),
         (Behavior::Merge, Some(i)) => {
             let old = acc.resources[i].clone();
             let mut new = r;
