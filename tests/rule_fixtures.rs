@@ -252,6 +252,7 @@ fixtures! {
     second_writer_bad => "second-writer/bad",
     second_writer_clean => "second-writer/clean",
     second_writer_clean_ci_checks_only => "second-writer/clean-ci-checks-only",
+    second_writer_clean_cluster_from_an_action => "second-writer/clean-cluster-from-an-action",
     second_writer_clean_ephemeral_cluster => "second-writer/clean-ephemeral-cluster",
     selfheal_external_owner_bad => "selfheal-external-owner/bad",
     selfheal_external_owner_clean => "selfheal-external-owner/clean",

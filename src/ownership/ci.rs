@@ -43,7 +43,9 @@ pub struct Command {
     pub argo_app: Option<String>,
 }
 
-/// A repo that starts a throwaway cluster tests against it, not against production.
+/// A file that starts a throwaway cluster tests against it, not against production: by a
+/// command, or by a GitHub Action that sets one up (`helm/kind-action`,
+/// `engineerd/setup-kind`, `AbsaOSS/k3d-action`, `medyagh/setup-minikube`, …).
 fn ephemeral(text: &str) -> bool {
     [
         "kind create cluster",
@@ -54,6 +56,22 @@ fn ephemeral(text: &str) -> bool {
     ]
     .iter()
     .any(|s| text.contains(s))
+        || text.lines().any(uses_throwaway_cluster_action)
+}
+
+/// A workflow step `uses: owner/name@ref` whose name has a throwaway-cluster tool as one of
+/// its words (`setup-kind`, `kind-action`, `action-k3s-helm`).
+fn uses_throwaway_cluster_action(line: &str) -> bool {
+    let line = line.trim_start().trim_start_matches("- ").trim_start();
+    let Some(action) = line.strip_prefix("uses:") else {
+        return false;
+    };
+    let action = action.trim().trim_matches(|c| c == '"' || c == '\'');
+    let repo = action.split('@').next().unwrap_or("");
+    let name = repo.split('/').nth(1).unwrap_or("");
+    name.to_ascii_lowercase()
+        .split(['-', '_', '.'])
+        .any(|w| matches!(w, "kind" | "k3d" | "k3s" | "minikube" | "microk8s" | "kwok"))
 }
 
 /// Commands in one file.
@@ -496,6 +514,27 @@ mod tests {
         let mut out = Vec::new();
         parse_line(line, Span::default(), &mut out);
         out
+    }
+
+    #[test]
+    fn a_workflow_that_sets_up_a_throwaway_cluster_is_a_test_not_a_writer() {
+        for step in [
+            "      - uses: helm/kind-action@v1.10.0",
+            "        uses: engineerd/setup-kind@v0.5.0",
+            "      - uses: 'AbsaOSS/k3d-action@v2'",
+            "        uses: medyagh/setup-minikube@latest",
+            "        uses: jupyterhub/action-k3s-helm@v4",
+        ] {
+            assert!(ephemeral(&format!("steps:\n{step}\n")), "{step}");
+        }
+        for step in [
+            "      - uses: actions/checkout@v4",
+            "        uses: azure/k8s-set-context@v4",
+            "        uses: example/kindness-bot@v1",
+            "        # uses: helm/kind-action@v1",
+        ] {
+            assert!(!ephemeral(&format!("steps:\n{step}\n")), "{step}");
+        }
     }
 
     #[test]
