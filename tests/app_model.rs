@@ -1783,3 +1783,47 @@ fn the_coverage_line_counts_kustomization_directories_by_the_apps_that_built_the
         "kustomization directories: 6, 2 linted, 2 only in partly rendered apps, 2 not linted (1 only in apps that did not render, 1 built by no app)"
     );
 }
+
+/// A Flux Kustomization over a directory without a kustomization file: kustomize-controller
+/// generates one that takes each sub-directory's kustomization as a resource. Those
+/// sub-directories are deployed by it, not standalone apps that "nothing deploys" (their
+/// findings were reported twice, once as info).
+#[test]
+fn directories_a_flux_generated_kustomization_builds_are_not_standalone_apps() {
+    let ks = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  interval: 30m\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n  path: ./apps\n  prune: true\n";
+    let cm = |name: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: prod\ndata: {{a: b}}\n"
+        )
+    };
+    let r = lint_tree(&[
+        ("clusters/prod/apps.yaml", ks.to_string()),
+        (
+            "apps/namespace.yaml",
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: prod\n".to_string(),
+        ),
+        (
+            "apps/backend/kustomization.yaml",
+            "resources: [cm.yaml]\n".to_string(),
+        ),
+        ("apps/backend/cm.yaml", cm("backend")),
+        (
+            "apps/frontend/kustomization.yaml",
+            "resources: [cm.yaml]\n".to_string(),
+        ),
+        ("apps/frontend/cm.yaml", cm("frontend")),
+    ]);
+    let listed = apps(&r);
+    assert!(
+        listed
+            .iter()
+            .any(|a| a.starts_with("apps flux-kustomization 3 ")),
+        "{listed:#?}"
+    );
+    assert!(
+        !listed
+            .iter()
+            .any(|a| a.starts_with("apps/backend") || a.starts_with("apps/frontend")),
+        "{listed:#?}"
+    );
+}

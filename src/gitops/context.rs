@@ -472,6 +472,8 @@ impl Ctx<'_> {
                 let objs = self.plain_in(dir, true, None, None);
                 out.objects.extend(objs);
                 for k in nested {
+                    // Built here, so not a standalone app as well.
+                    self.rendered_dirs.insert(k.clone());
                     let u = Unit::Kustomize(KustomizeUnit {
                         dir: k,
                         flux: true,
