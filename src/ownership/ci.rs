@@ -47,10 +47,15 @@ pub struct Command {
 /// command, or by a GitHub Action that sets one up (`helm/kind-action`,
 /// `engineerd/setup-kind`, `AbsaOSS/k3d-action`, `medyagh/setup-minikube`, …).
 fn ephemeral(text: &str) -> bool {
+    // Creating or deleting one: a Makefile with `create-k3d`/`delete-k3d` targets (the
+    // create step often in a script it calls) manages a local cluster.
     [
         "kind create cluster",
+        "kind delete cluster",
         "k3d cluster create",
+        "k3d cluster delete",
         "minikube start",
+        "minikube delete",
         "vcluster create",
         "ctlptl create",
     ]
@@ -110,7 +115,27 @@ pub fn commands(map: &SourceMap, file: FileId) -> Vec<Command> {
         );
         parse_line(&joined, span, &mut out);
     }
+    // make runs a Makefile's recipes in the Makefile's directory: its relative paths are
+    // relative to it, not to the repository root.
+    if let Some(dir) = makefile_dir(&src.path) {
+        for cmd in &mut out {
+            for p in &mut cmd.paths {
+                if !p.starts_with('/') && !p.contains('$') {
+                    *p = format!("{dir}/{p}");
+                }
+            }
+        }
+    }
     out
+}
+
+/// The directory of a Makefile below the repository root (`None` at the root or for any
+/// other file).
+fn makefile_dir(path: &str) -> Option<&str> {
+    let (dir, name) = path.rsplit_once('/')?;
+    (matches!(name, "Makefile" | "makefile" | "GNUmakefile") || name.ends_with(".mk"))
+        .then_some(dir)
+        .filter(|d| !d.is_empty())
 }
 
 fn leading_ws(s: &str) -> usize {
@@ -517,6 +542,26 @@ mod tests {
     }
 
     #[test]
+    fn a_makefile_applies_paths_relative_to_its_own_directory() {
+        let map = SourceMap::new();
+        let mk = map.add_text(
+            "test/kafka/Makefile",
+            "setup:\n\tkubectl kustomize kubernetes | kubectl apply -f -\n\tkubectl apply -f /abs/x.yaml\n",
+        );
+        let paths: Vec<String> = commands(&map, mk)
+            .into_iter()
+            .flat_map(|c| c.paths)
+            .collect();
+        assert_eq!(paths, ["test/kafka/kubernetes", "/abs/x.yaml"]);
+        let root = map.add_text("Makefile", "deploy:\n\tkubectl apply -k overlays/prod\n");
+        let paths: Vec<String> = commands(&map, root)
+            .into_iter()
+            .flat_map(|c| c.paths)
+            .collect();
+        assert_eq!(paths, ["overlays/prod"]);
+    }
+
+    #[test]
     fn a_workflow_that_sets_up_a_throwaway_cluster_is_a_test_not_a_writer() {
         for step in [
             "      - uses: helm/kind-action@v1.10.0",
@@ -527,6 +572,7 @@ mod tests {
         ] {
             assert!(ephemeral(&format!("steps:\n{step}\n")), "{step}");
         }
+        assert!(ephemeral("delete-k3d:\n\tk3d cluster delete picluster\n"));
         for step in [
             "      - uses: actions/checkout@v4",
             "        uses: azure/k8s-set-context@v4",
