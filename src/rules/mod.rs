@@ -254,6 +254,7 @@ rules! {
     ],
     pipeline: [
         pub yaml_syntax,
+        pub internal_error,
         pub suppression_without_reason,
         pub suppression_unknown_rule,
     ],
@@ -294,7 +295,7 @@ pub fn run_all(model: &Model) -> Vec<Finding> {
 }
 
 /// Runs one rule's check so that a panic in it (a bug, defence in depth) costs only that
-/// rule's findings: they become one internal-error finding naming the rule, and the other
+/// rule's findings: they become one `internal-error` finding naming the rule, and the other
 /// rules still report. Findings pushed before the panic are dropped: they may be partial.
 pub(crate) fn run_isolated(
     id: &'static str,
@@ -319,7 +320,7 @@ pub(crate) fn run_isolated(
     ));
     vec![
         Finding::new(
-            id,
+            internal_error::ID,
             Severity::Error,
             format!("internal error: rule `{id}` stopped ({what}); its findings are missing"),
             crate::source::Span::new(file, 0, 0),
@@ -356,7 +357,7 @@ mod isolation_tests {
         });
         assert_eq!(broken.len(), 1, "the partial findings are dropped");
         let f = &broken[0];
-        assert_eq!((f.rule, f.severity), ("second-writer", Severity::Error));
+        assert_eq!((f.rule, f.severity), ("internal-error", Severity::Error));
         assert!(
             f.message
                 .contains("internal error: rule `second-writer` stopped")
