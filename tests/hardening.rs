@@ -406,6 +406,8 @@ fn every_growth_function_stops_at_the_memory_budget_before_allocating() {
     // `$s` is one megabyte; `$many` repeats it 5000 times as arguments.
     let mb = "{{- $s := repeat 1048576 \"a\" }}";
     let many = vec!["$s"; 5000].join(" ");
+    // `$s` doubled from 8 MB to 64 MB (120 MB created: inside the 128 MB budget).
+    let mb64 = "{{- $s := repeat 8000000 \"a\" }}{{- $s = print $s $s }}{{- $s = print $s $s }}{{- $s = print $s $s }}";
     let cases: Vec<(&str, String)> = vec![
         ("replace", format!("{mb}{{{{ replace \"a\" (repeat 20000 \"b\") $s | len }}}}")),
         (
@@ -441,6 +443,12 @@ fn every_growth_function_stops_at_the_memory_budget_before_allocating() {
             "concat",
             "{{- $l := list 1 2 }}{{- range until 40 }}{{- $l = concat $l $l }}{{- end }}{{ len $l }}".to_string(),
         ),
+        // A 64 MB string cut into 64 million strings: about 5 GB of small allocations.
+        ("splitList", format!("{mb64}{{{{ splitList \"\" $s | len }}}}")),
+        ("split", format!("{mb64}{{{{ split \"\" $s | len }}}}")),
+        ("splitn", format!("{mb64}{{{{ splitn \"\" 100000000000 $s | len }}}}")),
+        ("regexSplit", format!("{mb64}{{{{ regexSplit \"\" $s -1 | len }}}}")),
+        ("regexFindAll", format!("{mb64}{{{{ regexFindAll \".\" $s -1 | len }}}}")),
     ];
     let dir = tempfile::tempdir().expect("tempdir");
     for (i, (_, body)) in cases.iter().enumerate() {

@@ -131,15 +131,59 @@ pub fn must_reverse(_: &mut FuncEnv, a: &[Value]) -> R {
     reverse_impl("mustReverse", a)
 }
 
+/// What `deep_equal` compares a scalar by, hashable: two scalars are deep-equal exactly
+/// when their keys are equal (a float by value, so `0.0` and `-0.0` are one; NaN equals
+/// nothing and has no key).
+#[derive(Hash, PartialEq, Eq)]
+enum ScalarKey<'a> {
+    Nil,
+    Bool(bool),
+    Int(i64),
+    Int64(i64),
+    Uint(u64),
+    Float(u64),
+    Str(&'a str),
+    Bytes(&'a [u8]),
+}
+
+fn scalar_key(v: &Value) -> Option<ScalarKey<'_>> {
+    Some(match v {
+        Value::Nil => ScalarKey::Nil,
+        Value::Bool(b) => ScalarKey::Bool(*b),
+        Value::Int(i) => ScalarKey::Int(*i),
+        Value::Int64(i) => ScalarKey::Int64(*i),
+        Value::Uint(u) => ScalarKey::Uint(*u),
+        Value::Float(f) if f.is_nan() => return None,
+        Value::Float(f) => ScalarKey::Float(if *f == 0.0 { 0 } else { f.to_bits() }),
+        Value::String(s) => ScalarKey::Str(s),
+        Value::Bytes(b) => ScalarKey::Bytes(b),
+        _ => return None,
+    })
+}
+
+/// Sprig's uniq: the first of each run of deep-equal elements, in order. Scalars are looked
+/// up in a set (a list of a million strings took minutes compared pairwise); lists, maps and
+/// NaNs are compared with the kept ones of their own sort, as deep_equal does.
 fn uniq_impl(name: &str, a: &[Value]) -> R {
     arity(name, a, 1)?;
     let l = elems(&a[0], |k| format!("Cannot find uniq on type {k}"))?;
-    let mut out: Vec<Value> = Vec::new();
-    for x in l {
-        if !out.iter().any(|y| deep_equal(&x, y)) {
-            out.push(x);
+    let mut seen: std::collections::HashSet<ScalarKey<'_>> = std::collections::HashSet::new();
+    let mut kept_others: Vec<usize> = Vec::new();
+    let mut keep: Vec<usize> = Vec::new();
+    for (i, x) in l.iter().enumerate() {
+        let new = match scalar_key(x) {
+            Some(k) => seen.insert(k),
+            None if matches!(x, Value::Float(_)) => true,
+            None => !kept_others.iter().any(|&j| deep_equal(x, &l[j])),
+        };
+        if new {
+            if scalar_key(x).is_none() {
+                kept_others.push(i);
+            }
+            keep.push(i);
         }
     }
+    let out: Vec<Value> = keep.into_iter().map(|i| l[i].clone()).collect();
     list_v(out)
 }
 

@@ -126,6 +126,24 @@ pub fn fits(len: usize) -> bool {
     true
 }
 
+/// What one string costs in a list or map a function builds, besides its text: the slot or
+/// entry, and the string's own allocation.
+const PIECE_BYTES: usize = ENTRY_BYTES + 32;
+
+/// Before a function builds `count` strings of `bytes` text in all (`splitList`, `regexSplit`,
+/// `regexFindAll`): do they fit the element cap and the call's room? Counted before any is
+/// built, since a 32 MB string split into characters is 2 GB of small strings.
+pub fn pieces_fit(name: &str, count: usize, bytes: usize) -> Result<(), String> {
+    if count > super::args::MAX_ALLOC {
+        return Err(format!(
+            "{name}: result of {count} elements exceeds the limit of {}",
+            super::args::MAX_ALLOC
+        ));
+    }
+    spend(count.saturating_mul(PIECE_BYTES).saturating_add(bytes))
+        .map_err(|e| format!("{name}: {e}"))
+}
+
 fn exceeded_room() -> String {
     "result exceeds the render's memory budget (limits.max-render-memory-bytes)".into()
 }

@@ -301,6 +301,12 @@ fn find_all(name: &str, a: &[Value]) -> R {
         return Ok(Value::list(Vec::new()));
     }
     let limit = if n < 0 { usize::MAX } else { n as usize };
+    // Counted first (each match is a new string): `.` over a 32 MB string is 32 million.
+    let (count, bytes) = r
+        .find_iter(&s)
+        .take(limit)
+        .fold((0usize, 0usize), |(c, b), m| (c + 1, b + m.len()));
+    super::memory::pieces_fit(name, count, bytes)?;
     Ok(strs(
         r.find_iter(&s)
             .take(limit)
@@ -405,6 +411,9 @@ fn split(name: &str, a: &[Value]) -> R {
         return Ok(strs(vec![String::new()]));
     }
     let limit = if n < 0 { usize::MAX } else { n as usize };
+    // At most one part per match and one more, holding at most the whole text.
+    let parts = r.find_iter(&s).take(limit).count().saturating_add(1);
+    super::memory::pieces_fit(name, parts, s.len())?;
     let mut out = Vec::new();
     let (mut beg, mut end) = (0usize, 0usize);
     for m in r.find_iter(&s).take(limit) {

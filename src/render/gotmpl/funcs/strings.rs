@@ -515,12 +515,31 @@ fn indexed_map(parts: Vec<String>) -> Value {
     Value::map(m)
 }
 
+/// How many parts `go_split_n` makes, counted without building them.
+fn split_count(st: &str, sep: &str, n: i64) -> usize {
+    let all = if sep.is_empty() {
+        st.chars().count()
+    } else {
+        st.matches(sep).count() + 1
+    };
+    match n {
+        0 => 0,
+        n if n < 0 => all,
+        n => all.min(n as usize),
+    }
+}
+
+/// `go_split_n` once the parts are known to fit the call's room.
+fn split_checked(name: &str, st: &str, sep: &str, n: i64) -> Result<Vec<String>, String> {
+    super::memory::pieces_fit(name, split_count(st, sep, n), st.len())?;
+    Ok(go_split_n(st, sep, n))
+}
+
 pub fn split(_: &mut FuncEnv, a: &[Value]) -> R {
     arity("split", a, 2)?;
     let sep = args::string(&a[0])?;
     let st = args::string(&a[1])?;
-    check_alloc("split", if sep.is_empty() { st.len() } else { 0 })?;
-    Ok(indexed_map(go_split_n(&st, &sep, -1)))
+    Ok(indexed_map(split_checked("split", &st, &sep, -1)?))
 }
 
 pub fn splitn(_: &mut FuncEnv, a: &[Value]) -> R {
@@ -528,7 +547,7 @@ pub fn splitn(_: &mut FuncEnv, a: &[Value]) -> R {
     let sep = args::string(&a[0])?;
     let n = args::int(&a[1])?;
     let st = args::string(&a[2])?;
-    Ok(indexed_map(go_split_n(&st, &sep, n)))
+    Ok(indexed_map(split_checked("splitn", &st, &sep, n)?))
 }
 
 pub fn split_list(_: &mut FuncEnv, a: &[Value]) -> R {
@@ -536,7 +555,7 @@ pub fn split_list(_: &mut FuncEnv, a: &[Value]) -> R {
     let sep = args::string(&a[0])?;
     let st = args::string(&a[1])?;
     Ok(Value::list(
-        go_split_n(&st, &sep, -1)
+        split_checked("splitList", &st, &sep, -1)?
             .into_iter()
             .map(Value::from)
             .collect(),

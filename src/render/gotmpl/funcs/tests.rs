@@ -280,3 +280,42 @@ fn functions_that_read_the_seed_clock_or_zone_say_so() {
         );
     }
 }
+
+#[test]
+fn the_function_table_is_sorted_and_each_name_resolves() {
+    for pair in super::FUNCS.windows(2) {
+        assert!(pair[0].0 < pair[1].0, "{} before {}", pair[0].0, pair[1].0);
+    }
+    for (name, _) in super::FUNCS {
+        assert!(super::lookup(name).is_some(), "{name}");
+    }
+    assert!(super::lookup("env").is_none() && super::lookup("include").is_none());
+}
+
+#[test]
+fn uniq_keeps_the_first_of_deep_equal_elements_in_order() {
+    use super::super::value::Value;
+    let mut env = super::FuncEnv::default();
+    let list = |v: Vec<Value>| Value::list(v);
+    let input = list(vec![
+        Value::from("a"),
+        Value::Int(1),
+        Value::Int64(1),
+        Value::from("a"),
+        Value::Float(0.0),
+        Value::Float(-0.0),
+        Value::Float(f64::NAN),
+        Value::Float(f64::NAN),
+        list(vec![Value::Int(1)]),
+        list(vec![Value::Int(1)]),
+        Value::Int(1),
+    ]);
+    let out = super::lists::uniq(&mut env, &[input]).expect("uniq");
+    let Value::List(l) = out else {
+        panic!("{out:?}")
+    };
+    let kinds: Vec<String> = l.iter().map(|v| format!("{v:?}")).collect();
+    // int and int64 differ (reflect.DeepEqual compares types); 0.0 == -0.0; NaN equals
+    // nothing, so both stay; the second [1] goes.
+    assert_eq!(l.len(), 7, "{kinds:?}");
+}
