@@ -393,22 +393,15 @@ fn applications_a_chart_renders_are_checked_on_the_template_line_and_values_are_
     assert_eq!(out.status.code(), Some(1));
 }
 
-/// Every template function whose output can outgrow its arguments, driven with sizes that
-/// would need 5 to 20 GB if built before being checked, under a 4 GiB address-space cap:
-/// each chart stops with its own located `render-failed` naming the memory budget, and the
-/// process survives to report all of them (issue 36: these were out-of-memory aborts).
-#[test]
-fn every_growth_function_stops_at_the_memory_budget_before_allocating() {
-    if Command::new("prlimit").arg("--version").output().is_err() {
-        println!("skipped: no prlimit (util-linux)");
-        return;
-    }
+/// Template functions whose output can outgrow their arguments, each with a template that
+/// would need gigabytes if the result were built before being checked.
+fn growth_cases() -> Vec<(&'static str, String)> {
     // `$s` is one megabyte; `$many` repeats it 5000 times as arguments.
     let mb = "{{- $s := repeat 1048576 \"a\" }}";
     let many = vec!["$s"; 5000].join(" ");
     // `$s` doubled from 8 MB to 64 MB (120 MB created: inside the 128 MB budget).
     let mb64 = "{{- $s := repeat 8000000 \"a\" }}{{- $s = print $s $s }}{{- $s = print $s $s }}{{- $s = print $s $s }}";
-    let cases: Vec<(&str, String)> = vec![
+    vec![
         ("replace", format!("{mb}{{{{ replace \"a\" (repeat 20000 \"b\") $s | len }}}}")),
         (
             "regexReplaceAll",
@@ -449,7 +442,45 @@ fn every_growth_function_stops_at_the_memory_budget_before_allocating() {
         ("splitn", format!("{mb64}{{{{ splitn \"\" 100000000000 $s | len }}}}")),
         ("regexSplit", format!("{mb64}{{{{ regexSplit \"\" $s -1 | len }}}}")),
         ("regexFindAll", format!("{mb64}{{{{ regexFindAll \".\" $s -1 | len }}}}")),
-    ];
+        // Lists whose length is a number: 320 MB of slots for ten million elements.
+        ("until", "{{ until 9999999 | len }}".to_string()),
+        ("untilStep", "{{ untilStep 0 9999999 1 | len }}".to_string()),
+        ("seq", "{{ seq 1 9999999 | len }}".to_string()),
+        ("chunk", "{{ chunk 1 (until 3000000) | len }}".to_string()),
+        (
+            "deepCopy",
+            "{{- $l := list 1 2 }}{{- range until 40 }}{{- $l = list $l $l }}{{- end }}{{ deepCopy $l | len }}".to_string(),
+        ),
+        (
+            "toYaml",
+            "{{- $l := list 1 2 }}{{- range until 40 }}{{- $l = list $l $l }}{{- end }}{{ toYaml $l | len }}".to_string(),
+        ),
+        (
+            "toPrettyJson",
+            "{{- $l := list 1 2 }}{{- range until 40 }}{{- $l = list $l $l }}{{- end }}{{ toPrettyJson $l | len }}".to_string(),
+        ),
+        (
+            "toRawJson",
+            "{{- $l := list 1 2 }}{{- range until 40 }}{{- $l = list $l $l }}{{- end }}{{ toRawJson $l | len }}".to_string(),
+        ),
+        (
+            "toString",
+            "{{- $l := list 1 2 }}{{- range until 40 }}{{- $l = list $l $l }}{{- end }}{{ toString $l | len }}".to_string(),
+        ),
+    ]
+}
+
+/// Every template function whose output can outgrow its arguments, driven with sizes that
+/// would need 5 to 20 GB if built before being checked, under a 4 GiB address-space cap:
+/// each chart stops with its own located `render-failed` naming the memory budget, and the
+/// process survives to report all of them (issue 36: these were out-of-memory aborts).
+#[test]
+fn every_growth_function_stops_at_the_memory_budget_before_allocating() {
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        println!("skipped: no prlimit (util-linux)");
+        return;
+    }
+    let cases = growth_cases();
     let dir = tempfile::tempdir().expect("tempdir");
     for (i, (_, body)) in cases.iter().enumerate() {
         let chart = dir.path().join(format!("c{i}"));
@@ -587,5 +618,272 @@ fn kustomize_growth_stops_at_the_build_memory_budget() {
             .iter()
             .all(|f| !f["file"].as_str().is_some_and(|p| p.starts_with("fine/"))),
         "{findings:#?}"
+    );
+}
+
+/// Functions whose result cannot outgrow their arguments by more than a small constant
+/// factor (and so stays inside the render's memory budget, which the executor charges with
+/// every result), each group with the reason. With `growth_cases` this must name every
+/// function of the engine exactly once: a function added later fails this test until it is
+/// driven to its budget or placed here with its reason.
+const BOUNDED: &[(&str, &[&str])] = &[
+    (
+        "a number, a bool, a date, a hash or key material of a fixed size",
+        &[
+            "add",
+            "add1",
+            "add1f",
+            "addf",
+            "adler32sum",
+            "ago",
+            "all",
+            "any",
+            "atoi",
+            "bcrypt",
+            "biggest",
+            "buildCustomCert",
+            "ceil",
+            "contains",
+            "date",
+            "dateInZone",
+            "dateModify",
+            "date_in_zone",
+            "date_modify",
+            "deepEqual",
+            "derivePassword",
+            "div",
+            "divf",
+            "duration",
+            "durationRound",
+            "empty",
+            "float64",
+            "floor",
+            "genCA",
+            "genCAWithKey",
+            "genPrivateKey",
+            "genSelfSignedCert",
+            "genSelfSignedCertWithKey",
+            "genSignedCert",
+            "genSignedCertWithKey",
+            "has",
+            "hasKey",
+            "hasPrefix",
+            "hasSuffix",
+            "htmlDate",
+            "htmlDateInZone",
+            "int",
+            "int64",
+            "isAbs",
+            "kindIs",
+            "kindOf",
+            "max",
+            "maxf",
+            "min",
+            "minf",
+            "mod",
+            "mul",
+            "mulf",
+            "mustDateModify",
+            "mustHas",
+            "mustRegexMatch",
+            "mustToDate",
+            "must_date_modify",
+            "now",
+            "osIsAbs",
+            "randInt",
+            "regexMatch",
+            "round",
+            "semver",
+            "semverCompare",
+            "sha1sum",
+            "sha256sum",
+            "sha512sum",
+            "sub",
+            "subf",
+            "toDate",
+            "toDecimal",
+            "typeIs",
+            "typeIsLike",
+            "typeOf",
+            "unixEpoch",
+            "uuidv4",
+            "getHostByName",
+            "hello",
+            "lookup",
+        ],
+    ),
+    (
+        "a part, a selection or a re-arrangement of their arguments (at most their size, plus \
+         a slot per element for a new list or map)",
+        &[
+            "abbrev",
+            "abbrevboth",
+            "append",
+            "base",
+            "clean",
+            "coalesce",
+            "compact",
+            "default",
+            "dict",
+            "dig",
+            "dir",
+            "ext",
+            "fail",
+            "first",
+            "get",
+            "initial",
+            "keys",
+            "last",
+            "list",
+            "merge",
+            "mergeOverwrite",
+            "mustAppend",
+            "mustCompact",
+            "mustFirst",
+            "mustInitial",
+            "mustLast",
+            "mustMerge",
+            "mustMergeOverwrite",
+            "mustPrepend",
+            "mustPush",
+            "mustRegexFind",
+            "mustRest",
+            "mustReverse",
+            "mustSlice",
+            "mustUniq",
+            "mustWithout",
+            "nospace",
+            "omit",
+            "osBase",
+            "osClean",
+            "osDir",
+            "osExt",
+            "pick",
+            "pluck",
+            "plural",
+            "prepend",
+            "push",
+            "regexFind",
+            "required",
+            "rest",
+            "reverse",
+            "set",
+            "shuffle",
+            "slice",
+            "sortAlpha",
+            "substr",
+            "ternary",
+            "trim",
+            "trimAll",
+            "trimPrefix",
+            "trimSuffix",
+            "trimall",
+            "trunc",
+            "tuple",
+            "uniq",
+            "unset",
+            "values",
+            "without",
+            "urlJoin",
+            "urlParse",
+            "b32dec",
+            "b64dec",
+            "decryptAES",
+            "htpasswd",
+            "initials",
+        ],
+    ),
+    (
+        "a rewrite of a string growing it by a bounded factor (case mapping at most 3 bytes \
+         per byte, base64/base32 8/5, an escape or separator per character, a line break \
+         per character at most), under the output limit",
+        &[
+            "b32enc",
+            "b64enc",
+            "camelcase",
+            "kebabcase",
+            "lower",
+            "regexQuoteMeta",
+            "snakecase",
+            "swapcase",
+            "title",
+            "untitle",
+            "upper",
+            "wrap",
+            "encryptAES",
+        ],
+    ),
+    (
+        "random text of a requested length, capped at the element limit (10 million)",
+        &[
+            "randAlpha",
+            "randAlphaNum",
+            "randAscii",
+            "randBytes",
+            "randNumeric",
+        ],
+    ),
+    (
+        "parsers: the YAML, JSON and TOML decoders' own limits (nesting, aliases, size) bound \
+         what they build",
+        &[
+            "fromJson",
+            "fromJsonArray",
+            "fromToml",
+            "fromYaml",
+            "fromYamlArray",
+            "mustFromJson",
+        ],
+    ),
+    (
+        "another name for a function driven in `growth_cases` (the same code)",
+        &[
+            "mustChunk",
+            "mustDeepCopy",
+            "mustRegexFindAll",
+            "mustRegexReplaceAll",
+            "mustRegexReplaceAllLiteral",
+            "mustRegexSplit",
+            "mustToJson",
+            "mustToPrettyJson",
+            "mustToRawJson",
+            "mustToYaml",
+            "toYamlPretty",
+        ],
+    ),
+];
+
+#[test]
+fn every_template_function_is_driven_to_its_budget_or_bounded_with_a_reason() {
+    use std::collections::BTreeMap;
+    let table: Vec<&str> = gitops_lint::render::gotmpl::funcs::FUNCS
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
+    let mut placed: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let driven = growth_cases();
+    for (name, _) in &driven {
+        placed.entry(name).or_default().push("growth_cases");
+    }
+    for (why, names) in BOUNDED {
+        for n in *names {
+            placed.entry(n).or_default().push(why);
+        }
+    }
+    let unplaced: Vec<&&str> = table.iter().filter(|n| !placed.contains_key(**n)).collect();
+    assert!(
+        unplaced.is_empty(),
+        "functions neither driven nor bounded: {unplaced:?}"
+    );
+    let twice: Vec<(&&str, &Vec<&str>)> = placed.iter().filter(|(_, w)| w.len() > 1).collect();
+    assert!(twice.is_empty(), "placed more than once: {twice:#?}");
+    // `printf` is Go's builtin (not in the table) and driven all the same.
+    let unknown: Vec<&&str> = placed
+        .keys()
+        .filter(|n| !table.contains(n) && **n != "printf")
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "not functions of the engine: {unknown:?}"
     );
 }

@@ -301,6 +301,10 @@ fn chunk_impl(name: &str, a: &[Value]) -> R {
         return Err("runtime error: makeslice: len out of range".into());
     }
     check_alloc(name, l.len())?;
+    // The copies of the elements, and one list per chunk.
+    let chunks = l.len().div_ceil(size as usize);
+    super::memory::list_fits(name, l.len())?;
+    super::memory::pieces_fit(name, chunks, 0)?;
     list_v(
         l.chunks(size as usize)
             .map(|c| Value::list(c.to_vec()))

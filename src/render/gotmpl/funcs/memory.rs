@@ -144,6 +144,19 @@ pub fn pieces_fit(name: &str, count: usize, bytes: usize) -> Result<(), String> 
         .map_err(|e| format!("{name}: {e}"))
 }
 
+/// Before a function builds a list of `count` elements (`until`, `seq`, `chunk`): the
+/// element cap and the call's room for the slots (a count of ten million is 320 MB).
+pub fn list_fits(name: &str, count: usize) -> Result<(), String> {
+    if count > super::args::MAX_ALLOC {
+        return Err(format!(
+            "{name}: result of {count} elements exceeds the limit of {}",
+            super::args::MAX_ALLOC
+        ));
+    }
+    spend(count.saturating_mul(SLOT_BYTES).saturating_add(LIST_BYTES))
+        .map_err(|e| format!("{name}: {e}"))
+}
+
 fn exceeded_room() -> String {
     "result exceeds the render's memory budget (limits.max-render-memory-bytes)".into()
 }

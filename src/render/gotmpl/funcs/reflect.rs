@@ -36,6 +36,17 @@ pub fn kind_name(v: &Value) -> &'static str {
 
 /// reflect.DeepEqual over our values: types must match exactly (int ≠ int64 ≠ float64).
 pub fn deep_equal(a: &Value, b: &Value) -> bool {
+    deep_equal_in(a, b, &mut std::collections::HashSet::new())
+}
+
+/// `same` holds the pairs of lists and maps already found equal in this comparison: two
+/// values built by doubling a list 40 times hold 2^40 paths but 40 distinct pairs, and are
+/// compared in 40 steps rather than forever (Go's DeepEqual keeps such a set as well).
+fn deep_equal_in(
+    a: &Value,
+    b: &Value,
+    same: &mut std::collections::HashSet<(usize, usize)>,
+) -> bool {
     match (a, b) {
         (Value::Nil, Value::Nil) => true,
         (Value::Bool(x), Value::Bool(y)) => x == y,
@@ -45,17 +56,33 @@ pub fn deep_equal(a: &Value, b: &Value) -> bool {
         (Value::String(x), Value::String(y)) => x == y,
         (Value::Bytes(x), Value::Bytes(y)) => x == y,
         (Value::List(x), Value::List(y)) => {
-            Rc::ptr_eq(x, y)
-                || x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| deep_equal(p, q))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            if Rc::ptr_eq(x, y) {
+            let pair = (Rc::as_ptr(x) as usize, Rc::as_ptr(y) as usize);
+            if Rc::ptr_eq(x, y) || same.contains(&pair) {
                 return true;
             }
-            let (x, y) = (x.borrow(), y.borrow());
-            x.len() == y.len()
+            let equal = x.len() == y.len()
                 && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| deep_equal(v, w)))
+                    .zip(y.iter())
+                    .all(|(p, q)| deep_equal_in(p, q, same));
+            if equal {
+                same.insert(pair);
+            }
+            equal
+        }
+        (Value::Map(x), Value::Map(y)) => {
+            let pair = (Rc::as_ptr(x) as usize, Rc::as_ptr(y) as usize);
+            if Rc::ptr_eq(x, y) || same.contains(&pair) {
+                return true;
+            }
+            let (mx, my) = (x.borrow(), y.borrow());
+            let equal = mx.len() == my.len()
+                && mx
+                    .iter()
+                    .all(|(k, v)| my.get(k).is_some_and(|w| deep_equal_in(v, w, same)));
+            if equal {
+                same.insert(pair);
+            }
+            equal
         }
         (Value::Object(x), Value::Object(y)) => {
             Rc::ptr_eq(x, y) || (x.type_name() == y.type_name() && x.format() == y.format())

@@ -319,3 +319,22 @@ fn uniq_keeps_the_first_of_deep_equal_elements_in_order() {
     // nothing, so both stay; the second [1] goes.
     assert_eq!(l.len(), 7, "{kinds:?}");
 }
+
+/// Two lists built by doubling 64 times hold 2^64 paths each: compared pair by pair they
+/// would never finish; with the pairs already found equal remembered, they take 64 steps.
+#[test]
+fn deep_equal_of_shared_structure_compares_each_pair_once() {
+    use super::super::value::Value;
+    let doubled = || {
+        let mut l = Value::list(vec![Value::Int(1), Value::Int(2)]);
+        for _ in 0..64 {
+            l = Value::list(vec![l.clone(), l]);
+        }
+        l
+    };
+    let (a, b) = (doubled(), doubled());
+    assert!(super::reflect::deep_equal(&a, &b));
+    let c = Value::list(vec![a.clone(), Value::Int(3)]);
+    let d = Value::list(vec![b, Value::Int(4)]);
+    assert!(!super::reflect::deep_equal(&c, &d));
+}
