@@ -117,8 +117,10 @@ fn generate(generator: &Node, tree: &RepoTree, depth: usize) -> Result<Vec<J>, (
         "git" => {
             let mut out = Vec::new();
             if let Some(dirs) = body.get("directories").and_then(Node::as_seq) {
-                let all = tree.dirs();
-                let mut chosen: Vec<String> = Vec::new();
+                // Argo CD's filterApps: a directory is generated when it matches an include
+                // pattern and no exclude pattern (exclude wins whatever the order), in the
+                // order of the repository's directories; one pass over them.
+                let mut patterns = Vec::new();
                 for d in dirs {
                     let Some(pattern) = d.get_str("path") else {
                         continue;
@@ -127,20 +129,28 @@ fn generate(generator: &Node, tree: &RepoTree, depth: usize) -> Result<Vec<J>, (
                         return Err((d.span, format!("invalid path pattern `{pattern}`")));
                     };
                     let exclude = d.get("exclude").and_then(Node::as_bool) == Some(true);
-                    for dir in &all {
-                        if g.is_match(dir) {
-                            if exclude {
-                                chosen.retain(|c| c != dir);
-                            } else if !chosen.contains(dir) {
-                                chosen.push(dir.clone());
-                            }
+                    patterns.push((g, exclude));
+                }
+                // Directories whose name begins with `.` (`.git`, `.github`) are never listed.
+                for dir in tree
+                    .dirs()
+                    .into_iter()
+                    .filter(|d| !d.split('/').any(|p| p.starts_with('.')))
+                {
+                    let matching = patterns.iter().filter(|(g, _)| g.is_match(&dir));
+                    let (mut include, mut exclude) = (false, false);
+                    for (_, ex) in matching {
+                        if *ex {
+                            exclude = true;
+                        } else {
+                            include = true;
                         }
                     }
-                }
-                for dir in chosen {
-                    let mut m = JMap::new();
-                    m.insert("path".into(), path_params(&dir, None));
-                    out.push(J::Object(m));
+                    if include && !exclude {
+                        let mut m = JMap::new();
+                        m.insert("path".into(), path_params(&dir, None));
+                        out.push(J::Object(m));
+                    }
                 }
             }
             if let Some(files) = body.get("files").and_then(Node::as_seq) {
@@ -651,6 +661,43 @@ pub fn expand(appset: &Object, tree: &RepoTree, go_template: Option<TemplateFn>)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// As Argo CD's filterApps: include and exclude patterns match one level per `*`, an
+    /// exclude wins whatever its place in the list, hidden directories are never listed,
+    /// and the directories come in the repository's order.
+    #[test]
+    fn git_directories_are_filtered_as_argo_cd_does() {
+        let map = SourceMap::new();
+        let paths = [
+            "apps/web/kustomization.yaml",
+            "apps/api/kustomization.yaml",
+            "apps/api/v2/kustomization.yaml",
+            "apps/legacy/kustomization.yaml",
+            "apps/.hidden/kustomization.yaml",
+        ];
+        let files: Vec<(FileId, String)> = paths
+            .iter()
+            .map(|p| (map.add_text(*p, "kind: Kustomization\n"), p.to_string()))
+            .collect();
+        let tree = RepoTree {
+            files: &files,
+            map: &map,
+            clusters: &[],
+        };
+        let gen_file = map.add_text(
+            "appset.yaml",
+            "git:\n  directories:\n    - path: apps/legacy\n      exclude: true\n    - path: apps/*\n",
+        );
+        let doc = parse_str(&map.get(gen_file).text, gen_file, &Limits::default());
+        let generator = &doc.docs[0].root;
+        let out = generate(generator, &tree, 0).expect("generates");
+        let dirs: Vec<String> = out
+            .iter()
+            .map(|p| p["path"]["path"].as_str().unwrap_or("").to_string())
+            .collect();
+        assert_eq!(dirs, ["apps/api", "apps/web"]);
+    }
+
     #[test]
     fn fasttemplate_params() {
         let mut m = JMap::new();
