@@ -1271,3 +1271,50 @@ fn remote_files_are_fetched_locked_by_digest_and_rendered_with_the_local_patches
         lock
     );
 }
+
+/// A git server that answers a byte every 200 ms keeps gix blocked in one read, where it
+/// never looks at its interrupt flag: the fetch is abandoned at its deadline, as an HTTP
+/// download is, and fails naming the time (before, it ran for as long as the server did).
+#[test]
+fn a_trickling_git_server_is_cut_off_at_the_deadline() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream);
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                    line.clear();
+                }
+                let mut out = reader.into_inner();
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: application/x-git-upload-pack-advertisement\r\nContent-Length: 100000\r\n\r\n";
+                if out.write_all(head.as_bytes()).is_err() {
+                    return;
+                }
+                // 001e# service=git-upload-pack\n, one byte at a time, for ever.
+                for b in b"001e# service=git-upload-pack\n".iter().cycle() {
+                    if out.write_all(&[*b]).and_then(|_| out.flush()).is_err() {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+            });
+        }
+    });
+    let r = RemoteRef::git(&format!("http://127.0.0.1:{port}/org/bases.git"), "v1.0.0");
+    let cache = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let report = fetch_all(
+        &[(r.clone(), span(1))],
+        &Lock::default(),
+        &Cache::new(cache.path()),
+        &FetchOptions {
+            request_timeout: Duration::from_secs(2),
+            ..FetchOptions::default()
+        },
+    );
+    let message = failure(&report, &r);
+    assert!(message.contains("took longer than 2 s"), "{message}");
+    println!("cut off after {:?}", started.elapsed());
+}

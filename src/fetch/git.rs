@@ -7,6 +7,7 @@ use super::policy;
 use crate::remote::archive::{MAX_TREE_BYTES, MAX_TREE_FILES, pack_tree};
 use std::num::NonZeroU32;
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -55,7 +56,8 @@ pub fn check_git_url(url: &str, allow_local: bool) -> Result<(), String> {
 }
 
 /// Clone `url` at `requested` (branch, tag, full commit id; empty: the default branch) into
-/// `work` (an empty directory the caller removes) and pack the commit's tree.
+/// `work` (an empty directory the caller removes) and pack the commit's tree. `timeout` is
+/// the request's time, already cut to what is left of the run.
 pub fn fetch(
     url: &str,
     requested: &str,
@@ -65,38 +67,42 @@ pub fn fetch(
 ) -> Result<Fetched, String> {
     check_git_url(url, allow_local)?;
     super::http::install_crypto_provider();
-    let interrupt = AtomicBool::new(false);
-    let done = AtomicBool::new(false);
-    let stopped: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
-    let result = std::thread::scope(|s| {
-        // The watchdog: gix checks `interrupt` between steps; time and disk use are ours.
-        s.spawn(|| {
-            let start = Instant::now();
-            while !done.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(100));
-                let reason = if start.elapsed() > timeout {
-                    Some(format!("took longer than {} s", timeout.as_secs()))
-                } else if dir_size(work) > MAX_CLONE_BYTES {
-                    Some(format!("is larger than {MAX_CLONE_BYTES} bytes"))
-                } else {
-                    None
-                };
-                if let Some(r) = reason {
-                    if let Ok(mut g) = stopped.lock() {
-                        *g = Some(r);
-                    }
-                    interrupt.store(true, Ordering::Relaxed);
-                    return;
-                }
-            }
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = std::sync::mpsc::channel();
+    // The clone runs on its own thread: gix looks at `interrupt` only between steps, so a
+    // server that trickles a byte at a time keeps a read blocked past any deadline. At the
+    // deadline the clone is abandoned (the flag stops it at its next step; the caller
+    // removes `work`), and the fetch fails now.
+    {
+        let (url, requested, work) = (url.to_string(), requested.to_string(), work.to_path_buf());
+        let interrupt = interrupt.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(clone_and_pack(&url, &requested, &work, &interrupt));
         });
-        let r = clone_and_pack(url, requested, work, &interrupt);
-        done.store(true, Ordering::Relaxed);
-        r
-    });
-    if let Some(reason) = stopped.lock().ok().and_then(|g| g.clone()) {
-        return Err(format!("{url}: the fetch {reason}"));
     }
+    let start = Instant::now();
+    let stopped = loop {
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(r) => break Err(r),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                break Ok("stopped without a result".to_string());
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if start.elapsed() > timeout {
+            break Ok(format!("took longer than {} s", timeout.as_secs()));
+        }
+        if dir_size(work) > MAX_CLONE_BYTES {
+            break Ok(format!("is larger than {MAX_CLONE_BYTES} bytes"));
+        }
+    };
+    let result = match stopped {
+        Err(result) => result,
+        Ok(reason) => {
+            interrupt.store(true, Ordering::Relaxed);
+            return Err(format!("{url}: the fetch {reason}"));
+        }
+    };
     result.map_err(|e| {
         format!(
             "{url} at {}: {e}",

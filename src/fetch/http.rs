@@ -56,6 +56,10 @@ impl Budget {
     pub fn spent(&self) -> u64 {
         self.spent.load(Ordering::Relaxed)
     }
+    /// Time left of the run.
+    pub fn remaining(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
 }
 
 pub struct Http {

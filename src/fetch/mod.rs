@@ -348,7 +348,10 @@ impl Fetcher<'_> {
                     request,
                     &work,
                     self.options.allow_local_git,
-                    self.options.request_timeout,
+                    // The run's deadline holds for git as for HTTP.
+                    self.options
+                        .request_timeout
+                        .min(self.http.budget().remaining()),
                 );
                 let _ = std::fs::remove_dir_all(&work);
                 result
