@@ -114,3 +114,38 @@ pub fn check_alloc(name: &str, n: usize) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// What one string costs in a list or map a function builds, besides its text: the slot or
+/// entry, and the string's own allocation.
+const PIECE_BYTES: usize = super::memory::ENTRY_BYTES + 32;
+
+/// Before a function builds `count` strings of `bytes` text in all (`splitList`, `regexSplit`,
+/// `regexFindAll`): do they fit the element cap and the call's room? Counted before any is
+/// built, since a 32 MB string split into characters is 2 GB of small strings.
+pub fn pieces_fit(name: &str, count: usize, bytes: usize) -> Result<(), String> {
+    if count > MAX_ALLOC {
+        return Err(format!(
+            "{name}: result of {count} elements exceeds the limit of {}",
+            MAX_ALLOC
+        ));
+    }
+    super::memory::spend(count.saturating_mul(PIECE_BYTES).saturating_add(bytes))
+        .map_err(|e| format!("{name}: {e}"))
+}
+
+/// Before a function builds a list of `count` elements (`until`, `seq`, `chunk`): the
+/// element cap and the call's room for the slots (a count of ten million is 320 MB).
+pub fn list_fits(name: &str, count: usize) -> Result<(), String> {
+    if count > MAX_ALLOC {
+        return Err(format!(
+            "{name}: result of {count} elements exceeds the limit of {}",
+            MAX_ALLOC
+        ));
+    }
+    super::memory::spend(
+        count
+            .saturating_mul(super::memory::SLOT_BYTES)
+            .saturating_add(super::memory::LIST_BYTES),
+    )
+    .map_err(|e| format!("{name}: {e}"))
+}

@@ -303,8 +303,8 @@ fn chunk_impl(name: &str, a: &[Value]) -> R {
     check_alloc(name, l.len())?;
     // The copies of the elements, and one list per chunk.
     let chunks = l.len().div_ceil(size as usize);
-    super::memory::list_fits(name, l.len())?;
-    super::memory::pieces_fit(name, chunks, 0)?;
+    super::args::list_fits(name, l.len())?;
+    super::args::pieces_fit(name, chunks, 0)?;
     list_v(
         l.chunks(size as usize)
             .map(|c| Value::list(c.to_vec()))

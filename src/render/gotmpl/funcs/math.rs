@@ -150,7 +150,7 @@ fn until_step_vec(name: &str, start: i64, stop: i64, step: i64) -> Result<Vec<i6
         }
     };
     check_alloc(name, usize::try_from(count).unwrap_or(usize::MAX))?;
-    super::memory::list_fits(name, count as usize)?;
+    super::args::list_fits(name, count as usize)?;
     let mut v = Vec::with_capacity(count as usize);
     let mut i = start as i128;
     for _ in 0..count {

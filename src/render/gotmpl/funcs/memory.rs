@@ -27,8 +27,8 @@ use super::super::value::Value;
 pub const DEFAULT_MAX_RENDER_MEMORY_BYTES: usize = 128 << 20;
 
 /// Bytes charged per list element or map entry besides its key and its own content.
-const SLOT_BYTES: usize = std::mem::size_of::<Value>();
-const ENTRY_BYTES: usize = SLOT_BYTES + std::mem::size_of::<String>();
+pub const SLOT_BYTES: usize = std::mem::size_of::<Value>();
+pub const ENTRY_BYTES: usize = SLOT_BYTES + std::mem::size_of::<String>();
 /// A map's own allocations besides its entries (`Rc<RefCell<BTreeMap>>` and a B-tree node).
 pub const MAP_BYTES: usize = 640;
 /// A list's own allocation besides its elements.
@@ -124,37 +124,6 @@ pub fn fits(len: usize) -> bool {
         return false;
     }
     true
-}
-
-/// What one string costs in a list or map a function builds, besides its text: the slot or
-/// entry, and the string's own allocation.
-const PIECE_BYTES: usize = ENTRY_BYTES + 32;
-
-/// Before a function builds `count` strings of `bytes` text in all (`splitList`, `regexSplit`,
-/// `regexFindAll`): do they fit the element cap and the call's room? Counted before any is
-/// built, since a 32 MB string split into characters is 2 GB of small strings.
-pub fn pieces_fit(name: &str, count: usize, bytes: usize) -> Result<(), String> {
-    if count > super::args::MAX_ALLOC {
-        return Err(format!(
-            "{name}: result of {count} elements exceeds the limit of {}",
-            super::args::MAX_ALLOC
-        ));
-    }
-    spend(count.saturating_mul(PIECE_BYTES).saturating_add(bytes))
-        .map_err(|e| format!("{name}: {e}"))
-}
-
-/// Before a function builds a list of `count` elements (`until`, `seq`, `chunk`): the
-/// element cap and the call's room for the slots (a count of ten million is 320 MB).
-pub fn list_fits(name: &str, count: usize) -> Result<(), String> {
-    if count > super::args::MAX_ALLOC {
-        return Err(format!(
-            "{name}: result of {count} elements exceeds the limit of {}",
-            super::args::MAX_ALLOC
-        ));
-    }
-    spend(count.saturating_mul(SLOT_BYTES).saturating_add(LIST_BYTES))
-        .map_err(|e| format!("{name}: {e}"))
 }
 
 fn exceeded_room() -> String {

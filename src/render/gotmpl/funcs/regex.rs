@@ -306,7 +306,7 @@ fn find_all(name: &str, a: &[Value]) -> R {
         .find_iter(&s)
         .take(limit)
         .fold((0usize, 0usize), |(c, b), m| (c + 1, b + m.len()));
-    super::memory::pieces_fit(name, count, bytes)?;
+    super::args::pieces_fit(name, count, bytes)?;
     Ok(strs(
         r.find_iter(&s)
             .take(limit)
@@ -413,7 +413,7 @@ fn split(name: &str, a: &[Value]) -> R {
     let limit = if n < 0 { usize::MAX } else { n as usize };
     // At most one part per match and one more, holding at most the whole text.
     let parts = r.find_iter(&s).take(limit).count().saturating_add(1);
-    super::memory::pieces_fit(name, parts, s.len())?;
+    super::args::pieces_fit(name, parts, s.len())?;
     let mut out = Vec::new();
     let (mut beg, mut end) = (0usize, 0usize);
     for m in r.find_iter(&s).take(limit) {

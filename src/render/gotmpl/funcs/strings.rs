@@ -531,7 +531,7 @@ fn split_count(st: &str, sep: &str, n: i64) -> usize {
 
 /// `go_split_n` once the parts are known to fit the call's room.
 fn split_checked(name: &str, st: &str, sep: &str, n: i64) -> Result<Vec<String>, String> {
-    super::memory::pieces_fit(name, split_count(st, sep, n), st.len())?;
+    super::args::pieces_fit(name, split_count(st, sep, n), st.len())?;
     Ok(go_split_n(st, sep, n))
 }
 
