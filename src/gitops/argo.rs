@@ -157,11 +157,19 @@ fn destination_cluster(spec: &Node) -> Option<String> {
 }
 
 /// Argo CD settings from an `argocd-cm` ConfigMap in the repo
-/// (https://argo-cd.readthedocs.io/en/stable/operator-manual/argocd-cm-yaml/).
+/// (https://argo-cd.readthedocs.io/en/stable/operator-manual/argocd-cm-yaml/), read from the
+/// rendered output like any object: one per Argo CD instance (namespace and cluster of the
+/// ConfigMap), since each controller reads the argocd-cm of its own namespace.
 #[derive(Clone, Debug, Default)]
 pub struct ArgoSettings {
     /// The ConfigMap, when the repo has one.
     pub decl: Option<Object>,
+    /// The namespace the ConfigMap lands in: the instance's namespace.
+    pub namespace: Option<String>,
+    /// The cluster the ConfigMap lands in.
+    pub cluster: super::Cluster,
+    /// `controller.diff.server.side` in the instance's `argocd-cmd-params-cm`.
+    pub server_side_diff: Option<bool>,
     pub instance_label_key: Option<String>,
     pub tracking_method: Option<String>,
     /// System-level ignore entries (`resource.customizations.ignoreDifferences.*`).
@@ -213,6 +221,95 @@ impl ArgoSettings {
 
 pub fn is_argocd_cm(obj: &Object) -> bool {
     obj.kind == "ConfigMap" && obj.group().is_empty() && obj.name == "argocd-cm"
+}
+
+fn is_cmd_params_cm(obj: &Object) -> bool {
+    obj.kind == "ConfigMap" && obj.group().is_empty() && obj.name == "argocd-cmd-params-cm"
+}
+
+/// The Argo CD instances the rendered output configures: one per (cluster, namespace) of an
+/// `argocd-cm` or `argocd-cmd-params-cm`, each read where it lands after kustomize namespaces,
+/// patches and generators or a chart's values made it. The first ConfigMap of a name in an
+/// instance wins (the same file reached through two builds is one object).
+pub fn read_instances(
+    objects: &[super::ModelObject],
+    apps: &[super::App],
+    map: &SourceMap,
+) -> Vec<ArgoSettings> {
+    let mut out: Vec<ArgoSettings> = Vec::new();
+    let same = |s: &ArgoSettings, ns: &str, cluster: &super::Cluster| {
+        s.namespace.as_deref() == Some(ns) && s.cluster.name() == cluster.name()
+    };
+    for mo in objects {
+        let (cm, params) = (is_argocd_cm(&mo.object), is_cmd_params_cm(&mo.object));
+        if !cm && !params {
+            continue;
+        }
+        let cluster = apps
+            .get(mo.app)
+            .map(|a| a.cluster.clone())
+            .unwrap_or_default();
+        let at = match out.iter().position(|s| same(s, &mo.namespace, &cluster)) {
+            Some(i) => i,
+            None => {
+                out.push(ArgoSettings {
+                    namespace: Some(mo.namespace.clone()),
+                    cluster: cluster.clone(),
+                    ..Default::default()
+                });
+                out.len() - 1
+            }
+        };
+        let s = &mut out[at];
+        if cm && s.decl.is_none() {
+            let read = read_argocd_cm(&mo.object, map);
+            *s = ArgoSettings {
+                namespace: s.namespace.take(),
+                cluster: std::mem::take(&mut s.cluster),
+                server_side_diff: s.server_side_diff,
+                ..read
+            };
+        } else if params && s.server_side_diff.is_none() {
+            s.server_side_diff = mo
+                .object
+                .root
+                .get_path(&["data", "controller.diff.server.side"])
+                .and_then(Node::scalar_text)
+                .map(|v| v.trim() == "true");
+        }
+    }
+    out
+}
+
+/// The instance that runs an Application: the controller of the namespace the Application
+/// is declared in (Argo CD reads the argocd-cm of its own namespace; an Application in
+/// another namespace is served by the control plane listing it in `application.namespaces`,
+/// taken here as the only instance there is). Ties between clusters go to the cluster the
+/// Application is applied to.
+pub fn instance_for<'a>(
+    instances: &'a [ArgoSettings],
+    app: &super::App,
+) -> Option<&'a ArgoSettings> {
+    let ns = app.argo.as_ref().and_then(|a| a.decl.namespace.clone());
+    let in_ns: Vec<&ArgoSettings> = instances
+        .iter()
+        .filter(|s| ns.is_some() && s.namespace == ns)
+        .collect();
+    match in_ns.as_slice() {
+        [one] => return Some(one),
+        [] => {}
+        several => {
+            return several
+                .iter()
+                .find(|s| s.cluster.name() == app.home.name())
+                .or(several.first())
+                .copied();
+        }
+    }
+    match instances {
+        [one] => Some(one),
+        _ => None,
+    }
 }
 
 const CUSTOMIZATION_TYPES: &[&str] = &[

@@ -260,14 +260,10 @@ fn build_pass(
         apps: Vec::new(),
         objects: Vec::new(),
         argo: Default::default(),
+        argo_instances: Vec::new(),
         platform: Default::default(),
         profile: settings.profile.clone(),
     };
-    for (obj, _) in ctx.plain.iter() {
-        if argo::is_argocd_cm(obj) {
-            model.argo = argo::read_argocd_cm(obj, &model.map);
-        }
-    }
     let tree_files = &prepared.tree_files;
     let cluster_secrets: Vec<Object> = ctx
         .plain
@@ -593,6 +589,17 @@ fn build_pass(
             });
         }
         model.apps.push(app);
+    }
+    // Argo CD's settings as rendered (kustomize namespace, patches, generators, chart values).
+    model.argo_instances = argo::read_instances(&model.objects, &model.apps, &model.map);
+    if let Some(first) = model
+        .argo_instances
+        .iter()
+        .find(|s| s.decl.is_some() && s.namespace.as_deref() == Some("argocd"))
+        .or_else(|| model.argo_instances.iter().find(|s| s.decl.is_some()))
+        .or(model.argo_instances.first())
+    {
+        model.argo = first.clone();
     }
     Some(model)
 }
