@@ -231,8 +231,8 @@ fn is_cmd_params_cm(obj: &Object) -> bool {
 /// `argocd-cm` or `argocd-cmd-params-cm`, each read where it lands after kustomize namespaces,
 /// patches and generators or a chart's values made it. The first ConfigMap of a name in an
 /// instance wins (the same file reached through two builds is one object).
-pub fn read_instances(
-    objects: &[super::ModelObject],
+pub fn read_instances<'a>(
+    objects: impl Iterator<Item = &'a super::ModelObject>,
     apps: &[super::App],
     map: &SourceMap,
 ) -> Vec<ArgoSettings> {

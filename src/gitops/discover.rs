@@ -555,8 +555,11 @@ fn build_pass(
         .objects
         .reserve(pending.iter().map(|(_, r, _)| r.objects.len()).sum());
     model.apps.reserve(pending.len());
+    // Argo CD ConfigMaps made from an unfetched argo-cd chart's values, by app.
+    let mut argo_config: Vec<(Object, usize)> = Vec::new();
     for (mut app, mut rendered, ns_override) in pending {
         let index = model.apps.len();
+        argo_config.extend(rendered.argo_config.drain(..).map(|o| (o, index)));
         ctx.note_unfetched(&mut rendered);
         app.issues.extend(rendered.issues);
         app.sources.extend(rendered.sources);
@@ -591,7 +594,19 @@ fn build_pass(
         model.apps.push(app);
     }
     // Argo CD's settings as rendered (kustomize namespace, patches, generators, chart values).
-    model.argo_instances = argo::read_instances(&model.objects, &model.apps, &model.map);
+    let chart_config: Vec<ModelObject> = argo_config
+        .into_iter()
+        .map(|(object, app)| ModelObject {
+            namespace: object.namespace.clone().unwrap_or_else(|| "default".into()),
+            object,
+            app,
+        })
+        .collect();
+    model.argo_instances = argo::read_instances(
+        model.objects.iter().chain(chart_config.iter()),
+        &model.apps,
+        &model.map,
+    );
     if let Some(first) = model
         .argo_instances
         .iter()

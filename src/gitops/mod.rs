@@ -4,6 +4,7 @@
 mod app_of_apps;
 pub mod appset;
 pub mod argo;
+pub mod argo_chart;
 pub mod artifact;
 pub mod cluster;
 mod context;

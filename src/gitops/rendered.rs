@@ -20,6 +20,9 @@ pub(super) struct Rendered {
     pub(super) remotes: Vec<super::RemoteUse>,
     /// Inputs left out of the render (a remote base that is not fetched).
     pub(super) skipped: Vec<super::Skip>,
+    /// Argo CD ConfigMaps read from the values of an argo-cd chart that is not fetched: read
+    /// for the instance's settings only, not linted as objects (`argo_chart.rs`).
+    pub(super) argo_config: Vec<Object>,
 }
 
 /// An app's rendered objects, in order.
