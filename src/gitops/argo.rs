@@ -178,6 +178,9 @@ pub struct ArgoSettings {
     pub override_errors: Vec<(Span, String)>,
     /// `resource.exclusions`: kinds Argo CD neither discovers nor syncs.
     pub exclusions: Vec<FilteredResource>,
+    /// The `resource.exclusions` key, when argocd-cm sets it: it then replaces the default
+    /// list the install manifests and the chart ship from 3.0.
+    pub exclusions_at: Option<Span>,
 }
 
 /// One `resource.exclusions` entry: glob patterns; an empty list matches everything.
@@ -209,13 +212,107 @@ impl FilteredResource {
     }
 }
 
+/// Why Argo CD leaves objects of a kind out of every sync and comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exclusion {
+    /// Argo CD's built-in list (Event, events.k8s.io, metrics.k8s.io, Lease), every release.
+    Core,
+    /// The instance's own `resource.exclusions` (the key's span).
+    Configured(Span),
+    /// The default `resource.exclusions` of the argocd-cm Argo CD ships from 3.0.
+    Default,
+}
+
+/// `coreExcludedResources` (util/settings/resources_filter.go), the same from 2.x to 3.x.
+const CORE_EXCLUSIONS: &[(&[&str], &[&str])] = &[
+    (&["events.k8s.io", "metrics.k8s.io"], &[]),
+    (&[""], &["Event"]),
+    (&["coordination.k8s.io"], &["Lease"]),
+];
+
+/// The `resource.exclusions` of the argocd-cm in Argo CD's install manifests from v3.0.0
+/// (manifests/base/config/argocd-cm.yaml; docs/operator-manual/upgrading/2.14-3.0.md), also
+/// the argo-cd chart's default values from chart 8.0.
+const DEFAULT_EXCLUSIONS_3_0: &[(&[&str], &[&str])] = &[
+    (&["", "discovery.k8s.io"], &["Endpoints", "EndpointSlice"]),
+    (&["coordination.k8s.io"], &["Lease"]),
+    (
+        &["authentication.k8s.io", "authorization.k8s.io"],
+        &[
+            "SelfSubjectReview",
+            "TokenReview",
+            "LocalSubjectAccessReview",
+            "SelfSubjectAccessReview",
+            "SelfSubjectRulesReview",
+            "SubjectAccessReview",
+        ],
+    ),
+    (&["certificates.k8s.io"], &["CertificateSigningRequest"]),
+    (&["cert-manager.io"], &["CertificateRequest"]),
+    (
+        &["cilium.io"],
+        &["CiliumIdentity", "CiliumEndpoint", "CiliumEndpointSlice"],
+    ),
+    (
+        &["kyverno.io", "reports.kyverno.io", "wgpolicyk8s.io"],
+        &[
+            "PolicyReport",
+            "ClusterPolicyReport",
+            "EphemeralReport",
+            "ClusterEphemeralReport",
+            "AdmissionReport",
+            "ClusterAdmissionReport",
+            "BackgroundScanReport",
+            "ClusterBackgroundScanReport",
+            "UpdateRequest",
+        ],
+    ),
+];
+
+fn listed(list: &[(&[&str], &[&str])], group: &str, kind: &str) -> bool {
+    list.iter().any(|(groups, kinds)| {
+        (groups.is_empty() || groups.contains(&group))
+            && (kinds.is_empty() || kinds.contains(&kind))
+    })
+}
+
 impl ArgoSettings {
-    /// Does `resource.exclusions` keep Argo CD from syncing objects of this group and kind
-    /// on the app's destination cluster (so they are never applied or compared)?
-    pub fn excludes(&self, group: &str, kind: &str, cluster: Option<&str>) -> bool {
-        self.exclusions
-            .iter()
-            .any(|r| r.matches(group, kind, cluster))
+    /// Does Argo CD leave objects of this group and kind out on the app's destination cluster
+    /// (never applied, never compared), and why? Its built-in list always; then the
+    /// instance's `resource.exclusions` when argocd-cm sets the key (it replaces the
+    /// default), else the default list of the release: from 3.0 (`version` unset: the latest)
+    /// the install manifests ship one, before 3.0 none.
+    pub fn exclusion(
+        &self,
+        group: &str,
+        kind: &str,
+        cluster: Option<&str>,
+        version: Option<&crate::config::ArgoVersion>,
+    ) -> Option<Exclusion> {
+        if listed(CORE_EXCLUSIONS, group, kind) {
+            return Some(Exclusion::Core);
+        }
+        match self.exclusions_at {
+            Some(at) => self
+                .exclusions
+                .iter()
+                .any(|r| r.matches(group, kind, cluster))
+                .then_some(Exclusion::Configured(at)),
+            None => (version.is_none_or(|v| !v.before(3, 0))
+                && listed(DEFAULT_EXCLUSIONS_3_0, group, kind))
+            .then_some(Exclusion::Default),
+        }
+    }
+
+    /// Does Argo CD leave objects of this group and kind out of every sync and comparison?
+    pub fn excludes(
+        &self,
+        group: &str,
+        kind: &str,
+        cluster: Option<&str>,
+        version: Option<&crate::config::ArgoVersion>,
+    ) -> bool {
+        self.exclusion(group, kind, cluster, version).is_some()
     }
 }
 
@@ -336,6 +433,7 @@ pub fn read_argocd_cm(obj: &Object, map: &SourceMap) -> ArgoSettings {
             "application.instanceLabelKey" => s.instance_label_key = value.scalar_text(),
             "application.resourceTrackingMethod" => s.tracking_method = value.scalar_text(),
             "resource.exclusions" => {
+                s.exclusions_at = Some(entry.key.span);
                 if let Ok(parsed) = parse_embedded(value, map, &key) {
                     s.exclusions = read_filtered(&parsed);
                 }

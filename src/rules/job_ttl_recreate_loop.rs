@@ -46,7 +46,12 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
         if let Some(argo) = &app.argo
             && model
                 .argo_settings(app)
-                .excludes(o.group(), &o.kind, argo.destination_cluster.as_deref())
+                .excludes(
+                    o.group(),
+                    &o.kind,
+                    argo.destination_cluster.as_deref(),
+                    model.profile.argo_version.as_ref(),
+                )
         {
             continue;
         }
