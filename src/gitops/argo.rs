@@ -157,11 +157,19 @@ fn destination_cluster(spec: &Node) -> Option<String> {
 }
 
 /// Argo CD settings from an `argocd-cm` ConfigMap in the repo
-/// (https://argo-cd.readthedocs.io/en/stable/operator-manual/argocd-cm-yaml/).
+/// (https://argo-cd.readthedocs.io/en/stable/operator-manual/argocd-cm-yaml/), read from the
+/// rendered output like any object: one per Argo CD instance (namespace and cluster of the
+/// ConfigMap), since each controller reads the argocd-cm of its own namespace.
 #[derive(Clone, Debug, Default)]
 pub struct ArgoSettings {
     /// The ConfigMap, when the repo has one.
     pub decl: Option<Object>,
+    /// The namespace the ConfigMap lands in: the instance's namespace.
+    pub namespace: Option<String>,
+    /// The cluster the ConfigMap lands in.
+    pub cluster: super::Cluster,
+    /// `controller.diff.server.side` in the instance's `argocd-cmd-params-cm`.
+    pub server_side_diff: Option<bool>,
     pub instance_label_key: Option<String>,
     pub tracking_method: Option<String>,
     /// System-level ignore entries (`resource.customizations.ignoreDifferences.*`).
@@ -170,6 +178,9 @@ pub struct ArgoSettings {
     pub override_errors: Vec<(Span, String)>,
     /// `resource.exclusions`: kinds Argo CD neither discovers nor syncs.
     pub exclusions: Vec<FilteredResource>,
+    /// The `resource.exclusions` key, when argocd-cm sets it: it then replaces the default
+    /// list the install manifests and the chart ship from 3.0.
+    pub exclusions_at: Option<Span>,
 }
 
 /// One `resource.exclusions` entry: glob patterns; an empty list matches everything.
@@ -201,18 +212,201 @@ impl FilteredResource {
     }
 }
 
+/// Why Argo CD leaves objects of a kind out of every sync and comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exclusion {
+    /// Argo CD's built-in list (Event, events.k8s.io, metrics.k8s.io, Lease), every release.
+    Core,
+    /// The instance's own `resource.exclusions` (the key's span).
+    Configured(Span),
+    /// The default `resource.exclusions` of the argocd-cm Argo CD ships from 3.0.
+    Default,
+}
+
+/// `coreExcludedResources` (util/settings/resources_filter.go), the same from 2.x to 3.x.
+const CORE_EXCLUSIONS: &[(&[&str], &[&str])] = &[
+    (&["events.k8s.io", "metrics.k8s.io"], &[]),
+    (&[""], &["Event"]),
+    (&["coordination.k8s.io"], &["Lease"]),
+];
+
+/// The `resource.exclusions` of the argocd-cm in Argo CD's install manifests from v3.0.0
+/// (manifests/base/config/argocd-cm.yaml; docs/operator-manual/upgrading/2.14-3.0.md), also
+/// the argo-cd chart's default values from chart 8.0.
+const DEFAULT_EXCLUSIONS_3_0: &[(&[&str], &[&str])] = &[
+    (&["", "discovery.k8s.io"], &["Endpoints", "EndpointSlice"]),
+    (&["coordination.k8s.io"], &["Lease"]),
+    (
+        &["authentication.k8s.io", "authorization.k8s.io"],
+        &[
+            "SelfSubjectReview",
+            "TokenReview",
+            "LocalSubjectAccessReview",
+            "SelfSubjectAccessReview",
+            "SelfSubjectRulesReview",
+            "SubjectAccessReview",
+        ],
+    ),
+    (&["certificates.k8s.io"], &["CertificateSigningRequest"]),
+    (&["cert-manager.io"], &["CertificateRequest"]),
+    (
+        &["cilium.io"],
+        &["CiliumIdentity", "CiliumEndpoint", "CiliumEndpointSlice"],
+    ),
+    (
+        &["kyverno.io", "reports.kyverno.io", "wgpolicyk8s.io"],
+        &[
+            "PolicyReport",
+            "ClusterPolicyReport",
+            "EphemeralReport",
+            "ClusterEphemeralReport",
+            "AdmissionReport",
+            "ClusterAdmissionReport",
+            "BackgroundScanReport",
+            "ClusterBackgroundScanReport",
+            "UpdateRequest",
+        ],
+    ),
+];
+
+fn listed(list: &[(&[&str], &[&str])], group: &str, kind: &str) -> bool {
+    list.iter().any(|(groups, kinds)| {
+        (groups.is_empty() || groups.contains(&group))
+            && (kinds.is_empty() || kinds.contains(&kind))
+    })
+}
+
 impl ArgoSettings {
-    /// Does `resource.exclusions` keep Argo CD from syncing objects of this group and kind
-    /// on the app's destination cluster (so they are never applied or compared)?
-    pub fn excludes(&self, group: &str, kind: &str, cluster: Option<&str>) -> bool {
-        self.exclusions
-            .iter()
-            .any(|r| r.matches(group, kind, cluster))
+    /// Does Argo CD leave objects of this group and kind out on the app's destination cluster
+    /// (never applied, never compared), and why? Its built-in list always; then the
+    /// instance's `resource.exclusions` when argocd-cm sets the key (it replaces the
+    /// default), else the default list of the release: from 3.0 (`version` unset: the latest)
+    /// the install manifests ship one, before 3.0 none.
+    pub fn exclusion(
+        &self,
+        group: &str,
+        kind: &str,
+        cluster: Option<&str>,
+        version: Option<&crate::config::ArgoVersion>,
+    ) -> Option<Exclusion> {
+        if listed(CORE_EXCLUSIONS, group, kind) {
+            return Some(Exclusion::Core);
+        }
+        match self.exclusions_at {
+            Some(at) => self
+                .exclusions
+                .iter()
+                .any(|r| r.matches(group, kind, cluster))
+                .then_some(Exclusion::Configured(at)),
+            None => (version.is_none_or(|v| !v.before(3, 0))
+                && listed(DEFAULT_EXCLUSIONS_3_0, group, kind))
+            .then_some(Exclusion::Default),
+        }
+    }
+
+    /// Does Argo CD leave objects of this group and kind out of every sync and comparison?
+    pub fn excludes(
+        &self,
+        group: &str,
+        kind: &str,
+        cluster: Option<&str>,
+        version: Option<&crate::config::ArgoVersion>,
+    ) -> bool {
+        self.exclusion(group, kind, cluster, version).is_some()
     }
 }
 
 pub fn is_argocd_cm(obj: &Object) -> bool {
     obj.kind == "ConfigMap" && obj.group().is_empty() && obj.name == "argocd-cm"
+}
+
+fn is_cmd_params_cm(obj: &Object) -> bool {
+    obj.kind == "ConfigMap" && obj.group().is_empty() && obj.name == "argocd-cmd-params-cm"
+}
+
+/// The Argo CD instances the rendered output configures: one per (cluster, namespace) of an
+/// `argocd-cm` or `argocd-cmd-params-cm`, each read where it lands after kustomize namespaces,
+/// patches and generators or a chart's values made it. The first ConfigMap of a name in an
+/// instance wins (the same file reached through two builds is one object).
+pub fn read_instances<'a>(
+    objects: impl Iterator<Item = &'a super::ModelObject>,
+    apps: &[super::App],
+    map: &SourceMap,
+) -> Vec<ArgoSettings> {
+    let mut out: Vec<ArgoSettings> = Vec::new();
+    let same = |s: &ArgoSettings, ns: &str, cluster: &super::Cluster| {
+        s.namespace.as_deref() == Some(ns) && s.cluster.name() == cluster.name()
+    };
+    for mo in objects {
+        let (cm, params) = (is_argocd_cm(&mo.object), is_cmd_params_cm(&mo.object));
+        if !cm && !params {
+            continue;
+        }
+        let cluster = apps
+            .get(mo.app)
+            .map(|a| a.cluster.clone())
+            .unwrap_or_default();
+        let at = match out.iter().position(|s| same(s, &mo.namespace, &cluster)) {
+            Some(i) => i,
+            None => {
+                out.push(ArgoSettings {
+                    namespace: Some(mo.namespace.clone()),
+                    cluster: cluster.clone(),
+                    ..Default::default()
+                });
+                out.len() - 1
+            }
+        };
+        let s = &mut out[at];
+        if cm && s.decl.is_none() {
+            let read = read_argocd_cm(&mo.object, map);
+            *s = ArgoSettings {
+                namespace: s.namespace.take(),
+                cluster: std::mem::take(&mut s.cluster),
+                server_side_diff: s.server_side_diff,
+                ..read
+            };
+        } else if params && s.server_side_diff.is_none() {
+            s.server_side_diff = mo
+                .object
+                .root
+                .get_path(&["data", "controller.diff.server.side"])
+                .and_then(Node::scalar_text)
+                .map(|v| v.trim() == "true");
+        }
+    }
+    out
+}
+
+/// The instance that runs an Application: the controller of the namespace the Application
+/// is declared in (Argo CD reads the argocd-cm of its own namespace; an Application in
+/// another namespace is served by the control plane listing it in `application.namespaces`,
+/// taken here as the only instance there is). Ties between clusters go to the cluster the
+/// Application is applied to.
+pub fn instance_for<'a>(
+    instances: &'a [ArgoSettings],
+    app: &super::App,
+) -> Option<&'a ArgoSettings> {
+    let ns = app.argo.as_ref().and_then(|a| a.decl.namespace.clone());
+    let in_ns: Vec<&ArgoSettings> = instances
+        .iter()
+        .filter(|s| ns.is_some() && s.namespace == ns)
+        .collect();
+    match in_ns.as_slice() {
+        [one] => return Some(one),
+        [] => {}
+        several => {
+            return several
+                .iter()
+                .find(|s| s.cluster.name() == app.home.name())
+                .or(several.first())
+                .copied();
+        }
+    }
+    match instances {
+        [one] => Some(one),
+        _ => None,
+    }
 }
 
 const CUSTOMIZATION_TYPES: &[&str] = &[
@@ -239,6 +433,7 @@ pub fn read_argocd_cm(obj: &Object, map: &SourceMap) -> ArgoSettings {
             "application.instanceLabelKey" => s.instance_label_key = value.scalar_text(),
             "application.resourceTrackingMethod" => s.tracking_method = value.scalar_text(),
             "resource.exclusions" => {
+                s.exclusions_at = Some(entry.key.span);
                 if let Ok(parsed) = parse_embedded(value, map, &key) {
                     s.exclusions = read_filtered(&parsed);
                 }

@@ -260,14 +260,10 @@ fn build_pass(
         apps: Vec::new(),
         objects: Vec::new(),
         argo: Default::default(),
+        argo_instances: Vec::new(),
         platform: Default::default(),
         profile: settings.profile.clone(),
     };
-    for (obj, _) in ctx.plain.iter() {
-        if argo::is_argocd_cm(obj) {
-            model.argo = argo::read_argocd_cm(obj, &model.map);
-        }
-    }
     let tree_files = &prepared.tree_files;
     let cluster_secrets: Vec<Object> = ctx
         .plain
@@ -559,8 +555,11 @@ fn build_pass(
         .objects
         .reserve(pending.iter().map(|(_, r, _)| r.objects.len()).sum());
     model.apps.reserve(pending.len());
+    // Argo CD ConfigMaps made from an unfetched argo-cd chart's values, by app.
+    let mut argo_config: Vec<(Object, usize)> = Vec::new();
     for (mut app, mut rendered, ns_override) in pending {
         let index = model.apps.len();
+        argo_config.extend(rendered.argo_config.drain(..).map(|o| (o, index)));
         ctx.note_unfetched(&mut rendered);
         app.issues.extend(rendered.issues);
         app.sources.extend(rendered.sources);
@@ -594,6 +593,29 @@ fn build_pass(
             });
         }
         model.apps.push(app);
+    }
+    // Argo CD's settings as rendered (kustomize namespace, patches, generators, chart values).
+    let chart_config: Vec<ModelObject> = argo_config
+        .into_iter()
+        .map(|(object, app)| ModelObject {
+            namespace: object.namespace.clone().unwrap_or_else(|| "default".into()),
+            object,
+            app,
+        })
+        .collect();
+    model.argo_instances = argo::read_instances(
+        model.objects.iter().chain(chart_config.iter()),
+        &model.apps,
+        &model.map,
+    );
+    if let Some(first) = model
+        .argo_instances
+        .iter()
+        .find(|s| s.decl.is_some() && s.namespace.as_deref() == Some("argocd"))
+        .or_else(|| model.argo_instances.iter().find(|s| s.decl.is_some()))
+        .or(model.argo_instances.first())
+    {
+        model.argo = first.clone();
     }
     Some(model)
 }

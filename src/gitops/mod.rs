@@ -4,6 +4,7 @@
 mod app_of_apps;
 pub mod appset;
 pub mod argo;
+pub mod argo_chart;
 pub mod artifact;
 pub mod cluster;
 mod context;
@@ -267,7 +268,11 @@ pub struct Model {
     pub map: Arc<SourceMap>,
     pub apps: Vec<App>,
     pub objects: Vec<ModelObject>,
+    /// The settings of the repo's only Argo CD instance, or of its first one (the instance
+    /// an app with no instance of its own is judged with).
     pub argo: ArgoSettings,
+    /// Every Argo CD instance the rendered output configures (`argo::read_instances`).
+    pub argo_instances: Vec<ArgoSettings>,
     /// Platform facts from `.gitops-lint.yaml` (filled by the pipeline after the model is built).
     pub platform: crate::config::Platform,
     /// The destination cluster as `.gitops-lint.yaml` `profile:` describes it (versions,
@@ -356,6 +361,21 @@ impl Model {
         // both `in-cluster`: one name, counted once.
         out.dedup_by(|a, b| a.name() == b.name());
         out
+    }
+
+    /// The settings of the Argo CD instance that runs `app` (`argo::instance_for`), else the
+    /// repo-wide ones.
+    pub fn argo_settings(&self, app: &App) -> &ArgoSettings {
+        argo::instance_for(&self.argo_instances, app).unwrap_or(&self.argo)
+    }
+
+    /// Every instance's settings (the system-level entries to validate), or the default.
+    pub fn all_argo_settings(&self) -> Vec<&ArgoSettings> {
+        if self.argo_instances.is_empty() {
+            vec![&self.argo]
+        } else {
+            self.argo_instances.iter().collect()
+        }
     }
 
     /// All Argo apps (Applications and ApplicationSet templates).

@@ -167,6 +167,17 @@ pub(super) fn render_remote_chart(
             }
         }
         Fetched::Missing(why) => {
+            // Argo CD's own chart: its ConfigMaps from the repo's values, so the settings of
+            // the instance it installs are read (the chart's other objects stay unrendered).
+            if super::argo_chart::is_argo_cd_chart(&reference) {
+                let mut scratch = Rendered::default();
+                // A root no repo path can be: value files inside the chart are not read.
+                if let Some(u) = unit(ctx, &mut scratch, "\0unfetched-chart".to_string()) {
+                    rendered
+                        .argo_config
+                        .extend(super::argo_chart::config_maps(ctx.fs, &u, span));
+                }
+            }
             rendered.sources.push(format!("{reference}"));
             app.skipped.push(Skip {
                 reason: "remote-chart",

@@ -22,6 +22,9 @@ pub(super) struct Rendered {
     pub(super) skipped: Vec<super::Skip>,
     /// Kustomization directories its kustomize builds entered.
     pub(super) kustomize_dirs: Vec<String>,
+    /// Argo CD ConfigMaps read from the values of an argo-cd chart that is not fetched: read
+    /// for the instance's settings only, not linted as objects (`argo_chart.rs`).
+    pub(super) argo_config: Vec<Object>,
 }
 
 /// An app's rendered objects, in order.

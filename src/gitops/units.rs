@@ -395,7 +395,7 @@ fn helm_options(
 /// `n` as it stands where a person wrote it: an Application a chart rendered carries, in
 /// its values block, the template action that printed it; the values line it printed is the
 /// block as written (a literal block there keeps its lines).
-fn written_node(n: &Node) -> Node {
+pub(super) fn written_node(n: &Node) -> Node {
     let mut at = n.clone();
     at.span = crate::render::helm::values::written_at(n);
     if at.span != n.span {

@@ -514,7 +514,7 @@ pub fn covering_ignore(model: &Model, mo: &ModelObject, path: &[String]) -> Opti
     let entry = argo
         .ignores
         .iter()
-        .chain(model.argo.ignores.iter())
+        .chain(model.argo_settings(app).ignores.iter())
         .find(|e| covers(e))?;
     Some((
         entry.span,
@@ -540,17 +540,12 @@ pub fn server_side_diff(model: &Model, mo: &ModelObject) -> bool {
                 _ => None,
             })
         });
+    // The controller-wide flag of the instance that runs the app.
     app_option.unwrap_or_else(|| {
-        model.objects.iter().any(|o| {
-            o.object.kind == "ConfigMap"
-                && o.object.name == "argocd-cmd-params-cm"
-                && o.object
-                    .root
-                    .get_path(&["data", "controller.diff.server.side"])
-                    .and_then(Node::scalar_text)
-                    .as_deref()
-                    == Some("true")
-        })
+        model
+            .argo_settings(model.app_of(mo))
+            .server_side_diff
+            .unwrap_or(false)
     })
 }
 

@@ -210,7 +210,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             continue; // Flux strips or adopts the live value of ignored paths
         }
         if let Some(argo) = &app.argo {
-            let ignores = argo.ignores.iter().chain(model.argo.ignores.iter());
+            let ignores = argo.ignores.iter().chain(model.argo_settings(app).ignores.iter());
             if let Some(ignore) = covering_ignore(ignores, mo, scaler.kind) {
                 if argo.sync.has_option("RespectIgnoreDifferences=true") {
                     continue; // protected: ignored for status and kept live on sync

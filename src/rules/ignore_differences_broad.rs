@@ -54,7 +54,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             check_entry(model, Some(app), e, out);
         }
     }
-    for e in &model.argo.ignores {
+    for e in model.all_argo_settings().into_iter().flat_map(|s| &s.ignores) {
         check_entry(model, None, e, out);
     }
     for app in &model.apps {

@@ -90,10 +90,10 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             check_item(Some(app), entry, out);
         }
     }
-    for entry in &model.argo.ignores {
+    for entry in model.all_argo_settings().into_iter().flat_map(|s| &s.ignores) {
         check_paths(None, entry, out);
     }
-    for (span, msg) in &model.argo.override_errors {
+    for (span, msg) in model.all_argo_settings().into_iter().flat_map(|s| &s.override_errors) {
         out.push(
             Finding::new(
                 ID,

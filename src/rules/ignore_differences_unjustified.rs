@@ -147,7 +147,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             );
         }
     }
-    for e in &model.argo.ignores {
+    for e in model.all_argo_settings().into_iter().flat_map(|s| &s.ignores) {
         let IgnoreOrigin::System { key } = &e.origin else {
             continue;
         };

@@ -53,18 +53,18 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
         Some(v) if v.before(3, 0) => "label",
         _ => "annotation",
     };
-    let method = model
-        .argo
-        .tracking_method
-        .as_deref()
-        .unwrap_or(default_method);
-    let key = model
-        .argo
-        .instance_label_key
-        .as_deref()
-        .unwrap_or(DEFAULT_KEY);
-    let label_tracking = method == "label" || method == "annotation+label";
     for (app, argo) in model.argo_apps() {
+        // The settings of the instance that runs this app.
+        let settings = model.argo_settings(app);
+        let method = settings
+            .tracking_method
+            .as_deref()
+            .unwrap_or(default_method);
+        let key = settings
+            .instance_label_key
+            .as_deref()
+            .unwrap_or(DEFAULT_KEY);
+        let label_tracking = method == "label" || method == "annotation+label";
         if method == "annotation+label" && app.name.len() > 63 {
             let span = app.span.unwrap_or_default();
             out.push(Finding::new(ID, Severity::Info, format!("app name `{}` is {} characters: with annotation+label tracking Argo CD truncates the informational `{key}` label to 63", app.name, app.name.len()), span).label("label value truncated").for_app(app).help("Selectors on the full app name will not match the label; tracking itself uses the annotation."));

@@ -45,8 +45,13 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
         // Kinds in argocd-cm `resource.exclusions` are neither synced nor compared.
         if let Some(argo) = &app.argo
             && model
-                .argo
-                .excludes(o.group(), &o.kind, argo.destination_cluster.as_deref())
+                .argo_settings(app)
+                .excludes(
+                    o.group(),
+                    &o.kind,
+                    argo.destination_cluster.as_deref(),
+                    model.profile.argo_version.as_ref(),
+                )
         {
             continue;
         }

@@ -249,6 +249,7 @@ rules! {
         instance_label_clash,
         api_removed,
         crd_preserve_unknown_fields,
+        argocd_excluded_resource,
         pub offline_unrenderable_input,
         pub render_failed,
     ],

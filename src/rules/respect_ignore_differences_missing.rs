@@ -43,7 +43,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
         if !argo.sync.automated || argo.sync.has_option(RESPECT) {
             continue;
         }
-        for entry in argo.ignores.iter().chain(model.argo.ignores.iter()) {
+        for entry in argo.ignores.iter().chain(model.argo_settings(app).ignores.iter()) {
             for (path, span) in entry.paths() {
                 if path.is_empty() {
                     continue;
