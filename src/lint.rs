@@ -394,6 +394,8 @@ fn lint_walked(
     let budget = crate::render::RenderBudget {
         render_twice: config.setting("render-nondeterministic")
             != Some(&crate::config::RuleSetting::Off),
+        // One count per lint, never shared with another lint of the same settings.
+        archives: Default::default(),
         ..config.render_budget.clone()
     };
     let settings = ModelSettings {

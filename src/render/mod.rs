@@ -43,6 +43,8 @@ pub struct RenderBudget {
     /// Render each chart a second time with another seed, clock and zone. Off
     /// when `render-nondeterministic` is: nobody reads the comparison then.
     pub render_twice: bool,
+    /// Chart archive bytes and subcharts unpacked by all renders of the lint together.
+    pub archives: crate::render::helm::chart::ArchiveTotal,
 }
 
 impl Default for RenderBudget {
@@ -59,6 +61,7 @@ impl Default for RenderBudget {
                 crate::render::gotmpl::funcs::memory::DEFAULT_MAX_RENDER_MEMORY_BYTES,
             max_apps: 10_000,
             render_twice: true,
+            archives: Default::default(),
         }
     }
 }

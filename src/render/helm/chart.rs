@@ -358,8 +358,67 @@ struct Unpacked {
 /// Subcharts one chart may bring, at every level together (real umbrella charts have tens).
 const MAX_SUBCHARTS: usize = 1000;
 
+/// What all chart loads of one lint may unpack from archives together: a repository of many
+/// charts each just under the per-chart cap must not decompress without end.
+pub const MAX_LINT_ARCHIVE_BYTES: u64 = 1 << 30;
+pub const MAX_LINT_SUBCHARTS: usize = 20_000;
+
+/// Archive bytes and subcharts unpacked by every chart load of one lint (a clone shares
+/// the count; `RenderBudget::archives`).
+#[derive(Clone, Default)]
+pub struct ArchiveTotal(
+    std::sync::Arc<(std::sync::atomic::AtomicU64, std::sync::atomic::AtomicUsize)>,
+);
+
+// Constant, so a budget printed into a render job's key does not change as loads count.
+impl std::fmt::Debug for ArchiveTotal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ArchiveTotal")
+    }
+}
+
+impl ArchiveTotal {
+    pub fn bytes(&self) -> u64 {
+        self.0.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn add(&self, bytes: u64, charts: usize, origin: &str) -> Result<(), String> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let b = self.0.0.fetch_add(bytes, Relaxed) + bytes;
+        let c = self.0.1.fetch_add(charts, Relaxed) + charts;
+        if b > MAX_LINT_ARCHIVE_BYTES || c > MAX_LINT_SUBCHARTS {
+            return Err(format!(
+                "chart {origin}: the chart archives of this lint unpack to more than {MAX_LINT_ARCHIVE_BYTES} bytes or {MAX_LINT_SUBCHARTS} subcharts in all"
+            ));
+        }
+        Ok(())
+    }
+}
+
+thread_local! {
+    /// The lint's total while a chart render runs on this thread (`with_lint_total`).
+    static LINT_TOTAL: std::cell::RefCell<Option<ArchiveTotal>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` (one chart render, on this thread) with every archive it unpacks also counted
+/// in `total`.
+pub fn with_lint_total<T>(total: &ArchiveTotal, f: impl FnOnce() -> T) -> T {
+    let saved = LINT_TOTAL.with(|t| t.replace(Some(total.clone())));
+    let out = f();
+    LINT_TOTAL.with(|t| *t.borrow_mut() = saved);
+    out
+}
+
+fn charge_lint(bytes: u64, charts: usize, origin: &str) -> Result<(), String> {
+    LINT_TOTAL.with(|t| match &*t.borrow() {
+        Some(total) => total.add(bytes, charts, origin),
+        None => Ok(()),
+    })
+}
+
 impl Unpacked {
     fn add_bytes(&mut self, n: u64, origin: &str) -> Result<(), String> {
+        charge_lint(n, 0, origin)?;
         self.bytes += n;
         if self.bytes > MAX_CHART_BYTES {
             return Err(format!(
@@ -370,6 +429,7 @@ impl Unpacked {
     }
 
     fn add_chart(&mut self, origin: &str) -> Result<(), String> {
+        charge_lint(0, 1, origin)?;
         self.charts += 1;
         if self.charts > MAX_SUBCHARTS {
             return Err(format!(
@@ -909,6 +969,39 @@ mod tests {
             err.starts_with("cannot load irregular file c/sock"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_archives_of_all_chart_loads_of_a_lint_count_together() {
+        // Each load is far below its own cap; the lint's count sees all of them.
+        let chart_yaml = b"apiVersion: v2\nname: c\nversion: 1.0.0\n".as_slice();
+        let sub = tgz(&[("c/Chart.yaml", chart_yaml)]);
+        let umbrella = tgz(&[
+            ("c/Chart.yaml", chart_yaml),
+            ("c/charts/a.tgz", sub.as_slice()),
+        ]);
+        let total = ArchiveTotal::default();
+        for _ in 0..3 {
+            with_lint_total(&total, || load_archive(&fs(), &umbrella, "u.tgz")).expect("loads");
+        }
+        let one = {
+            let t = ArchiveTotal::default();
+            with_lint_total(&t, || load_archive(&fs(), &umbrella, "u.tgz")).expect("loads");
+            t.bytes()
+        };
+        assert!(
+            one > 0 && total.bytes() == 3 * one,
+            "{} vs {one}",
+            total.bytes()
+        );
+        // Past the lint's total, the next load fails, naming it; outside a lint, nothing counts.
+        let full = ArchiveTotal::default();
+        assert!(full.add(MAX_LINT_ARCHIVE_BYTES, 0, "x").is_ok());
+        let err = with_lint_total(&full, || load_archive(&fs(), &umbrella, "u.tgz"))
+            .err()
+            .unwrap_or_default();
+        assert!(err.contains("archives of this lint"), "{err}");
+        assert!(load_archive(&fs(), &umbrella, "u.tgz").is_ok());
     }
 
     #[test]

@@ -463,6 +463,17 @@ fn find_span_of_template(
 
 /// The whole `helm template` pipeline.
 pub fn run(fs: &dyn RepoFs, chart_dir: &str, opts: &TemplateOptions, want_objects: bool) -> Run {
+    chart::with_lint_total(&opts.budget.archives, || {
+        run_counted(fs, chart_dir, opts, want_objects)
+    })
+}
+
+fn run_counted(
+    fs: &dyn RepoFs,
+    chart_dir: &str,
+    opts: &TemplateOptions,
+    want_objects: bool,
+) -> Run {
     let mut run = Run {
         stdout: String::new(),
         warnings: Vec::new(),
