@@ -1,8 +1,8 @@
 //! What `fetch` may connect to: HTTPS anywhere, plain HTTP only to a loopback address (a
 //! local mirror, the tests), and a redirect that never leaves HTTPS for plain text.
 
+pub use crate::remote::is_loopback;
 use reqwest::Url;
-use std::net::IpAddr;
 
 /// Most redirects one request follows.
 pub const MAX_REDIRECTS: usize = 5;
@@ -14,16 +14,6 @@ pub fn host_key(url: &Url) -> Option<String> {
         Some(p) => format!("{host}:{p}"),
         None => host,
     })
-}
-
-/// Is the URL's host a loopback IP literal (127.0.0.0/8, ::1)? A name, even `localhost`, is
-/// not: what it resolves to is not ours to know.
-pub fn is_loopback(url: &Url) -> bool {
-    match url.host() {
-        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
-        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
-        _ => false,
-    }
 }
 
 /// May `fetch` connect to this URL at all?

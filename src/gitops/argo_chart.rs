@@ -163,17 +163,7 @@ pub fn config_maps(fs: &dyn RepoFs, unit: &HelmUnit, at: Span) -> Vec<Object> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::FileId;
-
-    fn doc(text: &str) -> Node {
-        let parsed = parse_str(text, FileId::default(), &Limits::default());
-        parsed
-            .docs
-            .into_iter()
-            .next()
-            .map(|d| d.root)
-            .unwrap_or_else(|| Node::new(Value::Null, Span::default()))
-    }
+    use crate::yaml::first_doc as doc;
 
     fn keys(entries: &[Entry]) -> Vec<String> {
         entries

@@ -27,16 +27,21 @@ pub const DEFAULT_CACHE_DIR: &str = ".gitops-lint/cache";
 /// Most bytes one cached artifact may hold (a chart archive or a git tree archive, compressed).
 pub const MAX_ARTIFACT_BYTES: u64 = 64 << 20;
 
+/// Is the URL's host a loopback IP literal (127.0.0.0/8, ::1)? A name, even `localhost`, is
+/// not: what it resolves to is not ours to know.
+pub fn is_loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        _ => false,
+    }
+}
+
 /// Can `fetch` download a file at this URL? HTTPS anywhere, plain HTTP only to a loopback IP
 /// literal (a local mirror, the tests), as `fetch`'s connection policy allows.
 pub fn is_fetchable_url(text: &str) -> bool {
     let Ok(url) = url::Url::parse(text.trim()) else {
         return false;
     };
-    let loopback = match url.host() {
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        _ => false,
-    };
-    url.scheme() == "https" || (url.scheme() == "http" && loopback)
+    url.scheme() == "https" || (url.scheme() == "http" && is_loopback(&url))
 }

@@ -338,3 +338,29 @@ fn deep_equal_of_shared_structure_compares_each_pair_once() {
     let d = Value::list(vec![b, Value::Int(4)]);
     assert!(!super::reflect::deep_equal(&c, &d));
 }
+
+/// `until`, `seq` and `chunk` count their list's slots against the call's room before they
+/// build it: five million elements are far more bytes than the room here, though fewer than
+/// the element cap, so each call fails by name instead of building and then being charged.
+#[test]
+fn list_builders_check_their_room_before_building() {
+    use super::memory::{SLOT_BYTES, within};
+    let count: i64 = 5_000_000;
+    let room = 100 << 20;
+    assert!((count as usize) * SLOT_BYTES > room && (count as usize) < args::MAX_ALLOC);
+    let long = Value::list(vec![Value::Int(0); count as usize]);
+    let cases: Vec<(&str, Vec<Value>)> = vec![
+        ("until", vec![Value::Int(count)]),
+        ("seq", vec![Value::Int(count)]),
+        ("chunk", vec![Value::Int(2), long]),
+    ];
+    for (name, args) in cases {
+        let mut env = FuncEnv::default();
+        let (out, overflowed) = within(room, || call(&mut env, name, &args));
+        match out {
+            Err(e) => assert!(e.starts_with(name), "{name}: {e}"),
+            Ok(_) => panic!("{name} built {count} elements in {room} bytes of room"),
+        }
+        assert!(overflowed, "{name}");
+    }
+}
