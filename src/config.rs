@@ -56,24 +56,53 @@ pub struct Profile {
     /// `api-versions`: extra `.Capabilities.APIVersions` (`v1`, `group/version` or
     /// `group/version/Kind`).
     pub api_versions: Vec<String>,
-    /// `argo-version`: the Argo CD release, for defaults that changed between releases.
-    pub argo_version: Option<ArgoVersion>,
+    /// `argo-version`: the Argo CD release, for defaults that changed between releases
+    /// (`--argo-version` overrides it).
+    pub argo_version: Option<Release>,
+    /// `flux-version`: the Flux release (`--flux-version` overrides it).
+    pub flux_version: Option<Release>,
+    /// `clusters:` releases per cluster, where a repo deploys to several that differ.
+    pub clusters: Vec<ProfileCluster>,
     /// `namespaces:` labels of namespaces as they are in the cluster.
     pub namespaces: Vec<ProfileNamespace>,
     /// `autoscalers:` HPAs and ScaledObjects that exist in the cluster but not in the repo.
     pub autoscalers: Vec<ProfileAutoscaler>,
 }
 
-/// An Argo CD release `major.minor[.patch]`.
+/// An Argo CD or Flux release `major.minor[.patch]`, as the configuration or a command-line
+/// flag states it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ArgoVersion {
+pub struct Release {
     pub major: u64,
     pub minor: u64,
     pub text: String,
+    /// The value in the configuration file; `None` for a command-line flag.
+    pub span: Option<Span>,
+}
+
+/// One `profile.clusters` entry: the releases one cluster runs.
+#[derive(Clone, Debug)]
+pub struct ProfileCluster {
+    /// The cluster's name as `gitops-lint apps` shows it.
+    pub name: String,
+    pub argo_version: Option<Release>,
+    pub flux_version: Option<Release>,
     pub span: Span,
 }
 
-impl ArgoVersion {
+impl Release {
+    /// A release from a command-line flag (`--argo-version 2.14`).
+    pub fn from_flag(text: &str) -> Option<Release> {
+        let (major, minor) = major_minor(text)?;
+        Some(Release {
+            major,
+            minor,
+            text: text.to_string(),
+            span: None,
+        })
+    }
+
+    /// Is this release older than `major.minor`?
     /// Is this release older than `major.minor`?
     pub fn before(&self, major: u64, minor: u64) -> bool {
         (self.major, self.minor) < (major, minor)
@@ -125,9 +154,12 @@ const PROFILE_KEYS: &[&str] = &[
     "kube-version",
     "api-versions",
     "argo-version",
+    "flux-version",
+    "clusters",
     "namespaces",
     "autoscalers",
 ];
+const PROFILE_CLUSTER_KEYS: &[&str] = &["argo-version", "flux-version"];
 const PROFILE_NAMESPACE_KEYS: &[&str] = &["labels"];
 const PROFILE_AUTOSCALER_KEYS: &[&str] = &[
     "kind",
@@ -152,6 +184,32 @@ fn major_minor(text: &str) -> Option<(u64, u64)> {
             .and_then(|p| p.parse::<u64>().ok())
     };
     Some((number(parts.next())?, number(parts.next())?))
+}
+
+/// `key: 2.14` of a `profile` mapping: a release `major.minor[.patch]`.
+fn parse_release(
+    node: &Node,
+    key: &str,
+    shown_as: &str,
+    product: &str,
+    example: &str,
+) -> Result<Option<Release>, (Span, String)> {
+    let Some(v) = node.get(key) else {
+        return Ok(None);
+    };
+    let text = version_text(v).unwrap_or_default();
+    let Some((major, minor)) = major_minor(&text) else {
+        return Err((
+            v.span,
+            format!("`{shown_as}` is not {product} version ({example})"),
+        ));
+    };
+    Ok(Some(Release {
+        major,
+        minor,
+        text,
+        span: Some(v.span),
+    }))
 }
 
 fn parse_profile(node: &Node) -> Result<Profile, (Span, String)> {
@@ -189,20 +247,40 @@ fn parse_profile(node: &Node) -> Result<Profile, (Span, String)> {
             }
         }
     }
-    if let Some(v) = node.get("argo-version") {
-        let text = version_text(v).unwrap_or_default();
-        let Some((major, minor)) = major_minor(&text) else {
-            return Err((
-                v.span,
-                "`profile.argo-version` is not an Argo CD version (`2.14` or `v3.1.2`)".into(),
-            ));
-        };
-        profile.argo_version = Some(ArgoVersion {
-            major,
-            minor,
-            text,
-            span: v.span,
-        });
+    let argo = ("an Argo CD", "`2.14` or `v3.1.2`");
+    let flux = ("a Flux", "`2.8` or `v2.9.4`");
+    profile.argo_version =
+        parse_release(node, "argo-version", "profile.argo-version", argo.0, argo.1)?;
+    profile.flux_version =
+        parse_release(node, "flux-version", "profile.flux-version", flux.0, flux.1)?;
+    if let Some(v) = node.get("clusters") {
+        let entries = v.as_map().ok_or((
+            v.span,
+            "`profile.clusters` maps a cluster name to its releases".to_string(),
+        ))?;
+        for e in entries {
+            let name = e.key.key_str().into_owned();
+            unknown_keys(&e.value, PROFILE_CLUSTER_KEYS, "a `profile.clusters` entry")?;
+            let shown = |key: &str| format!("profile.clusters.{name}.{key}");
+            profile.clusters.push(ProfileCluster {
+                argo_version: parse_release(
+                    &e.value,
+                    "argo-version",
+                    &shown("argo-version"),
+                    argo.0,
+                    argo.1,
+                )?,
+                flux_version: parse_release(
+                    &e.value,
+                    "flux-version",
+                    &shown("flux-version"),
+                    flux.0,
+                    flux.1,
+                )?,
+                span: e.key.span,
+                name,
+            });
+        }
     }
     if let Some(v) = node.get("namespaces") {
         profile.namespaces = parse_profile_namespaces(v)?;

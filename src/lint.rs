@@ -15,10 +15,15 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+#[derive(Clone, Debug, Default)]
 pub struct LintOptions {
     pub root: PathBuf,
     /// `--config FILE`; default `.gitops-lint.yaml` in the root when present.
     pub config: Option<PathBuf>,
+    /// `--argo-version` / `--flux-version`: override `profile.argo-version` /
+    /// `profile.flux-version` on every cluster.
+    pub argo_version: Option<crate::config::Release>,
+    pub flux_version: Option<crate::config::Release>,
 }
 
 pub struct LintResult {
@@ -85,12 +90,29 @@ pub type CliLimits = [(String, u64)];
 
 fn load_config(
     root: &Path,
-    explicit: Option<&Path>,
+    opts: &LintOptions,
     map: &SourceMap,
     cli: &CliLimits,
 ) -> Result<Config, LintError> {
-    let mut config = load_config_file(root, explicit, map)?;
+    let mut config = load_config_file(root, opts.config.as_deref(), map)?;
     config.apply_cli_limits(cli);
+    // A flag is the user's word for every cluster: it replaces per-cluster entries too.
+    if let Some(v) = &opts.argo_version {
+        config.profile.argo_version = Some(v.clone());
+        config
+            .profile
+            .clusters
+            .iter_mut()
+            .for_each(|c| c.argo_version = None);
+    }
+    if let Some(v) = &opts.flux_version {
+        config.profile.flux_version = Some(v.clone());
+        config
+            .profile
+            .clusters
+            .iter_mut()
+            .for_each(|c| c.flux_version = None);
+    }
     Ok(config)
 }
 
@@ -247,7 +269,7 @@ pub fn lint_cached(
 ) -> Result<LintResult, LintError> {
     let root = canonical_root(&opts.root)?;
     let map = Arc::new(SourceMap::new());
-    let config = load_config(&root, opts.config.as_deref(), &map, cli)?;
+    let config = load_config(&root, opts, &map, cli)?;
     let walk_opts = WalkOptions {
         ignore_files,
         ..walk_options(&config)?
@@ -287,7 +309,7 @@ pub fn lint_tree(
 ) -> Result<LintResult, LintError> {
     let root = canonical_root(&opts.root)?;
     let map = Arc::new(SourceMap::new());
-    let config = load_config(&root, opts.config.as_deref(), &map, cli)?;
+    let config = load_config(&root, opts, &map, cli)?;
     let walk_opts = walk_options(&config)?;
     let walked = walk_tree(&tree, root.clone(), &walk_opts, &map);
     let fs = MemFs::new(tree, map.clone(), walk_opts.max_file_bytes);

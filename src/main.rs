@@ -62,6 +62,8 @@ struct LintArgs {
     out: OutputArgs,
     #[command(flatten)]
     walk: WalkArgs,
+    #[command(flatten)]
+    platform: PlatformArgs,
     /// Report only findings of the apps these files (relative to the working directory) are
     /// inputs of, and findings located in them (the pre-commit hook passes the staged files;
     /// none: nothing to report). The whole repository is still read: an app's render needs
@@ -69,6 +71,24 @@ struct LintArgs {
     /// argument, so give PATH before it.
     #[arg(long, value_name = "FILE", num_args = 0..)]
     changed: Option<Vec<PathBuf>>,
+}
+
+/// The releases to judge the apps with, when the repository does not say or says otherwise.
+#[derive(clap::Args, Clone, Default)]
+struct PlatformArgs {
+    /// The Argo CD release that runs the apps (`2.14`, `v3.1.2`): overrides
+    /// `profile.argo-version` and what the repository installs. Default: what the repository
+    /// installs, else the latest release.
+    #[arg(long, value_name = "VERSION", value_parser = parse_release)]
+    argo_version: Option<gitops_lint::config::Release>,
+    /// The Flux release (`2.8`, `v2.9.4`), as `--argo-version` for Argo CD.
+    #[arg(long, value_name = "VERSION", value_parser = parse_release)]
+    flux_version: Option<gitops_lint::config::Release>,
+}
+
+fn parse_release(text: &str) -> Result<gitops_lint::config::Release, String> {
+    gitops_lint::config::Release::from_flag(text)
+        .ok_or_else(|| format!("`{text}` is not a release such as `2.14` or `v3.1.2`"))
 }
 
 #[derive(clap::Args, Clone)]
@@ -186,6 +206,8 @@ enum Command {
         format: AppsFormat,
         #[command(flatten)]
         walk: WalkArgs,
+        #[command(flatten)]
+        platform: PlatformArgs,
     },
     /// Download the remote charts, bases and files the repository's apps name (Helm
     /// repositories, OCI registries, git, HTTPS URLs), verify them, store them in the cache and record each resolution
@@ -250,6 +272,9 @@ struct RenderArgs {
     set: Vec<String>,
     #[arg(long)]
     config: Option<PathBuf>,
+    /// With --app: the releases the app is judged with.
+    #[command(flatten)]
+    platform: PlatformArgs,
     /// With --app: the fetch cache (as for lint).
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
@@ -330,7 +355,8 @@ fn main() -> ExitCode {
             config,
             format,
             walk,
-        }) => apps(path, config, format, walk),
+            platform,
+        }) => apps(path, config, format, walk, platform),
         Some(Command::Render(args)) => render(args),
         Some(Command::Fetch {
             path,
@@ -422,8 +448,19 @@ fn fetch(
     }
 }
 
-fn apps(path: PathBuf, config: Option<PathBuf>, format: AppsFormat, walk: WalkArgs) -> ExitCode {
-    let opts = LintOptions { root: path, config };
+fn apps(
+    path: PathBuf,
+    config: Option<PathBuf>,
+    format: AppsFormat,
+    walk: WalkArgs,
+    platform: PlatformArgs,
+) -> ExitCode {
+    let opts = LintOptions {
+        root: path,
+        config,
+        argo_version: platform.argo_version,
+        flux_version: platform.flux_version,
+    };
     let result = match lint_cached(&opts, &[], !walk.no_ignore, walk.cache.as_deref()) {
         Ok(r) => r,
         Err(e) => {
@@ -465,6 +502,8 @@ fn render(args: RenderArgs) -> ExitCode {
         let opts = LintOptions {
             root: args.path.clone(),
             config: args.config.clone(),
+            argo_version: args.platform.argo_version.clone(),
+            flux_version: args.platform.flux_version.clone(),
         };
         let result = match lint_cached(&opts, &[], true, args.cache.as_deref()) {
             Ok(r) => r,
@@ -583,6 +622,8 @@ fn check(args: CheckArgs) -> ExitCode {
     let opts = LintOptions {
         root: args.path.clone(),
         config: lint.out.config.clone(),
+        argo_version: lint.platform.argo_version.clone(),
+        flux_version: lint.platform.flux_version.clone(),
     };
     let ignore_files = !lint.walk.no_ignore;
     let quiet = lint.out.quiet;
@@ -765,6 +806,8 @@ fn run_diff(base: String, path: PathBuf, lint: LintArgs) -> ExitCode {
         lint: LintOptions {
             root: path,
             config: out.config.clone(),
+            argo_version: lint.platform.argo_version.clone(),
+            flux_version: lint.platform.flux_version.clone(),
         },
         limits: out.limits.clone(),
         base,

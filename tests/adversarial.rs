@@ -206,6 +206,7 @@ fn secret_values_never_reach_findings_reports_or_diffs() {
     let result = gitops_lint::lint::lint(&gitops_lint::lint::LintOptions {
         root: repo.root.clone(),
         config: None,
+        ..Default::default()
     })
     .expect("lint");
     let app = result

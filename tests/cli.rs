@@ -287,6 +287,11 @@ fn profile_errors_are_located() {
             "is not an Argo CD version",
         ),
         (
+            "profile:\n  clusters:\n    prod: {flux-version: next}\n",
+            ".gitops-lint.yaml:3:26",
+            "`profile.clusters.prod.flux-version` is not a Flux version",
+        ),
+        (
             "profile:\n  autoscalers:\n    - {name: a, namespace: b, target: {name: c}, replicas: 2}\n",
             ".gitops-lint.yaml:3:50",
             "unknown key `replicas`",
@@ -956,4 +961,34 @@ fn fix_keeps_the_limits_for_the_lint_it_reports() {
     let plain = depth_failures(&[]);
     assert!(plain > 0, "the limit holds without --fix");
     assert_eq!(depth_failures(&["--fix"]), plain, "and with --fix");
+}
+
+/// `--argo-version` overrides what the repository says: the CRD finding of Argo CD 3.x goes
+/// away under 2.14, and the coverage line names the flag; a value that is no release is a
+/// usage error.
+#[test]
+fn argo_version_flag_selects_the_release() {
+    let fixture = repo("testdata/rules/crd-preserve-unknown-fields/bad");
+    let out = bin().arg(&fixture).output().expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("crd-preserve-unknown-fields"), "{text}");
+    let out = bin()
+        .arg(&fixture)
+        .args(["--argo-version", "2.14"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        !text.contains("crd-preserve-unknown-fields")
+            && text.contains("judged with Argo CD 2.14 (--argo-version)"),
+        "{text}"
+    );
+    let out = bin()
+        .arg(&fixture)
+        .args(["--argo-version", "stable"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a release"));
 }

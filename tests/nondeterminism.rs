@@ -15,7 +15,12 @@ use std::path::Path;
 
 fn findings(rel: &str) -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
-    let r = lint(&LintOptions { root, config: None }).expect("lint");
+    let r = lint(&LintOptions {
+        root,
+        config: None,
+        ..Default::default()
+    })
+    .expect("lint");
     let mut out: Vec<String> = r
         .findings
         .iter()
@@ -74,7 +79,12 @@ fn each_family_is_reported_at_the_call() {
 #[test]
 fn the_values_line_that_enables_the_branch_is_a_secondary_label() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/nondeterminism");
-    let r = lint(&LintOptions { root, config: None }).expect("lint");
+    let r = lint(&LintOptions {
+        root,
+        config: None,
+        ..Default::default()
+    })
+    .expect("lint");
     let f = r
         .findings
         .iter()
@@ -117,7 +127,12 @@ fn disabled_branches_sorted_keys_checksums_and_derive_password_are_clean() {
 #[test]
 fn lookup_or_generate_has_its_own_message() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/nondeterminism");
-    let r = lint(&LintOptions { root, config: None }).expect("lint");
+    let r = lint(&LintOptions {
+        root,
+        config: None,
+        ..Default::default()
+    })
+    .expect("lint");
     let f = r
         .findings
         .iter()
@@ -206,7 +221,12 @@ fn corpus_recall_and_false_positives() {
 #[test]
 fn render_twice_reports_unexplained_differences_once() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/nondeterminism");
-    let r = lint(&LintOptions { root, config: None }).expect("lint");
+    let r = lint(&LintOptions {
+        root,
+        config: None,
+        ..Default::default()
+    })
+    .expect("lint");
     let got: Vec<String> = r
         .findings
         .iter()
@@ -230,7 +250,12 @@ fn render_twice_reports_unexplained_differences_once() {
 /// Every finding of `rules` as `rule severity file:line:col object`, sorted.
 fn located(rel: &str, rules: &[&str]) -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
-    let r = lint(&LintOptions { root, config: None }).expect("lint");
+    let r = lint(&LintOptions {
+        root,
+        config: None,
+        ..Default::default()
+    })
+    .expect("lint");
     let mut out: Vec<String> = r
         .findings
         .iter()
@@ -309,7 +334,12 @@ fn unpinned_unvendored_helm_chart_is_an_unpinned_source() {
         ["offline-unrenderable-input warning apps/redis/kustomization.yaml:3:5 "]
     );
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(bad);
-    let r = lint(&LintOptions { root, config: None }).expect("lint");
+    let r = lint(&LintOptions {
+        root,
+        config: None,
+        ..Default::default()
+    })
+    .expect("lint");
     let f = r
         .findings
         .iter()

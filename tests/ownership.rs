@@ -16,6 +16,7 @@ fn findings_of(dir: &Path) -> Vec<String> {
     let result = match lint(&LintOptions {
         root: dir.to_path_buf(),
         config: None,
+        ..Default::default()
     }) {
         Ok(r) => r,
         Err(e) => panic!("{}: {e}", dir.display()),
@@ -366,6 +367,7 @@ fn safe_fixes_remove_their_findings_and_keep_yaml_valid() {
         let result = lint(&LintOptions {
             root: tmp.path().to_path_buf(),
             config: None,
+            ..Default::default()
         })
         .unwrap_or_else(|e| panic!("{rule}: {e}"));
         let mine: Vec<_> = result.findings.iter().filter(|f| f.rule == rule).collect();
@@ -449,6 +451,7 @@ spec:
     let result = lint(&LintOptions {
         root: repo.path().to_path_buf(),
         config: None,
+        ..Default::default()
     })
     .unwrap_or_else(|e| panic!("{e}"));
     let dups: Vec<_> = result
@@ -474,6 +477,7 @@ fn engine_answers_who_writes_a_declared_path() {
     let result = lint(&LintOptions {
         root: fixture("rules/mutation-policy-conflict/bad"),
         config: None,
+        ..Default::default()
     })
     .unwrap_or_else(|e| panic!("{e}"));
     let model = &result.model;
@@ -695,6 +699,7 @@ fn platform_config_is_strict() {
         match lint(&LintOptions {
             root: repo.path().to_path_buf(),
             config: None,
+            ..Default::default()
         }) {
             Ok(_) => String::new(),
             Err(e) => e.to_string(),
@@ -823,6 +828,7 @@ spec:
         let result = match lint(&LintOptions {
             root: repo.path().to_path_buf(),
             config: None,
+            ..Default::default()
         }) {
             Ok(r) => r,
             Err(e) => panic!("{e}"),

@@ -92,6 +92,7 @@ fn report_lines(repo_dir: &Path, origin: &str) -> Vec<String> {
     let result = lint(&LintOptions {
         root: root.clone(),
         config: None,
+        ..Default::default()
     })
     .unwrap_or_else(|e| panic!("{}: {e}", repo_dir.display()));
     result

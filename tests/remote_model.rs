@@ -15,6 +15,7 @@ fn lint_tree(files: &[(&str, &str)]) -> LintResult {
     match lint(&LintOptions {
         root: tmp.path().to_path_buf(),
         config: None,
+        ..Default::default()
     }) {
         Ok(r) => r,
         Err(e) => panic!("{e}"),

@@ -119,6 +119,7 @@ fn lint_fixture(f: &Fixture) -> LintResult {
     let opts = LintOptions {
         root: f.repo.clone(),
         config: None,
+        ..Default::default()
     };
     lint_cached(&opts, &[], true, Some(&f.cache)).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -239,6 +240,7 @@ fn without_the_cache_remote_inputs_stay_unrenderable_and_say_fetch() {
     let opts = LintOptions {
         root: f.repo.clone(),
         config: None,
+        ..Default::default()
     };
     let r = lint_cached(&opts, &[], true, Some(empty.path())).unwrap_or_else(|e| panic!("{e}"));
     let lines = report(&r);
@@ -321,6 +323,7 @@ fn the_default_cache_lives_in_the_repo_and_is_not_linted_as_content() {
     let opts = LintOptions {
         root: f.repo.clone(),
         config: None,
+        ..Default::default()
     };
     let r = lint_cached(&opts, &[], true, None).unwrap_or_else(|e| panic!("{e}"));
     let text = report(&r).join("\n");
@@ -371,6 +374,7 @@ fn a_fetched_base_cannot_reach_outside_its_clone() {
     let opts = LintOptions {
         root: repo.clone(),
         config: None,
+        ..Default::default()
     };
     let r = lint_cached(&opts, &[], true, Some(&cache_dir)).unwrap_or_else(|e| panic!("{e}"));
     let lines = report(&r);
@@ -483,6 +487,7 @@ fn a_fetched_base_on_a_branch_is_still_unpinned() {
     let opts = LintOptions {
         root: repo.clone(),
         config: None,
+        ..Default::default()
     };
     let r = lint_cached(&opts, &[], true, Some(&cache_dir)).unwrap_or_else(|e| panic!("{e}"));
     let lines = report(&r);

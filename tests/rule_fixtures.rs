@@ -28,6 +28,7 @@ fn check_fixture(case: &str) {
     let result = match lint(&LintOptions {
         root: dir.clone(),
         config: None,
+        ..Default::default()
     }) {
         Ok(r) => r,
         Err(e) => panic!("{case}: {e}"),
@@ -169,6 +170,8 @@ fixtures! {
     crd_preserve_unknown_fields_bad => "crd-preserve-unknown-fields/bad",
     crd_preserve_unknown_fields_clean => "crd-preserve-unknown-fields/clean",
     crd_preserve_unknown_fields_clean_argo_2_14 => "crd-preserve-unknown-fields/clean-argo-2-14",
+    crd_preserve_unknown_fields_clean_argo_install_2_14 => "crd-preserve-unknown-fields/clean-argo-install-2-14",
+    crd_preserve_unknown_fields_bad_argo_install_3_1 => "crd-preserve-unknown-fields/bad-argo-install-3-1",
     declared_empty_or_null_bad => "declared-empty-or-null/bad",
     declared_empty_or_null_clean => "declared-empty-or-null/clean",
     declared_empty_or_null_clean_kept_empties => "declared-empty-or-null/clean-kept-empties",
@@ -203,6 +206,8 @@ fixtures! {
     ignore_differences_broad_clean_kustomize_argocd_cm => "ignore-differences-broad/clean-kustomize-argocd-cm",
     ignore_differences_invalid_bad => "ignore-differences-invalid/bad",
     ignore_differences_invalid_clean => "ignore-differences-invalid/clean",
+    ignore_differences_invalid_bad_flux_ignore_before_2_9 => "ignore-differences-invalid/bad-flux-ignore-before-2-9",
+    ignore_differences_invalid_clean_flux_ignore_2_9 => "ignore-differences-invalid/clean-flux-ignore-2-9",
     ignore_differences_invalid_clean_crd_kind_named_like_builtin => "ignore-differences-invalid/clean-crd-kind-named-like-builtin",
     ignore_differences_security_sensitive_bad => "ignore-differences-security-sensitive/bad",
     ignore_differences_security_sensitive_clean => "ignore-differences-security-sensitive/clean",
@@ -217,6 +222,7 @@ fixtures! {
     injected_field_declared_clean => "injected-field-declared/clean",
     injected_field_declared_clean_static_ca_bundle => "injected-field-declared/clean-static-ca-bundle",
     instance_label_clash_bad => "instance-label-clash/bad",
+    instance_label_clash_bad_argo_install_2_14 => "instance-label-clash/bad-argo-install-2-14",
     instance_label_clash_clean => "instance-label-clash/clean",
     instance_label_clash_bad_kustomize_argocd_cm => "instance-label-clash/bad-kustomize-argocd-cm",
     instance_label_clash_bad_chart_argocd_cm => "instance-label-clash/bad-chart-argocd-cm",
@@ -354,6 +360,7 @@ fn redaction_keeps_names_namespaces_and_keys() {
     let result = match lint(&LintOptions {
         root: dir.clone(),
         config: None,
+        ..Default::default()
     }) {
         Ok(r) => r,
         Err(e) => panic!("{}: {e}", dir.display()),
@@ -379,6 +386,7 @@ fn findings_speak_of_the_controller_that_applies_the_object() {
         let Ok(result) = lint(&LintOptions {
             root: dir.clone(),
             config: None,
+            ..Default::default()
         }) else {
             continue;
         };

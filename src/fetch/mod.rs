@@ -491,6 +491,7 @@ pub fn run(mut opts: RunOptions) -> Result<RunReport, crate::lint::LintError> {
     let lint_opts = crate::lint::LintOptions {
         root: opts.root.clone(),
         config: opts.config.clone(),
+        ..Default::default()
     };
     for round in 1..=MAX_ROUNDS {
         out.rounds = round;

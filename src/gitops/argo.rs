@@ -280,14 +280,14 @@ impl ArgoSettings {
     /// Does Argo CD leave objects of this group and kind out on the app's destination cluster
     /// (never applied, never compared), and why? Its built-in list always; then the
     /// instance's `resource.exclusions` when argocd-cm sets the key (it replaces the
-    /// default), else the default list of the release: from 3.0 (`version` unset: the latest)
-    /// the install manifests ship one, before 3.0 none.
+    /// default), else the default list of the release: from 3.0 the install manifests ship one,
+    /// before 3.0 none.
     pub fn exclusion(
         &self,
         group: &str,
         kind: &str,
         cluster: Option<&str>,
-        version: Option<&crate::config::ArgoVersion>,
+        version: &super::versions::Judged,
     ) -> Option<Exclusion> {
         if listed(CORE_EXCLUSIONS, group, kind) {
             return Some(Exclusion::Core);
@@ -298,9 +298,8 @@ impl ArgoSettings {
                 .iter()
                 .any(|r| r.matches(group, kind, cluster))
                 .then_some(Exclusion::Configured(at)),
-            None => (version.is_none_or(|v| !v.before(3, 0))
-                && listed(DEFAULT_EXCLUSIONS_3_0, group, kind))
-            .then_some(Exclusion::Default),
+            None => (!version.before(3, 0) && listed(DEFAULT_EXCLUSIONS_3_0, group, kind))
+                .then_some(Exclusion::Default),
         }
     }
 
@@ -310,7 +309,7 @@ impl ArgoSettings {
         group: &str,
         kind: &str,
         cluster: Option<&str>,
-        version: Option<&crate::config::ArgoVersion>,
+        version: &super::versions::Judged,
     ) -> bool {
         self.exclusion(group, kind, cluster, version).is_some()
     }

@@ -263,6 +263,7 @@ fn build_pass(
         argo_instances: Vec::new(),
         platform: Default::default(),
         profile: settings.profile.clone(),
+        versions: Default::default(),
     };
     let tree_files = &prepared.tree_files;
     let cluster_secrets: Vec<Object> = ctx
@@ -617,6 +618,7 @@ fn build_pass(
     {
         model.argo = first.clone();
     }
+    model.versions = super::versions::judge(&model, settings.profile);
     Some(model)
 }
 

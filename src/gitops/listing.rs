@@ -31,6 +31,7 @@ pub fn apps_json(model: &Model) -> Value {
                 "reason": reason.as_ref().map(|(code, _)| *code),
                 "reason-message": reason.as_ref().map(|(_, m)| m.as_str()),
                 "objects": a.objects.len(),
+                "judged-with": judged_with(model, a),
                 "remotes": a.remotes.iter().map(|u| {
                     let file = model.map.get(u.span.file);
                     json!({
@@ -46,6 +47,42 @@ pub fn apps_json(model: &Model) -> Value {
         })
         .collect();
     json!({ "version": 1, "apps": apps })
+}
+
+/// The releases and settings an app is judged with: the controller's release (and how it
+/// was found), and for Argo CD apps the instance's tracking and diff settings.
+fn judged_with(model: &Model, app: &super::App) -> Value {
+    use super::versions::How;
+    let release = |j: &super::versions::Judged| {
+        let (how, at) = match &j.how {
+            How::Flag => ("flag", None),
+            How::Config(span) => ("config", Some(*span)),
+            How::Repo(span, _) => ("repository", Some(*span)),
+            How::Latest => ("latest", None),
+        };
+        json!({
+            "version": j.text,
+            "from": how,
+            "file": at.map(|s| model.map.path(s.file)),
+            "line": at.map(|s| model.map.line_col(s).line),
+        })
+    };
+    match app.controller() {
+        super::Controller::Argocd => {
+            let s = model.argo_settings(app);
+            json!({
+                "argocd": release(model.argo_version(app)),
+                "tracking-method": s.tracking_method,
+                "instance-label-key": s.instance_label_key,
+                "server-side-diff": s.server_side_diff,
+                "argocd-cm": s.decl.as_ref().map(|d| model.map.path(d.root.span.file)),
+            })
+        }
+        super::Controller::FluxKustomize | super::Controller::FluxHelm => {
+            json!({ "flux": release(model.flux_version(app)) })
+        }
+        super::Controller::None => Value::Null,
+    }
 }
 
 /// The human table: one line per app.
@@ -85,6 +122,10 @@ pub fn apps_table(model: &Model) -> String {
 /// (1 external-source, 1 remote-chart)`: what is partial or unlinted, and why.
 pub fn coverage_line(model: &Model) -> String {
     let line = coverage_summary(model);
+    let line = match versions_line(model) {
+        Some(versions) => format!("{line}\n{versions}"),
+        None => line,
+    };
     match unfetched_apps(model) {
         0 => line,
         n => format!(
@@ -93,8 +134,8 @@ pub fn coverage_line(model: &Model) -> String {
     }
 }
 
-/// The coverage line without the hint to run `fetch` (what `fetch` itself reports after it
-/// ran): apps, kustomization directories, clusters.
+/// The coverage line without the releases judged with and the hint to run `fetch` (what
+/// `fetch` itself reports after it ran): apps, kustomization directories, clusters.
 pub fn coverage_summary(model: &Model) -> String {
     let mut rendered = 0;
     let mut partial: BTreeMap<&'static str, usize> = BTreeMap::new();
@@ -148,6 +189,74 @@ pub fn coverage_summary(model: &Model) -> String {
     } else {
         line
     }
+}
+
+/// `judged with Argo CD 2.14.2 (…), Flux 2.9.4 (the latest release; …)`: the releases of
+/// the controllers the repo's apps run under, and how each was found (per cluster where
+/// they differ).
+fn versions_line(model: &Model) -> Option<String> {
+    use super::Controller;
+    use super::versions::Product;
+    let mut parts = Vec::new();
+    for (product, runs) in [
+        (
+            Product::ArgoCd,
+            model
+                .apps
+                .iter()
+                .any(|a| a.controller() == Controller::Argocd),
+        ),
+        (
+            Product::Flux,
+            model.apps.iter().any(|a| {
+                matches!(
+                    a.controller(),
+                    Controller::FluxKustomize | Controller::FluxHelm
+                )
+            }),
+        ),
+    ] {
+        if !runs {
+            continue;
+        }
+        let per_cluster = model.versions.per_cluster(product);
+        let default = model.versions.all(product)[0];
+        let distinct = per_cluster.iter().any(|(_, j)| j.text != default.text);
+        if distinct {
+            let each: Vec<String> = per_cluster
+                .iter()
+                .map(|(c, j)| format!("{c}: {}", j.describe(&model.map)))
+                .collect();
+            let named = |a: &&super::App| {
+                per_cluster
+                    .iter()
+                    .any(|(c, _)| a.home.is_known() && c == a.home.name())
+            };
+            let elsewhere = model.apps.iter().any(|a| {
+                let runs_under = match product {
+                    Product::ArgoCd => a.controller() == Controller::Argocd,
+                    Product::Flux => {
+                        matches!(
+                            a.controller(),
+                            Controller::FluxKustomize | Controller::FluxHelm
+                        )
+                    }
+                };
+                runs_under && !named(&a)
+            });
+            let mut text = each.join("; ");
+            if elsewhere {
+                text.push_str(&format!("; elsewhere {}", default.describe(&model.map)));
+            }
+            parts.push(text);
+        } else {
+            match per_cluster.first() {
+                Some((_, j)) => parts.push(j.describe(&model.map)),
+                None => parts.push(default.describe(&model.map)),
+            }
+        }
+    }
+    (!parts.is_empty()).then(|| format!("judged with {}", parts.join(", ")))
 }
 
 /// `kustomization directories: 40, 35 linted, 2 only in partly rendered apps, 3 not linted

@@ -34,6 +34,7 @@ pub mod sourceignore;
 pub mod twice;
 pub mod units;
 mod values_from;
+pub mod versions;
 
 pub use argo::{ArgoApp, ArgoSettings, SyncPolicy};
 pub use cluster::{Cluster, Placement};
@@ -278,6 +279,8 @@ pub struct Model {
     /// The destination cluster as `.gitops-lint.yaml` `profile:` describes it (versions,
     /// namespace labels, autoscalers outside the repo).
     pub profile: crate::config::Profile,
+    /// The Argo CD and Flux releases apps are judged with (`versions::judge`).
+    pub versions: versions::PlatformVersions,
 }
 
 impl Model {
@@ -367,6 +370,29 @@ impl Model {
     /// repo-wide ones.
     pub fn argo_settings(&self, app: &App) -> &ArgoSettings {
         argo::instance_for(&self.argo_instances, app).unwrap_or(&self.argo)
+    }
+
+    /// The ignore rules `app`'s Flux controller reads: a HelmRelease's
+    /// `driftDetection.ignore`; a Kustomization's `spec.ignore` only from Flux 2.9, whose CRD
+    /// added the field (before, the API server drops it from the Kustomization it stores, so
+    /// nothing is ignored: `ignore-differences-invalid` says so).
+    pub fn flux_ignores<'a>(&self, app: &'a App) -> &'a [flux::FluxIgnore] {
+        match &app.flux {
+            Some(flux) if !self.flux_ignore_unread(app) => &flux.ignores,
+            _ => &[],
+        }
+    }
+
+    /// Does `app` declare Kustomization ignore rules its Flux release does not read?
+    pub fn flux_ignore_unread(&self, app: &App) -> bool {
+        app.flux.as_ref().is_some_and(|f| {
+            f.kind == flux::FluxKind::Kustomization
+                && !f.ignores.is_empty()
+                && self.flux_version(app).before(
+                    versions::KUSTOMIZATION_IGNORE_SINCE.0,
+                    versions::KUSTOMIZATION_IGNORE_SINCE.1,
+                )
+        })
     }
 
     /// Every instance's settings (the system-level entries to validate), or the default.

@@ -497,11 +497,22 @@ impl Ownership {
     }
 }
 
-/// An effective ignore (app or system: `ignoreDifferences` or `argocd-cm`) that covers `path` of
-/// `mo`: `Some((span, respected))`, where `respected` means the app also has
-/// `RespectIgnoreDifferences=true` (only then does a sync keep the live value).
+/// An effective ignore (app or system: `ignoreDifferences` or `argocd-cm`; a Flux
+/// Kustomization's `spec.ignore` or a HelmRelease's `driftDetection.ignore`) that covers `path`
+/// of `mo`: `Some((span, respected))`, where `respected` means the sync keeps the live value
+/// (Argo CD: only with `RespectIgnoreDifferences=true`; Flux: always).
 pub fn covering_ignore(model: &Model, mo: &ModelObject, path: &[String]) -> Option<(Span, bool)> {
     let app = model.app_of(mo);
+    if app.flux.is_some() {
+        // Flux leaves ignored paths out of drift detection and out of the apply: the live
+        // value stays (a Kustomization's rules only where its release reads them).
+        let segments: Vec<&str> = path.iter().map(String::as_str).collect();
+        return model
+            .flux_ignores(app)
+            .iter()
+            .find(|i| i.covers(&segments) && i.matches(&mo.object, &mo.namespace))
+            .map(|i| (i.span, true));
+    }
     let argo = app.argo.as_ref()?;
     let covers = |e: &IgnoreEntry| {
         e.matches(&mo.object, &mo.namespace)

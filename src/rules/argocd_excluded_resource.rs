@@ -24,9 +24,9 @@ pub const META: RuleMeta = RuleMeta {
 };
 
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
-    let version = model.profile.argo_version.as_ref();
     for (app, argo) in model.argo_apps() {
         let settings = model.argo_settings(app);
+        let version = model.argo_version(app);
         for mo in model.objects_of(app) {
             let o = &mo.object;
             let Some(why) = settings.exclusion(
@@ -45,7 +45,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                 Exclusion::Configured(_) => "the `resource.exclusions` of its argocd-cm".to_string(),
                 Exclusion::Default => format!(
                     "the default `resource.exclusions` of Argo CD {}",
-                    version.map_or("3.0 and later".to_string(), |v| v.text.clone())
+                    version.named_or("3.0 and later")
                 ),
             };
             let mut f = Finding::new(

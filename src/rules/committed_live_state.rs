@@ -170,11 +170,9 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             // Argo CD ≥ 3.0 ignores status by default (ignoreResourceStatusField: all); before 3.0
             // the default `crd` compares it on everything but CRDs
             // (https://argo-cd.readthedocs.io/en/stable/operator-manual/argocd-cm-yaml/).
-            let compared_by = model
-                .profile
-                .argo_version
-                .as_ref()
-                .filter(|v| v.before(3, 0) && model.app_of(mo).argo.is_some())
+            let app = model.app_of(mo);
+            let compared_by = Some(model.argo_version(app))
+                .filter(|v| v.before(3, 0) && app.argo.is_some())
                 .filter(|_| mo.object.kind != "CustomResourceDefinition")
                 .filter(|_| !status_field_configured(model));
             match compared_by {
@@ -186,9 +184,9 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                     "status",
                     Severity::Warning,
                     &format!(
-                        "is written by controllers; Argo CD {} (profile.argo-version) compares it \
+                        "is written by controllers; {} compares it \
                          (ignoreResourceStatusField defaults to crd before 3.0), so the app stays OutOfSync",
-                        v.text
+                        v.describe(&model.map)
                     ),
                     true,
                 ),

@@ -25,15 +25,6 @@ pub const META: RuleMeta = RuleMeta {
 };
 
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
-    // Argo CD 2.x ignored the field by default; without a version, a current release.
-    let before_3 = model
-        .profile
-        .argo_version
-        .as_ref()
-        .is_some_and(|v| v.before(3, 0));
-    if before_3 {
-        return;
-    }
     let path = ["spec".to_string(), "preserveUnknownFields".to_string()];
     for mo in model.in_scope() {
         let o = &mo.object;
@@ -47,6 +38,11 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             continue; // `true` is rejected by the API server: the apply fails loudly
         }
         let app = model.app_of(mo);
+        // Argo CD 2.x ignored the field by default (https://argo-cd.readthedocs.io/en/stable/operator-manual/upgrading/2.14-3.0/).
+        let version = model.argo_version(app);
+        if version.before(3, 0) {
+            continue;
+        }
         // Only Argo CD compares text: Flux's dry-run and a server-side diff see the stored
         // form on both sides.
         if app.argo.is_none()
@@ -55,11 +51,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
         {
             continue;
         }
-        let version = model
-            .profile
-            .argo_version
-            .as_ref()
-            .map_or("3.0 and later".to_string(), |v| v.text.clone());
+        let version = version.named_or("3.0 and later");
         let mut f = Finding::new(
             ID,
             Severity::Warning,

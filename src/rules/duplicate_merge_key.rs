@@ -132,6 +132,45 @@ fn repeated_keys(entries: &[crate::yaml::Entry]) -> Vec<(usize, usize)> {
     repeated
 }
 
+/// What the duplicate does under the controller (and release) that applies the object.
+fn consequence(model: &Model, mo: &ModelObject) -> String {
+    let app = model.app_of(mo);
+    match app.controller() {
+        super::util::Controller::Argocd => {
+            "Argo CD's strategic-merge diff fails ($setElementOrder ComparisonError) and Kubernetes keeps only one".into()
+        }
+        super::util::Controller::FluxKustomize => {
+            "server-side apply rejects duplicate entries for a list key, so the Flux apply of this object fails".into()
+        }
+        // helm-controller installs with server-side apply from Flux 2.8 (Helm 4) unless the
+        // HelmRelease says `install.serverSideApply: false`; a release installed before keeps
+        // client-side apply (https://github.com/fluxcd/flux2/releases/tag/v2.8.0,
+        // https://github.com/fluxcd/helm-controller/pull/1384).
+        super::util::Controller::FluxHelm => {
+            let version = model.flux_version(app);
+            let install_ssa = app.flux.as_ref().and_then(|f| {
+                f.decl
+                    .root
+                    .get_path(&["spec", "install", "serverSideApply"])
+                    .and_then(crate::yaml::Node::as_bool)
+            });
+            if install_ssa == Some(false) {
+                "helm-controller applies this release client-side (`install.serverSideApply: false`), so Kubernetes keeps only one and the other is silently lost".into()
+            } else if version.before(2, 8) && install_ssa.is_none() {
+                format!(
+                    "helm-controller of {} applies client-side (Helm 3), so Kubernetes keeps only one and the other is silently lost",
+                    version.describe(&model.map)
+                )
+            } else {
+                "helm-controller installs new releases with server-side apply (Flux 2.8 and later), which rejects duplicate entries for a list key, so the install fails (a release installed before 2.8 keeps client-side apply, and Kubernetes keeps only one)".into()
+            }
+        }
+        super::util::Controller::None => {
+            "Kubernetes keeps only one, and server-side apply rejects the object".into()
+        }
+    }
+}
+
 fn severity(model: &Model, mo: &ModelObject) -> Severity {
     if model.app_of(mo).argo.is_some() {
         Severity::Error
@@ -172,17 +211,7 @@ fn list_duplicates(
                 object_id(mo),
                 fields.join("+"),
                 if exact { " (identical)" } else { " with different values" },
-                match model.app_of(mo).controller() {
-                    super::util::Controller::Argocd => {
-                        "Argo CD's strategic-merge diff fails ($setElementOrder ComparisonError) and Kubernetes keeps only one"
-                    }
-                    super::util::Controller::FluxKustomize | super::util::Controller::FluxHelm => {
-                        "server-side apply rejects duplicate entries for a list key, so the Flux apply of this object fails"
-                    }
-                    super::util::Controller::None => {
-                        "Kubernetes keeps only one, and server-side apply rejects the object"
-                    }
-                }
+                consequence(model, mo)
             ),
             at,
         )

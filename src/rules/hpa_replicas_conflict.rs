@@ -201,11 +201,10 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             Severity::Warning
         };
         let mut note = None;
-        if let Some(flux) = &app.flux
-            && flux
-                .ignores
-                .iter()
-                .any(|i| i.covers(&["spec", "replicas"]) && i.matches(&mo.object, &mo.namespace))
+        if model
+            .flux_ignores(app)
+            .iter()
+            .any(|i| i.covers(&["spec", "replicas"]) && i.matches(&mo.object, &mo.namespace))
         {
             continue; // Flux strips or adopts the live value of ignored paths
         }

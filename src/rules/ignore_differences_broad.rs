@@ -59,7 +59,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     }
     for app in &model.apps {
         if let Some(flux) = &app.flux {
-            for rule in &flux.ignores {
+            for rule in model.flux_ignores(app) {
                 check_flux(app, rule, out);
             }
             drift_detection_opt_outs(model, app, flux, out);

@@ -93,6 +93,11 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     for entry in model.all_argo_settings().into_iter().flat_map(|s| &s.ignores) {
         check_paths(None, entry, out);
     }
+    for app in &model.apps {
+        if model.flux_ignore_unread(app) {
+            unread_flux_ignore(model, app, out);
+        }
+    }
     for (span, msg) in model.all_argo_settings().into_iter().flat_map(|s| &s.override_errors) {
         out.push(
             Finding::new(
@@ -105,6 +110,31 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             .help("Valid keys are resource.customizations.<health|useOpenLibs|actions|ignoreDifferences|ignoreResourceUpdates|knownTypeFields>.<group_Kind>, and their values are YAML strings."),
         );
     }
+}
+
+/// A Kustomization's `spec.ignore` under a Flux release before 2.9: its CRD has no such
+/// field, so the rules never reach kustomize-controller.
+fn unread_flux_ignore(model: &Scope, app: &App, out: &mut Vec<Finding>) {
+    let Some(flux) = &app.flux else {
+        return;
+    };
+    let Some(entry) = flux.decl.root.get("spec").and_then(|s| s.entry("ignore")) else {
+        return;
+    };
+    let version = model.flux_version(app);
+    let (major, minor) = crate::gitops::versions::KUSTOMIZATION_IGNORE_SINCE;
+    push(
+        out,
+        Some(app),
+        entry.key.span,
+        format!(
+            "Kustomization `{}` sets `spec.ignore`, which kustomize-controller reads from Flux {major}.{minor}; it runs under {}, whose Kustomization CRD has no such field (the apply refuses or drops it), so nothing is ignored and the fields it names are still corrected",
+            app.name,
+            version.describe(&model.map)
+        ),
+        "not read before Flux 2.9",
+        "Upgrade Flux to 2.9 or later, or stop declaring the fields another writer owns; if the release the tool judged with is wrong, set `profile.flux-version` (or `--flux-version`).",
+    );
 }
 
 fn push(

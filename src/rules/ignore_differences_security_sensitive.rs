@@ -194,10 +194,8 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
         check_entry(None, e, out);
     }
     for app in &model.apps {
-        if let Some(flux) = &app.flux {
-            for rule in &flux.ignores {
-                check_flux(model, app, rule, out);
-            }
+        for rule in model.flux_ignores(app) {
+            check_flux(model, app, rule, out);
         }
     }
 }

@@ -95,11 +95,10 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
 /// regex targets and JSON pointers (`""` is the whole document: never stale).
 fn check_flux(model: &Model, out: &mut Vec<Finding>) {
     for app in &model.apps {
-        let Some(flux) = &app.flux else { continue };
-        if !app.issues.is_empty() || app.objects.is_empty() {
+        if app.flux.is_none() || !app.issues.is_empty() || app.objects.is_empty() {
             continue;
         }
-        for rule in &flux.ignores {
+        for rule in model.flux_ignores(app) {
             let matched: Vec<_> = model
                 .objects_of(app)
                 .filter(|mo| rule.matches(&mo.object, &mo.namespace))

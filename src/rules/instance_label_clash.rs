@@ -47,13 +47,14 @@ fn selected_by(model: &Model, key: &str, value: &str) -> Option<String> {
 
 pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     // Argo CD ≥ 3.0 tracks by annotation unless argocd-cm says otherwise, older releases by label
-    // (https://argo-cd.readthedocs.io/en/stable/user-guide/resource_tracking/); without
-    // `profile.argo-version` assume a current release.
-    let default_method = match &model.profile.argo_version {
-        Some(v) if v.before(3, 0) => "label",
-        _ => "annotation",
-    };
+    // (https://argo-cd.readthedocs.io/en/stable/user-guide/resource_tracking/): the release that
+    // runs the app (`Model::argo_version`).
     for (app, argo) in model.argo_apps() {
+        let default_method = if model.argo_version(app).before(3, 0) {
+            "label"
+        } else {
+            "annotation"
+        };
         // The settings of the instance that runs this app.
         let settings = model.argo_settings(app);
         let method = settings
@@ -95,14 +96,23 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                     None => (Severity::Warning, String::new()),
                 };
                 // annotation+label tracks by annotation but still writes the label.
-                let how = if method == "label" {
-                    "tracks it with that label"
-                } else {
-                    "writes that label beside its tracking annotation"
+                let how = match (method, settings.tracking_method.is_some()) {
+                    ("label", true) => "tracks it with that label".to_string(),
+                    // Say why: the release's default (label before 3.0).
+                    ("label", false) => format!(
+                        "{} tracks it with that label (the default before 3.0)",
+                        model.argo_version(app).text
+                    ),
+                    _ => "writes that label beside its tracking annotation".to_string(),
                 };
                 let mut f = Finding::new(ID, severity, format!("{} sets `{key}: {value}`, but Argo CD {how} and overwrites it with `{}`{extra}", object_id(mo), app.name), entry.key.span.cover(entry.value.span))
                     .label("overwritten by Argo CD's tracking label")
                     .help("Keep Helm releaseName equal to the app name, do not put the tracking key in kustomize commonLabels, or use annotation tracking / application.instanceLabelKey: argocd.argoproj.io/instance.");
+                if settings.tracking_method.is_none()
+                    && let Some(at) = model.argo_version(app).span()
+                {
+                    f = f.secondary(at, "the Argo CD release judged with");
+                }
                 // A chart labelling with its release name: the line to edit is the
                 // Application's releaseName.
                 if let Some(release) = argo.sources.iter().find_map(|s| {

@@ -50,7 +50,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                     o.group(),
                     &o.kind,
                     argo.destination_cluster.as_deref(),
-                    model.profile.argo_version.as_ref(),
+                    model.argo_version(app),
                 )
         {
             continue;

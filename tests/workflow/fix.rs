@@ -45,6 +45,7 @@ fn fixable(dir: &Path) -> Vec<FindingKey> {
     let r = lint(&LintOptions {
         root: dir.to_path_buf(),
         config: None,
+        ..Default::default()
     })
     .expect("lint");
     r.findings
@@ -59,6 +60,7 @@ fn all_keys(dir: &Path) -> (Vec<FindingKey>, usize) {
     let r = lint(&LintOptions {
         root: dir.to_path_buf(),
         config: None,
+        ..Default::default()
     })
     .expect("lint");
     let syntax = r
@@ -302,6 +304,7 @@ fn unsafe_fixes_are_opt_in() {
         let r = lint(&LintOptions {
             root: dir.to_path_buf(),
             config: None,
+            ..Default::default()
         })
         .expect("lint");
         r.findings
@@ -370,6 +373,7 @@ fn after_fix_every_object_is_the_original_minus_the_fixed_paths() {
         let r = lint(&LintOptions {
             root: repo.clone(),
             config: None,
+            ..Default::default()
         })
         .expect("lint");
         // The byte ranges the safe fixes edit, per file.

@@ -1,0 +1,610 @@
+//! Which Argo CD and which Flux judge each app. What makes an app OutOfSync depends on the
+//! controller's release (tracking method, default exclusions, the ignore rules a release
+//! reads), so every version-dependent rule asks the model for the release of the controller
+//! that runs the app: the one on the app's home cluster (where its Application or
+//! Kustomization is applied, and so where the controller that reconciles it runs).
+//!
+//! In order: a command-line flag or `profile.<product>-version` (the user said so), a
+//! `profile.clusters.<name>` entry, what the repo installs on that cluster (a remote base or
+//! manifest URL at a release tag, an `argocd` image tag, `gotk-components.yaml`'s
+//! `# Flux Version:` header, a FluxInstance's `distribution.version`), what the repo installs
+//! when it installs one release only, else the latest release this build knows.
+
+use super::{App, Cluster, Model};
+use crate::config::{Profile, Release};
+use crate::remote::RemoteKind;
+use crate::source::{SourceMap, Span};
+use crate::yaml::Node;
+
+/// The newest Argo CD release this build knows (https://github.com/argoproj/argo-cd/releases).
+pub const LATEST_ARGO: (u64, u64, &str) = (3, 5, "3.5.1");
+/// The newest Flux release this build knows (https://github.com/fluxcd/flux2/releases).
+pub const LATEST_FLUX: (u64, u64, &str) = (2, 9, "2.9.4");
+
+/// The newest patch of each Flux 2 minor (the flux2 tags as of 2026-08), for a FluxInstance's `distribution.version`
+/// constraint (`2.x`, `2.4.x`, `>=2.3`): the operator installs the newest release matching it.
+const FLUX_RELEASES: &[&str] = &[
+    "2.0.1", "2.1.2", "2.2.3", "2.3.0", "2.4.0", "2.5.1", "2.6.4", "2.7.5", "2.8.8", "2.9.4",
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Product {
+    ArgoCd,
+    Flux,
+}
+
+impl Product {
+    pub fn name(self) -> &'static str {
+        match self {
+            Product::ArgoCd => "Argo CD",
+            Product::Flux => "Flux",
+        }
+    }
+
+    fn key(self) -> &'static str {
+        match self {
+            Product::ArgoCd => "argo-version",
+            Product::Flux => "flux-version",
+        }
+    }
+}
+
+/// How the release an app is judged with was found.
+#[derive(Clone, Debug, PartialEq)]
+pub enum How {
+    /// `--argo-version` / `--flux-version`.
+    Flag,
+    /// `profile.argo-version`, or a `profile.clusters` entry: the value's span.
+    Config(Span),
+    /// What the repo installs: the line that says so, and what it is.
+    Repo(Span, String),
+    /// Nothing said: the latest release.
+    Latest,
+}
+
+/// A release an app is judged with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judged {
+    pub product: Product,
+    pub major: u64,
+    pub minor: u64,
+    /// As written (`v2.14.2`, `2.x`), or the latest release's number.
+    pub text: String,
+    pub how: How,
+}
+
+impl Judged {
+    /// Is this release older than `major.minor`?
+    pub fn before(&self, major: u64, minor: u64) -> bool {
+        (self.major, self.minor) < (major, minor)
+    }
+
+    /// Did the user or the repo say which release this is (not the latest by default)?
+    pub fn is_stated(&self) -> bool {
+        self.how != How::Latest
+    }
+
+    /// The line that states the release (the configuration value, the install), if any.
+    pub fn span(&self) -> Option<Span> {
+        match &self.how {
+            How::Config(span) | How::Repo(span, _) => Some(*span),
+            How::Flag | How::Latest => None,
+        }
+    }
+
+    /// The release for a message: its number when the user or the repo stated it, else
+    /// `unstated` (the range of releases the behaviour holds for, `3.0 and later`).
+    pub fn named_or(&self, unstated: &str) -> String {
+        if self.is_stated() {
+            self.text.clone()
+        } else {
+            unstated.to_string()
+        }
+    }
+
+    fn latest(product: Product) -> Judged {
+        let (major, minor, text) = match product {
+            Product::ArgoCd => LATEST_ARGO,
+            Product::Flux => LATEST_FLUX,
+        };
+        Judged {
+            product,
+            major,
+            minor,
+            text: text.to_string(),
+            how: How::Latest,
+        }
+    }
+
+    fn from_release(product: Product, r: &Release) -> Judged {
+        Judged {
+            product,
+            major: r.major,
+            minor: r.minor,
+            text: r.text.clone(),
+            how: r.span.map_or(How::Flag, How::Config),
+        }
+    }
+
+    /// `Argo CD v2.14.2 (installed by argocd/kustomization.yaml:4)`, `Flux 2.9.4 (the latest
+    /// release; --flux-version or profile.flux-version to set)`: for messages and the
+    /// coverage line.
+    pub fn describe(&self, map: &SourceMap) -> String {
+        let product = self.product.name();
+        let why = match &self.how {
+            How::Flag => format!("--{}", self.product.key()),
+            How::Config(span) => format!("{}:{}", map.path(span.file), map.line_col(*span).line),
+            How::Repo(span, what) => format!(
+                "{what}, {}:{}",
+                map.path(span.file),
+                map.line_col(*span).line
+            ),
+            How::Latest => format!(
+                "the latest release; --{0} or profile.{0} to set",
+                self.product.key()
+            ),
+        };
+        format!("{product} {} ({why})", self.text)
+    }
+}
+
+/// The releases of the model: per cluster where the configuration or the repo names one,
+/// and the release for every other cluster.
+#[derive(Clone, Debug)]
+pub struct PlatformVersions {
+    argo: Vec<(String, Judged)>,
+    flux: Vec<(String, Judged)>,
+    argo_default: Judged,
+    flux_default: Judged,
+}
+
+impl Default for PlatformVersions {
+    fn default() -> Self {
+        PlatformVersions {
+            argo: Vec::new(),
+            flux: Vec::new(),
+            argo_default: Judged::latest(Product::ArgoCd),
+            flux_default: Judged::latest(Product::Flux),
+        }
+    }
+}
+
+impl PlatformVersions {
+    /// The release of `product` that runs on `cluster`.
+    pub fn on(&self, product: Product, cluster: &Cluster) -> &Judged {
+        let (list, default) = match product {
+            Product::ArgoCd => (&self.argo, &self.argo_default),
+            Product::Flux => (&self.flux, &self.flux_default),
+        };
+        list.iter()
+            .find(|(name, _)| cluster.is_known() && name == cluster.name())
+            .map_or(default, |(_, j)| j)
+    }
+
+    /// Every distinct release of `product` the model judges apps with, default first.
+    pub fn all(&self, product: Product) -> Vec<&Judged> {
+        let (list, default) = match product {
+            Product::ArgoCd => (&self.argo, &self.argo_default),
+            Product::Flux => (&self.flux, &self.flux_default),
+        };
+        let mut out = vec![default];
+        for (_, j) in list {
+            if !out.iter().any(|o| o.text == j.text) {
+                out.push(j);
+            }
+        }
+        out
+    }
+
+    /// Per-cluster releases, for `apps --format json` and the coverage line.
+    pub fn per_cluster(&self, product: Product) -> &[(String, Judged)] {
+        match product {
+            Product::ArgoCd => &self.argo,
+            Product::Flux => &self.flux,
+        }
+    }
+}
+
+impl Model {
+    /// The Argo CD release that runs `app` (on its home cluster).
+    pub fn argo_version(&self, app: &App) -> &Judged {
+        self.versions.on(Product::ArgoCd, &app.home)
+    }
+
+    /// The Flux release that runs `app` (on its home cluster).
+    pub fn flux_version(&self, app: &App) -> &Judged {
+        self.versions.on(Product::Flux, &app.home)
+    }
+}
+
+/// The Flux release whose kustomize-controller reads `Kustomization.spec.ignore`
+/// (kustomize-controller v1.9.0, https://github.com/fluxcd/kustomize-controller/pull/1627).
+pub const KUSTOMIZATION_IGNORE_SINCE: (u64, u64) = (2, 9);
+
+/// A release the repo installs on a cluster.
+#[derive(Clone, Debug)]
+struct Found {
+    product: Product,
+    cluster: Cluster,
+    major: u64,
+    minor: u64,
+    text: String,
+    span: Span,
+    what: String,
+}
+
+/// Decide the releases of a built model.
+pub fn judge(model: &Model, profile: &Profile) -> PlatformVersions {
+    let found = found_in_repo(model);
+    let mut out = PlatformVersions::default();
+    for product in [Product::ArgoCd, Product::Flux] {
+        let stated = match product {
+            Product::ArgoCd => profile.argo_version.as_ref(),
+            Product::Flux => profile.flux_version.as_ref(),
+        };
+        let of: Vec<&Found> = found.iter().filter(|f| f.product == product).collect();
+        let (list, default) = match product {
+            Product::ArgoCd => (&mut out.argo, &mut out.argo_default),
+            Product::Flux => (&mut out.flux, &mut out.flux_default),
+        };
+        if let Some(r) = stated {
+            *default = Judged::from_release(product, r);
+        } else if let Some(first) = of.first()
+            && of
+                .iter()
+                .all(|f| (f.major, f.minor) == (first.major, first.minor))
+        {
+            // One release in the whole repo: it is what runs wherever the repo does not say.
+            *default = judged_from(first);
+        }
+        for c in &profile.clusters {
+            let release = match product {
+                Product::ArgoCd => c.argo_version.as_ref(),
+                Product::Flux => c.flux_version.as_ref(),
+            };
+            if let Some(r) = release {
+                list.push((c.name.clone(), Judged::from_release(product, r)));
+            }
+        }
+        if stated.is_some() {
+            continue; // the user's word holds on every cluster it does not name
+        }
+        for f in of {
+            if !f.cluster.is_known() || list.iter().any(|(n, _)| n == f.cluster.name()) {
+                continue; // the first install found on a cluster is the one judged with
+            }
+            list.push((f.cluster.name().to_string(), judged_from(f)));
+        }
+    }
+    out
+}
+
+fn judged_from(f: &Found) -> Judged {
+    Judged {
+        product: f.product,
+        major: f.major,
+        minor: f.minor,
+        text: f.text.clone(),
+        how: How::Repo(f.span, f.what.clone()),
+    }
+}
+
+/// Every release the repo installs, in model order: remote bases and manifest URLs first
+/// (they name the release even offline), then what the rendered objects say.
+fn found_in_repo(model: &Model) -> Vec<Found> {
+    let mut out = Vec::new();
+    for app in &model.apps {
+        for u in &app.remotes {
+            if let Some((product, tag)) = release_in_remote(
+                u.reference.kind,
+                &u.reference.source,
+                &u.reference.requested,
+            ) && let Some((major, minor)) = release_numbers(&tag)
+            {
+                out.push(Found {
+                    product,
+                    cluster: app.cluster.clone(),
+                    major,
+                    minor,
+                    text: tag,
+                    span: u.span,
+                    what: format!("the {} install it builds", product.name()),
+                });
+            }
+        }
+    }
+    let mut headers_read: Vec<crate::source::FileId> = Vec::new();
+    for mo in &model.objects {
+        let Some(app) = model.apps.get(mo.app) else {
+            continue;
+        };
+        let o = &mo.object;
+        let file = o.root.span.file;
+        if !headers_read.contains(&file)
+            && model.map.get(file).path.ends_with("gotk-components.yaml")
+        {
+            headers_read.push(file);
+            if let Some(f) = flux_header(&model.map, file, &app.cluster) {
+                out.push(f);
+            }
+        }
+        if o.kind == "FluxInstance"
+            && o.group() == "fluxcd.controlplane.io"
+            && let Some(v) = o.root.get_path(&["spec", "distribution", "version"])
+            && let Some(f) = flux_instance(v, &app.cluster)
+        {
+            out.push(f);
+        }
+        if matches!(o.kind.as_str(), "Deployment" | "StatefulSet") && o.group() == "apps" {
+            out.extend(argocd_images(&o.root, &app.cluster));
+        }
+    }
+    out
+}
+
+/// An install of Argo CD or Flux at a release from a remote base or manifest URL:
+/// `github.com/argoproj/argo-cd/manifests/cluster-install?ref=v2.14.2`,
+/// `https://raw.githubusercontent.com/argoproj/argo-cd/v2.14.2/manifests/install.yaml`,
+/// `https://github.com/fluxcd/flux2/releases/download/v2.3.0/install.yaml`.
+fn release_in_remote(kind: RemoteKind, source: &str, requested: &str) -> Option<(Product, String)> {
+    let lower = source.to_ascii_lowercase();
+    let path = lower
+        .trim_start_matches("https://")
+        .trim_start_matches("http://")
+        .trim_start_matches("git::")
+        .trim_start_matches("ssh://")
+        .trim_start_matches("git@");
+    let product_of = |repo: &str| match repo {
+        "argoproj/argo-cd" => Some(Product::ArgoCd),
+        "fluxcd/flux2" => Some(Product::Flux),
+        _ => None,
+    };
+    match kind {
+        RemoteKind::Git => {
+            let repo = path
+                .trim_start_matches("github.com/")
+                .trim_start_matches("github.com:")
+                .trim_end_matches(".git");
+            let product = product_of(repo)?;
+            Some((product, requested.to_string()))
+        }
+        RemoteKind::Url => {
+            let parts: Vec<&str> = source
+                .trim_start_matches("https://")
+                .trim_start_matches("http://")
+                .split('/')
+                .collect();
+            match parts.as_slice() {
+                // raw.githubusercontent.com/<org>/<repo>/<ref>/…
+                [host, org, repo, tag, ..]
+                    if host.eq_ignore_ascii_case("raw.githubusercontent.com") =>
+                {
+                    Some((
+                        product_of(&format!("{org}/{repo}").to_ascii_lowercase())?,
+                        tag.to_string(),
+                    ))
+                }
+                // github.com/<org>/<repo>/releases/download/<tag>/… and …/raw/<tag>/…
+                [host, org, repo, "releases", "download", tag, ..]
+                | [host, org, repo, "raw", tag, ..]
+                    if host.eq_ignore_ascii_case("github.com") =>
+                {
+                    Some((
+                        product_of(&format!("{org}/{repo}").to_ascii_lowercase())?,
+                        tag.to_string(),
+                    ))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `v2.14.2`, `2.14` → (2, 14); a branch (`master`, `stable`) or a commit is no release.
+fn release_numbers(text: &str) -> Option<(u64, u64)> {
+    let t = text.trim();
+    let t = t.strip_prefix('v').unwrap_or(t);
+    let mut parts = t.split(['.', '-', '+']);
+    let number = |p: Option<&str>| {
+        p.filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|p| p.parse::<u64>().ok())
+    };
+    Some((number(parts.next())?, number(parts.next())?))
+}
+
+/// `# Flux Version: v2.3.0`, which `flux bootstrap` and `flux install --export` write at the
+/// top of `gotk-components.yaml`.
+fn flux_header(map: &SourceMap, file: crate::source::FileId, cluster: &Cluster) -> Option<Found> {
+    let source = map.get(file);
+    let mut offset = 0usize;
+    for line in source.text.lines().take(20) {
+        let start = offset;
+        offset += line.len() + 1;
+        let Some(rest) = line.trim().strip_prefix("# Flux Version:") else {
+            continue;
+        };
+        let text = rest.trim().to_string();
+        let (major, minor) = release_numbers(&text)?;
+        return Some(Found {
+            product: Product::Flux,
+            cluster: cluster.clone(),
+            major,
+            minor,
+            text,
+            span: Span::new(file, start, start + line.len()),
+            what: "the gotk-components.yaml header".into(),
+        });
+    }
+    None
+}
+
+/// A FluxInstance's `distribution.version`: an exact release or a semver constraint
+/// (`2.x`, `2.4.x`, `>=2.3`), of which the operator installs the newest release.
+fn flux_instance(node: &Node, cluster: &Cluster) -> Option<Found> {
+    let text = node.scalar_text()?;
+    let exact = release_numbers(&text).filter(|_| {
+        let t = text.trim_start_matches('v');
+        t.bytes().all(|b| b.is_ascii_digit() || b == b'.') && t.split('.').count() == 3
+    });
+    let (major, minor, shown) = match exact {
+        Some((major, minor)) => (major, minor, text.clone()),
+        None => {
+            let newest = FLUX_RELEASES.iter().rev().find(|r| {
+                crate::render::gotmpl::funcs::semver::semver_check(&text, r).unwrap_or(false)
+            })?;
+            let (major, minor) = release_numbers(newest)?;
+            (major, minor, format!("{newest} (the newest {text})"))
+        }
+    };
+    Some(Found {
+        product: Product::Flux,
+        cluster: cluster.clone(),
+        major,
+        minor,
+        text: shown,
+        span: node.span,
+        what: "the FluxInstance's distribution.version".into(),
+    })
+}
+
+/// Argo CD's image at a release tag (`quay.io/argoproj/argocd:v2.14.2`) in a Deployment or
+/// StatefulSet: the install manifests and the argo-cd chart run every component from it.
+fn argocd_images(root: &Node, cluster: &Cluster) -> Vec<Found> {
+    let mut out = Vec::new();
+    let Some(spec) = root.get_path(&["spec", "template", "spec"]) else {
+        return out;
+    };
+    for list in ["containers", "initContainers"] {
+        for c in spec.get(list).and_then(Node::as_seq).unwrap_or_default() {
+            let Some(image) = c.get("image") else {
+                continue;
+            };
+            let Some(text) = image.scalar_text() else {
+                continue;
+            };
+            let name = text.split('@').next().unwrap_or_default();
+            let Some((repo, tag)) = name.rsplit_once(':') else {
+                continue;
+            };
+            if !repo.ends_with("argoproj/argocd") {
+                continue;
+            }
+            if let Some((major, minor)) = release_numbers(tag) {
+                out.push(Found {
+                    product: Product::ArgoCd,
+                    cluster: cluster.clone(),
+                    major,
+                    minor,
+                    text: tag.to_string(),
+                    span: image.span,
+                    what: "the argocd image it runs".into(),
+                });
+                return out;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remote_installs_name_their_release() {
+        let git = |s: &str, r: &str| release_in_remote(RemoteKind::Git, s, r);
+        assert_eq!(
+            git("https://github.com/argoproj/argo-cd", "v2.14.2"),
+            Some((Product::ArgoCd, "v2.14.2".into()))
+        );
+        assert_eq!(
+            git("https://github.com/fluxcd/flux2.git", "v2.3.0"),
+            Some((Product::Flux, "v2.3.0".into()))
+        );
+        assert_eq!(
+            git("https://github.com/argoproj/argo-rollouts", "v1.7.0"),
+            None
+        );
+        let url = |s: &str| release_in_remote(RemoteKind::Url, s, "");
+        assert_eq!(
+            url("https://raw.githubusercontent.com/argoproj/argo-cd/v2.7.2/manifests/install.yaml"),
+            Some((Product::ArgoCd, "v2.7.2".into()))
+        );
+        assert_eq!(
+            url("https://github.com/fluxcd/flux2/releases/download/v2.8.1/install.yaml"),
+            Some((Product::Flux, "v2.8.1".into()))
+        );
+        assert_eq!(
+            url("https://example.com/argoproj/argo-cd/v2.7.2/x.yaml"),
+            None
+        );
+        assert_eq!(release_numbers("stable"), None);
+        assert_eq!(release_numbers("v2.14.2"), Some((2, 14)));
+    }
+
+    #[test]
+    fn flux_instance_constraints_pick_the_newest_matching_release() {
+        let map = SourceMap::new();
+        let mut got = Vec::new();
+        for text in ["2.x", "2.4.x", ">=2.3.0 <2.7.0", "2.3.0", "v2.8.1", "3.x"] {
+            let id = map.add_text("fi.yaml", format!("v: \"{text}\"\n"));
+            let doc =
+                crate::yaml::parse_str(&map.get(id).text, id, &crate::yaml::Limits::default());
+            let node = doc.docs.first().and_then(|d| d.root.get("v").cloned());
+            got.push(
+                node.and_then(|n| flux_instance(&n, &Cluster::Default))
+                    .map(|f| (f.major, f.minor)),
+            );
+        }
+        assert_eq!(
+            got,
+            vec![
+                Some((2, 9)),
+                Some((2, 4)),
+                Some((2, 6)),
+                Some((2, 3)),
+                Some((2, 8)),
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn the_gotk_components_header_names_the_flux_release() {
+        let map = SourceMap::new();
+        let id = map.add_text(
+            "clusters/prod/flux-system/gotk-components.yaml",
+            "---\n# This manifest was generated by flux. DO NOT EDIT.\n# Flux Version: v2.3.0\n# Components: source-controller,kustomize-controller\napiVersion: v1\nkind: Namespace\n",
+        );
+        let f = flux_header(&map, id, &Cluster::Named("prod".into()));
+        assert_eq!(
+            f.as_ref()
+                .map(|f| (f.major, f.minor, map.line_col(f.span).line)),
+            Some((2, 3, 3))
+        );
+    }
+
+    #[test]
+    fn argocd_images_name_the_release_other_images_do_not() {
+        let map = SourceMap::new();
+        let text = "spec:\n  template:\n    spec:\n      initContainers:\n        - image: busybox:1.36\n      containers:\n        - image: quay.io/argoproj/argocd:v2.14.2\n";
+        let id = map.add_text("d.yaml", text);
+        let doc = crate::yaml::parse_str(&map.get(id).text, id, &crate::yaml::Limits::default());
+        let root = doc.docs.first().map(|d| d.root.clone());
+        let found = root
+            .map(|r| argocd_images(&r, &Cluster::Default))
+            .unwrap_or_default();
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].major, found[0].minor), (2, 14));
+        let other = "spec:\n  template:\n    spec:\n      containers:\n        - image: ghcr.io/example/argocd-notifications:v2.0.0\n";
+        let id = map.add_text("e.yaml", other);
+        let doc = crate::yaml::parse_str(&map.get(id).text, id, &crate::yaml::Limits::default());
+        let root = doc.docs.first().map(|d| d.root.clone());
+        assert!(
+            root.map(|r| argocd_images(&r, &Cluster::Default))
+                .unwrap_or_default()
+                .is_empty()
+        );
+    }
+}
