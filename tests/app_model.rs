@@ -1862,7 +1862,10 @@ fn each_cluster_is_judged_with_the_flux_release_it_runs() {
         ];
         for (cluster, version) in [("staging", "v2.8.3"), ("production", "v2.9.4")] {
             let dir = format!("clusters/{cluster}");
-            files.push((format!("{dir}/flux-system/gotk-components.yaml"), gotk(version)));
+            files.push((
+                format!("{dir}/flux-system/gotk-components.yaml"),
+                gotk(version),
+            ));
             files.push((format!("{dir}/flux-system/gotk-sync.yaml"), sync(cluster)));
             files.push((format!("{dir}/web.yaml"), web.into()));
         }
@@ -1954,5 +1957,41 @@ fn each_cluster_is_judged_with_the_flux_release_it_runs() {
     assert!(
         gitops_lint::gitops::listing::coverage_line(&r.model)
             .contains("judged with Flux 2.7 (--flux-version)")
+    );
+}
+
+/// An Application that installs the argo-cd chart at an exact version on the cluster it runs
+/// in names the Argo CD release (2.14: label tracking by default); the same chart installed
+/// by an ApplicationSet over cluster Secrets lands on clusters the repo does not name, so it
+/// says nothing about the Argo CD that runs the apps.
+#[test]
+fn the_argo_cd_chart_version_names_the_release_only_where_it_lands() {
+    let install = |destination: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: argo-cd\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://argoproj.github.io/argo-helm\n    chart: argo-cd\n    targetRevision: 7.8.2\n  destination:\n{destination}\n"
+        )
+    };
+    let in_cluster = install("    server: https://kubernetes.default.svc\n    namespace: argocd");
+    let r = lint_tree(&[("argocd/argo-cd.yaml", in_cluster.as_str())]);
+    let argo = r.model.apps.iter().find(|a| a.name == "argo-cd");
+    let judged = argo.map(|a| r.model.argo_version(a).clone());
+    assert_eq!(
+        judged.as_ref().map(|j| (j.major, j.minor, j.text.as_str())),
+        Some((2, 14, "2.14"))
+    );
+    assert!(
+        gitops_lint::gitops::listing::coverage_line(&r.model).contains(
+            "judged with Argo CD 2.14 (the argo-cd chart 7.8.2 it installs, argocd/argo-cd.yaml:10)"
+        ),
+        "{}",
+        gitops_lint::gitops::listing::coverage_line(&r.model)
+    );
+
+    let appset = "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: spoke-argo-cd\n  namespace: argocd\nspec:\n  goTemplate: true\n  generators:\n    - clusters:\n        selector:\n          matchLabels: {enable_argocd: \"true\"}\n  template:\n    metadata:\n      name: 'argo-cd-{{.name}}'\n    spec:\n      project: default\n      source:\n        repoURL: https://argoproj.github.io/argo-helm\n        chart: argo-cd\n        targetRevision: 7.8.2\n      destination:\n        server: '{{.server}}'\n        namespace: argocd\n";
+    let r = lint_tree(&[("argocd/spokes.yaml", appset)]);
+    let line = gitops_lint::gitops::listing::coverage_line(&r.model);
+    assert!(
+        line.contains("judged with Argo CD 3.5.1 (the latest release"),
+        "{line}"
     );
 }

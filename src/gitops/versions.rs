@@ -10,7 +10,7 @@
 //! `# Flux Version:` header, a FluxInstance's `distribution.version`), what the repo installs
 //! when it installs one release only, else the latest release this build knows.
 
-use super::{App, Cluster, Model};
+use super::{App, AppKind, Cluster, Model};
 use crate::config::{Profile, Release};
 use crate::remote::RemoteKind;
 use crate::source::{SourceMap, Span};
@@ -231,6 +231,8 @@ struct Found {
     text: String,
     span: Span,
     what: String,
+    /// Found in a directory no app deploys (applied by hand, as installs are bootstrapped).
+    by_hand: bool,
 }
 
 /// Decide the releases of a built model.
@@ -242,7 +244,13 @@ pub fn judge(model: &Model, profile: &Profile) -> PlatformVersions {
             Product::ArgoCd => profile.argo_version.as_ref(),
             Product::Flux => profile.flux_version.as_ref(),
         };
-        let of: Vec<&Found> = found.iter().filter(|f| f.product == product).collect();
+        // An install a GitOps app sends to a cluster the repo does not name (an
+        // ApplicationSet over cluster Secrets, a templated destination) says nothing about
+        // where the apps run; a directory applied by hand (the usual Argo CD bootstrap) does.
+        let of: Vec<&Found> = found
+            .iter()
+            .filter(|f| f.product == product && (f.cluster.is_known() || f.by_hand))
+            .collect();
         let (list, default) = match product {
             Product::ArgoCd => (&mut out.argo, &mut out.argo_default),
             Product::Flux => (&mut out.flux, &mut out.flux_default),
@@ -295,11 +303,24 @@ fn found_in_repo(model: &Model) -> Vec<Found> {
     let mut out = Vec::new();
     for app in &model.apps {
         for u in &app.remotes {
-            if let Some((product, tag)) = release_in_remote(
-                u.reference.kind,
-                &u.reference.source,
-                &u.reference.requested,
-            ) && let Some((major, minor)) = release_numbers(&tag)
+            let r = &u.reference;
+            if let Some((chart, (major, minor))) =
+                argo_cd_chart_release(r.kind, &r.source, &r.chart, &r.requested)
+            {
+                out.push(Found {
+                    product: Product::ArgoCd,
+                    cluster: app.cluster.clone(),
+                    major,
+                    minor,
+                    text: format!("{major}.{minor}"),
+                    span: u.span,
+                    what: format!("the argo-cd chart {chart} it installs"),
+                    by_hand: app.kind == AppKind::Standalone,
+                });
+                continue;
+            }
+            if let Some((product, tag)) = release_in_remote(r.kind, &r.source, &r.requested)
+                && let Some((major, minor)) = release_numbers(&tag)
             {
                 out.push(Found {
                     product,
@@ -309,6 +330,7 @@ fn found_in_repo(model: &Model) -> Vec<Found> {
                     text: tag,
                     span: u.span,
                     what: format!("the {} install it builds", product.name()),
+                    by_hand: app.kind == AppKind::Standalone,
                 });
             }
         }
@@ -325,7 +347,10 @@ fn found_in_repo(model: &Model) -> Vec<Found> {
         {
             headers_read.push(file);
             if let Some(f) = flux_header(&model.map, file, &app.cluster) {
-                out.push(f);
+                out.push(Found {
+                    by_hand: app.kind == AppKind::Standalone,
+                    ..f
+                });
             }
         }
         if o.kind == "FluxInstance"
@@ -333,10 +358,20 @@ fn found_in_repo(model: &Model) -> Vec<Found> {
             && let Some(v) = o.root.get_path(&["spec", "distribution", "version"])
             && let Some(f) = flux_instance(v, &app.cluster)
         {
-            out.push(f);
+            out.push(Found {
+                by_hand: app.kind == AppKind::Standalone,
+                ..f
+            });
         }
         if matches!(o.kind.as_str(), "Deployment" | "StatefulSet") && o.group() == "apps" {
-            out.extend(argocd_images(&o.root, &app.cluster));
+            out.extend(
+                argocd_images(&o.root, &app.cluster)
+                    .into_iter()
+                    .map(|f| Found {
+                        by_hand: app.kind == AppKind::Standalone,
+                        ..f
+                    }),
+            );
         }
     }
     out
@@ -401,6 +436,75 @@ fn release_in_remote(kind: RemoteKind, source: &str, requested: &str) -> Option<
     }
 }
 
+/// A chart version (major, minor, patch) and the Argo CD (major, minor) from it on.
+type ChartToApp = ((u64, u64, u64), (u64, u64));
+
+/// The argo-cd chart version at which each Argo CD minor release became the chart's
+/// `appVersion`, read from the history of `charts/argo-cd/Chart.yaml` in
+/// https://github.com/argoproj/argo-helm (to chart 10.1.1, Argo CD 3.4.4, July 2026).
+const ARGO_CD_CHART_APP: &[ChartToApp] = &[
+    ((3, 0, 0), (2, 0)),
+    ((3, 13, 0), (2, 1)),
+    ((3, 29, 0), (2, 2)),
+    ((4, 0, 0), (2, 3)),
+    ((4, 9, 0), (2, 4)),
+    ((5, 8, 0), (2, 5)),
+    ((5, 20, 0), (2, 6)),
+    ((5, 30, 0), (2, 7)),
+    ((5, 43, 0), (2, 8)),
+    ((5, 51, 0), (2, 9)),
+    ((5, 55, 0), (2, 10)),
+    ((6, 8, 0), (2, 11)),
+    ((7, 4, 0), (2, 12)),
+    ((7, 7, 0), (2, 13)),
+    ((7, 8, 0), (2, 14)),
+    ((8, 0, 0), (3, 0)),
+    ((8, 3, 0), (3, 1)),
+    ((9, 1, 0), (3, 2)),
+    ((9, 4, 0), (3, 3)),
+    ((9, 5, 12), (3, 4)),
+];
+/// The newest argo-cd chart the table knows: a newer one may install a newer Argo CD.
+const ARGO_CD_CHART_NEWEST: (u64, u64, u64) = (10, 1, 1);
+
+/// The Argo CD release an exact argo-cd chart version installs (`7.5.2` → 2.12), with the
+/// chart version as written: the chart
+/// from Argo's Helm repository or its OCI mirror. A range, or a chart newer than the table,
+/// says nothing.
+fn argo_cd_chart_release(
+    kind: RemoteKind,
+    source: &str,
+    chart: &str,
+    requested: &str,
+) -> Option<(String, (u64, u64))> {
+    let lower = source.to_ascii_lowercase();
+    let is_chart = match kind {
+        RemoteKind::Helm => chart == "argo-cd" && lower.contains("argoproj"),
+        RemoteKind::Oci => lower.ends_with("/argo-cd") && lower.contains("argoproj"),
+        _ => false,
+    };
+    if !is_chart {
+        return None;
+    }
+    let v = requested.trim().trim_start_matches('v');
+    let parts: Vec<u64> = v
+        .split('.')
+        .map(|p| p.parse::<u64>().ok())
+        .collect::<Option<Vec<_>>>()?;
+    let [a, b, c] = parts.as_slice() else {
+        return None;
+    };
+    let version = (*a, *b, *c);
+    if version > ARGO_CD_CHART_NEWEST {
+        return None;
+    }
+    let (_, app) = ARGO_CD_CHART_APP
+        .iter()
+        .rev()
+        .find(|(from, _)| *from <= version)?;
+    Some((v.to_string(), *app))
+}
+
 /// `v2.14.2`, `2.14` → (2, 14); a branch (`master`, `stable`) or a commit is no release.
 fn release_numbers(text: &str) -> Option<(u64, u64)> {
     let t = text.trim();
@@ -434,6 +538,7 @@ fn flux_header(map: &SourceMap, file: crate::source::FileId, cluster: &Cluster) 
             text,
             span: Span::new(file, start, start + line.len()),
             what: "the gotk-components.yaml header".into(),
+            by_hand: false,
         });
     }
     None
@@ -465,6 +570,7 @@ fn flux_instance(node: &Node, cluster: &Cluster) -> Option<Found> {
         text: shown,
         span: node.span,
         what: "the FluxInstance's distribution.version".into(),
+        by_hand: false,
     })
 }
 
@@ -499,6 +605,7 @@ fn argocd_images(root: &Node, cluster: &Cluster) -> Vec<Found> {
                     text: tag.to_string(),
                     span: image.span,
                     what: "the argocd image it runs".into(),
+                    by_hand: false,
                 });
                 return out;
             }
@@ -540,6 +647,40 @@ mod tests {
             None
         );
         assert_eq!(release_numbers("stable"), None);
+        let chart = |kind, source: &str, chart: &str, v: &str| {
+            argo_cd_chart_release(kind, source, chart, v).map(|(_, mm)| mm)
+        };
+        let helm_repo = "https://argoproj.github.io/argo-helm";
+        assert_eq!(
+            chart(RemoteKind::Helm, helm_repo, "argo-cd", "7.5.2"),
+            Some((2, 12))
+        );
+        assert_eq!(
+            chart(RemoteKind::Helm, helm_repo, "argo-cd", "7.8.0"),
+            Some((2, 14))
+        );
+        assert_eq!(
+            chart(RemoteKind::Helm, helm_repo, "argo-cd", "8.0.17"),
+            Some((3, 0))
+        );
+        assert_eq!(
+            chart(
+                RemoteKind::Oci,
+                "ghcr.io/argoproj/argo-helm/argo-cd",
+                "",
+                "9.4.2"
+            ),
+            Some((3, 3))
+        );
+        assert_eq!(chart(RemoteKind::Helm, helm_repo, "argo-cd", "7.x"), None);
+        assert_eq!(
+            chart(RemoteKind::Helm, helm_repo, "argo-cd", "11.0.0"),
+            None
+        );
+        assert_eq!(
+            chart(RemoteKind::Helm, helm_repo, "argo-rollouts", "2.37.0"),
+            None
+        );
         assert_eq!(release_numbers("v2.14.2"), Some((2, 14)));
     }
 
