@@ -97,6 +97,9 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
         if model.flux_ignore_unread(app) {
             unread_flux_ignore(model, app, out);
         }
+        for rule in model.flux_ignores(app) {
+            flux_paths(app, rule, out);
+        }
     }
     for (span, msg) in model.all_argo_settings().into_iter().flat_map(|s| &s.override_errors) {
         out.push(
@@ -135,6 +138,36 @@ fn unread_flux_ignore(model: &Scope, app: &App, out: &mut Vec<Finding>) {
         "not read before Flux 2.9",
         "Upgrade Flux to 2.9 or later, or stop declaring the fields another writer owns; if the release the tool judged with is wrong, set `profile.flux-version` (or `--flux-version`).",
     );
+}
+
+/// Flux ignore paths are RFC 6901 JSON pointers, as Argo CD's `jsonPointers` are; `""`
+/// (the whole object) is valid there and is `ignore-differences-broad`'s.
+fn flux_paths(app: &App, rule: &crate::gitops::flux::FluxIgnore, out: &mut Vec<Finding>) {
+    for p in &rule.paths {
+        if p.text.is_empty() {
+            continue;
+        }
+        // Argo CD drops a first segment without `/`; what Flux does with one is not
+        // documented, so only the fact is stated.
+        let problem = if p.text.starts_with('/') {
+            pointer_problem(&p.text)
+        } else {
+            Some("does not start with `/`".to_string())
+        };
+        if let Some(problem) = problem {
+            push(
+                out,
+                Some(app),
+                p.span,
+                format!(
+                    "ignore path `{}` {problem}; it is not the JSON pointer Flux needs, so the field it means is still corrected",
+                    p.text
+                ),
+                "invalid JSON pointer",
+                "Flux ignore `paths` are JSON Pointers (RFC 6901): they start with `/`, have no wildcards (a list element is its index, `/spec/template/spec/containers/0/resources`), and escape `/` in keys as `~1`.",
+            );
+        }
+    }
 }
 
 fn push(
