@@ -178,6 +178,7 @@ fixtures! {
     duplicate_merge_key_bad => "duplicate-merge-key/bad",
     duplicate_merge_key_bad_flux_helm_2_7 => "duplicate-merge-key/bad-flux-helm-2-7",
     duplicate_merge_key_bad_flux_helm_2_9 => "duplicate-merge-key/bad-flux-helm-2-9",
+    duplicate_merge_key_bad_flux_helm_3_defaults => "duplicate-merge-key/bad-flux-helm-3-defaults",
     duplicate_merge_key_clean => "duplicate-merge-key/clean",
     flux_substitution_undefined_bad => "flux-substitution-undefined/bad",
     flux_substitution_undefined_clean => "flux-substitution-undefined/clean",

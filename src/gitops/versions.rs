@@ -217,6 +217,36 @@ impl Model {
     }
 }
 
+/// Is a helm-controller feature gate switched on for `app`'s cluster: a rendered
+/// `helm-controller` Deployment whose container args hold `--feature-gates=…<gate>=true…`
+/// (how `flux bootstrap` repos patch gotk-components)? The line that sets it.
+pub fn helm_controller_gate(model: &Model, app: &App, gate: &str) -> Option<Span> {
+    let wanted = format!("{gate}=true");
+    model.objects.iter().find_map(|mo| {
+        let o = &mo.object;
+        if o.kind != "Deployment" || o.group() != "apps" || o.name != "helm-controller" {
+            return None;
+        }
+        let owner = model.apps.get(mo.app)?;
+        if owner.cluster.is_known() && app.home.is_known() && owner.cluster != app.home {
+            return None;
+        }
+        let containers = o
+            .root
+            .get_path(&["spec", "template", "spec", "containers"])?;
+        containers.as_seq()?.iter().find_map(|c| {
+            c.get("args")?.as_seq()?.iter().find_map(|arg| {
+                let text = arg.scalar_text()?;
+                let gates = text.strip_prefix("--feature-gates=")?;
+                gates
+                    .split(',')
+                    .any(|g| g.trim() == wanted)
+                    .then_some(arg.span)
+            })
+        })
+    })
+}
+
 /// The Flux release whose kustomize-controller reads `Kustomization.spec.ignore`
 /// (kustomize-controller v1.9.0, https://github.com/fluxcd/kustomize-controller/pull/1627).
 pub const KUSTOMIZATION_IGNORE_SINCE: (u64, u64) = (2, 9);

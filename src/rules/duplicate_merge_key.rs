@@ -154,8 +154,12 @@ fn consequence(model: &Model, mo: &ModelObject) -> String {
                     .get_path(&["spec", "install", "serverSideApply"])
                     .and_then(crate::yaml::Node::as_bool)
             });
+            let helm3_defaults =
+                crate::gitops::versions::helm_controller_gate(model, app, "UseHelm3Defaults");
             if install_ssa == Some(false) {
                 "helm-controller applies this release client-side (`install.serverSideApply: false`), so Kubernetes keeps only one and the other is silently lost".into()
+            } else if install_ssa.is_none() && helm3_defaults.is_some() {
+                "helm-controller runs with the UseHelm3Defaults feature gate, so it applies client-side (Helm 3) and Kubernetes keeps only one: the other is silently lost".into()
             } else if version.before(2, 8) && install_ssa.is_none() {
                 format!(
                     "helm-controller of {} applies client-side (Helm 3), so Kubernetes keeps only one and the other is silently lost",
