@@ -25,6 +25,8 @@ pub struct Output<'a> {
     /// of the new findings alone would close every alert the change did not touch.
     pub sarif_findings: &'a [Finding],
     pub map: &'a SourceMap,
+    /// The repository's own checks (`checks:`): SARIF lists them as rules.
+    pub checks: &'a [gitops_lint::config::checks::Check],
     /// The linted root relative to the repository root.
     pub prefix: &'a str,
     pub baselined: usize,
@@ -179,7 +181,9 @@ impl Output<'_> {
         let text = match self.args.format {
             Format::Human => self.human(),
             Format::Json => self.json(),
-            Format::Sarif => sarif::render(self.sarif_findings, self.map, self.prefix),
+            Format::Sarif => {
+                sarif::render_with_checks(self.sarif_findings, self.map, self.prefix, self.checks)
+            }
             Format::Junit => junit::render(
                 self.findings,
                 self.map,
@@ -204,7 +208,7 @@ impl Output<'_> {
         if let Some(path) = &self.args.sarif_file
             && let Err(e) = std::fs::write(
                 path,
-                sarif::render(self.sarif_findings, self.map, self.prefix),
+                sarif::render_with_checks(self.sarif_findings, self.map, self.prefix, self.checks),
             )
         {
             eprintln!("error: {}: {e}", path.display());

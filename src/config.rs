@@ -5,6 +5,8 @@ use crate::finding::Severity;
 use crate::source::{FileId, SourceMap, Span};
 use crate::yaml::{Limits, Node, parse_str};
 
+pub mod checks;
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum RuleSetting {
     Off,
@@ -34,6 +36,10 @@ pub struct Config {
     pub platform: Platform,
     /// The cluster the repo deploys to, as the renderers need it (`profile:`).
     pub profile: Profile,
+    /// The repository's own checks (`checks:`), run like rules.
+    pub checks: Vec<checks::Check>,
+    /// Cost limits of the checks' expressions (`limits.max-check-cost`, `max-checks-cost`).
+    pub check_limits: checks::CheckLimits,
     /// Settings that were ignored, located on their key (a `limits:` value above the
     /// default): reported as warnings, never an error, so the lint still runs.
     pub warnings: Vec<ConfigWarning>,
@@ -423,6 +429,7 @@ const TOP_KEYS: &[&str] = &[
     "limits",
     "platform",
     "profile",
+    "checks",
 ];
 const OWNED_FIELD_KEYS: &[&str] = &["owner", "path", "value", "selector", "reason"];
 const OWNED_SELECTOR_KEYS: &[&str] = &[
@@ -448,6 +455,8 @@ const LIMIT_KEYS: &[&str] = &[
     "max-render-seconds",
     "max-render-memory-bytes",
     "max-apps",
+    "max-check-cost",
+    "max-checks-cost",
 ];
 
 /// Highest value `--limit KEY=VALUE` may set: even a trusted workflow cannot make a render
@@ -469,6 +478,8 @@ fn hard_ceiling(name: &str) -> u64 {
         "max-render-seconds" => 600,
         "max-render-memory-bytes" => 4 << 30,
         "max-apps" => 1_000_000,
+        "max-check-cost" => 100_000_000,
+        "max-checks-cost" => 10_000_000_000,
         _ => 0,
     }
 }
@@ -493,6 +504,8 @@ fn limit_value(cfg: &Config, name: &str) -> u64 {
         "max-render-seconds" => b.max_render_time.as_secs(),
         "max-render-memory-bytes" => b.max_render_memory_bytes as u64,
         "max-apps" => b.max_apps as u64,
+        "max-check-cost" => cfg.check_limits.per_evaluation,
+        "max-checks-cost" => cfg.check_limits.per_lint,
         _ => 0,
     }
 }
@@ -516,6 +529,8 @@ fn set_limit(cfg: &mut Config, name: &str, n: u64) {
         "max-render-seconds" => b.max_render_time = std::time::Duration::from_secs(n),
         "max-render-memory-bytes" => b.max_render_memory_bytes = size,
         "max-apps" => b.max_apps = size,
+        "max-check-cost" => cfg.check_limits.per_evaluation = n,
+        "max-checks-cost" => cfg.check_limits.per_lint = n,
         _ => {}
     }
 }
@@ -601,9 +616,20 @@ impl Config {
         let Some(entries) = root.as_map() else {
             return Err(err(Some(root.span), "must be a mapping".into()));
         };
+        // Checks first: `rules:` and `ignore:` may name them, wherever they are written.
+        if let Some(node) = root.get("checks") {
+            cfg.checks = checks::parse(node, known_rules).map_err(|(s, m)| err(Some(s), m))?;
+        }
+        let with_checks: Vec<&str> = known_rules
+            .iter()
+            .copied()
+            .chain(cfg.checks.iter().map(|c| c.id))
+            .collect();
+        let known_rules = with_checks.as_slice();
         for e in entries {
             let key = e.key.key_str();
             match key.as_ref() {
+                "checks" => {}
                 "rules" => {
                     for r in e.value.as_map().unwrap_or_default() {
                         let id = r.key.key_str().into_owned();

@@ -158,6 +158,18 @@ fn load_config_file(
     config_from_text(path.display().to_string(), text, map)
 }
 
+/// The configuration of `root` (`explicit`, else `.gitops-lint.yaml` in it when present) and
+/// the source map it was read into: `rules` and `explain` list its checks.
+pub fn read_config(
+    root: &Path,
+    explicit: Option<&Path>,
+) -> Result<(Config, Arc<SourceMap>), LintError> {
+    let root = canonical_root(root)?;
+    let map = Arc::new(SourceMap::new());
+    let config = load_config_file(&root, explicit, &map)?;
+    Ok((config, map))
+}
+
 const CONFIG_FILE: &str = ".gitops-lint.yaml";
 const CONFIG_MAX_BYTES: u64 = 1 << 20;
 
@@ -437,6 +449,11 @@ fn lint_walked(
         }
     }
     let mut checked = rules::run_all(&model);
+    checked.extend(rules::checks::run(
+        &model,
+        &config.checks,
+        config.check_limits,
+    ));
     crate::gitops::remote_render::relocate(&mut checked, &model, &remotes);
     findings.extend(apply_deployment_policy(checked, &model));
 
@@ -630,7 +647,11 @@ fn unknown_rule_suppressions(files: &[FileId], config: &Config, map: &SourceMap)
         Some(RuleSetting::Severity(s)) => *s,
         None => suppression_unknown_rule::META.severity,
     };
-    let known: Vec<&str> = rules::registry().iter().map(|r| r.meta.id).collect();
+    let known: Vec<&str> = rules::registry()
+        .iter()
+        .map(|r| r.meta.id)
+        .chain(config.checks.iter().map(|c| c.id))
+        .collect();
     let mut out = Vec::new();
     for &id in files {
         let file = map.get(id);

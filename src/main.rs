@@ -180,10 +180,26 @@ enum Command {
     /// Lint a repository: the same as `gitops-lint [PATH]` (for the habit of linters whose
     /// first argument is the command).
     Lint(CheckArgs),
-    /// List the rules: id, default severity, one line.
-    Rules,
-    /// Print a rule's documentation.
-    Explain { id: String },
+    /// List the rules: id, default severity, one line; then the checks the configuration
+    /// declares (`checks:`).
+    Rules {
+        /// Directory whose `.gitops-lint.yaml` declares checks.
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Configuration file (default: .gitops-lint.yaml in PATH, when present).
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+    /// Print a rule's documentation, or a check's as the configuration declares it.
+    Explain {
+        id: String,
+        /// Directory whose `.gitops-lint.yaml` declares checks.
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Configuration file (default: .gitops-lint.yaml in PATH, when present).
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
     /// Print rendered manifests: a kustomization or chart directory (as `kubectl kustomize`
     /// / `helm template` print them), or with `--app NAME` what an app of PATH deploys.
     Render(RenderArgs),
@@ -324,7 +340,11 @@ fn main() -> ExitCode {
     gitops_lint::alloc::keep_freed_pages();
     let cli = Cli::parse();
     match cli.command {
-        Some(Command::Rules) => {
+        Some(Command::Rules { path, config }) => {
+            let (config, map) = match gitops_lint::lint::read_config(&path, config.as_deref()) {
+                Ok(c) => c,
+                Err(e) => return fail(e.to_string()),
+            };
             let mut text = String::new();
             for r in rules::registry() {
                 text.push_str(&format!(
@@ -336,19 +356,43 @@ fn main() -> ExitCode {
                     r.meta.kinds.describe()
                 ));
             }
+            for c in &config.checks {
+                text.push_str(&format!(
+                    "{:<40} {:<8} {:<6} {} (kinds: {}; check in {}:{})\n",
+                    c.id,
+                    c.severity.as_str(),
+                    "none",
+                    c.summary(),
+                    c.matcher.describe_kinds(),
+                    map.path(c.span.file),
+                    map.line_col(c.span).line
+                ));
+            }
             print(&text)
         }
-        Some(Command::Explain { id }) => match rules::find(&id) {
-            Some(r) => print(r.meta.doc),
-            None => {
-                let ids: Vec<&str> = rules::registry().iter().map(|r| r.meta.id).collect();
-                eprintln!(
-                    "error: unknown rule `{id}`{}",
-                    gitops_lint::config::did_you_mean(&id, &ids)
-                );
-                ExitCode::from(2)
+        Some(Command::Explain { id, path, config }) => {
+            if let Some(r) = rules::find(&id) {
+                return print(r.meta.doc);
             }
-        },
+            let (config, map) = match gitops_lint::lint::read_config(&path, config.as_deref()) {
+                Ok(c) => c,
+                Err(e) => return fail(e.to_string()),
+            };
+            if let Some(c) = config.checks.iter().find(|c| c.id == id) {
+                let at = format!("{}:{}", map.path(c.span.file), map.line_col(c.span).line);
+                return print(&c.document(&at));
+            }
+            let ids: Vec<&str> = rules::registry()
+                .iter()
+                .map(|r| r.meta.id)
+                .chain(config.checks.iter().map(|c| c.id))
+                .collect();
+            eprintln!(
+                "error: unknown rule `{id}`{}",
+                gitops_lint::config::did_you_mean(&id, &ids)
+            );
+            ExitCode::from(2)
+        }
         Some(Command::Diff { base, path, lint }) => run_diff(base, path, lint),
         Some(Command::Apps {
             path,
@@ -719,6 +763,7 @@ fn check(args: CheckArgs) -> ExitCode {
         findings: &findings,
         sarif_findings: &findings,
         map: &result.map,
+        checks: &result.config.checks,
         prefix: &prefix,
         baselined,
         diff: None,
@@ -865,6 +910,7 @@ fn run_diff(base: String, path: PathBuf, lint: LintArgs) -> ExitCode {
         findings: &findings,
         sarif_findings: &tree,
         map: &result.head.map,
+        checks: &result.head.config.checks,
         prefix: &result.prefix,
         baselined,
         diff: Some(Reported { result: &result }),

@@ -3,6 +3,7 @@
 //! against the official schema.
 
 use super::{Finding, Severity, repo_path};
+use crate::config::checks::Check;
 use crate::finding::problem_fingerprint;
 use crate::rules;
 use crate::source::{SourceMap, Span};
@@ -46,8 +47,10 @@ struct Rule {
     name: String,
     short_description: Text,
     full_description: Text,
-    /// The rule's document at this release's tag (code scanning links it as "Learn more").
-    help_uri: String,
+    /// The rule's document at this release's tag (code scanning links it as "Learn more");
+    /// none for the repository's own checks, documented in its configuration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    help_uri: Option<String>,
     help: Help,
     default_configuration: Configuration,
     properties: RuleProperties,
@@ -232,28 +235,30 @@ fn security_severity(meta: &rules::RuleMeta) -> Option<&'static str> {
     })
 }
 
-fn rule_entry(meta: &'static rules::RuleMeta) -> Rule {
-    // The rule document starts with a `# title` line; code scanning shows the help markdown.
-    let name = meta
-        .id
-        .split('-')
+/// `prod-respect-ignore` → `ProdRespectIgnore`.
+fn camel_name(id: &str) -> String {
+    id.split('-')
         .map(|w| {
             let mut c = w.chars();
             c.next()
                 .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
                 .unwrap_or_default()
         })
-        .collect::<String>();
+        .collect::<String>()
+}
+
+fn rule_entry(meta: &'static rules::RuleMeta) -> Rule {
+    // The rule document starts with a `# title` line; code scanning shows the help markdown.
     Rule {
         id: meta.id,
-        name,
+        name: camel_name(meta.id),
         short_description: Text {
             text: meta.summary.to_string(),
         },
         full_description: Text {
             text: full_description(meta.doc),
         },
-        help_uri: help_uri(meta.id),
+        help_uri: Some(help_uri(meta.id)),
         help: Help {
             text: meta.doc.to_string(),
             markdown: meta.doc.to_string(),
@@ -273,11 +278,56 @@ fn rule_entry(meta: &'static rules::RuleMeta) -> Rule {
     }
 }
 
+/// A check of the repository's configuration as a SARIF rule: its description, and its
+/// document (what `gitops-lint explain` prints) as the help.
+fn check_entry(check: &Check, map: &SourceMap) -> Rule {
+    let lc = map.line_col(check.span);
+    let doc = check.document(&format!("{}:{}", map.path(check.span.file), lc.line));
+    Rule {
+        id: check.id,
+        name: camel_name(check.id),
+        short_description: Text {
+            text: check.summary(),
+        },
+        full_description: Text {
+            text: full_description(&doc),
+        },
+        help_uri: None,
+        help: Help {
+            text: doc.clone(),
+            markdown: doc,
+        },
+        default_configuration: Configuration {
+            level: level(check.severity),
+        },
+        properties: RuleProperties {
+            tags: vec!["gitops", "custom-check"],
+            security_severity: None,
+            kinds: check.matcher.describe_kinds(),
+        },
+    }
+}
+
 /// The SARIF log. `prefix` is the linted directory relative to the repository root, so URIs
 /// resolve against the checkout (`%SRCROOT%`).
 pub fn render(findings: &[Finding], map: &SourceMap, prefix: &str) -> String {
+    render_with_checks(findings, map, prefix, &[])
+}
+
+/// [`render`] with the repository's own checks (`checks:` in the configuration) as rules
+/// after the built-in ones.
+pub fn render_with_checks(
+    findings: &[Finding],
+    map: &SourceMap,
+    prefix: &str,
+    checks: &[Check],
+) -> String {
     let registry = rules::registry();
-    let rules: Vec<Rule> = registry.iter().map(|r| rule_entry(r.meta)).collect();
+    let rules: Vec<Rule> = registry
+        .iter()
+        .map(|r| rule_entry(r.meta))
+        .chain(checks.iter().map(|c| check_entry(c, map)))
+        .collect();
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let results = findings
         .iter()
@@ -288,7 +338,9 @@ pub fn render(findings: &[Finding], map: &SourceMap, prefix: &str) -> String {
             let key = if *n == 1 { key } else { format!("{key}:{n}") };
             let rule_index = registry
                 .iter()
-                .position(|r| r.meta.id == f.rule)
+                .map(|r| r.meta.id)
+                .chain(checks.iter().map(|c| c.id))
+                .position(|id| id == f.rule)
                 .unwrap_or(0);
             let mut text = f.message.clone();
             if let Some(help) = &f.help {

@@ -6,6 +6,7 @@ use crate::gitops::{Model, ModelObject};
 use std::collections::HashMap;
 
 pub mod app_edits;
+pub mod checks;
 pub mod fixes;
 mod release_state;
 mod template_marks;
