@@ -6,6 +6,7 @@ use crate::source::{FileId, SourceMap, Span};
 use crate::yaml::{Limits, Node, parse_str};
 
 pub mod checks;
+pub mod schema;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum RuleSetting {
@@ -156,27 +157,6 @@ impl ProfileAutoscaler {
     }
 }
 
-const PROFILE_KEYS: &[&str] = &[
-    "kube-version",
-    "api-versions",
-    "argo-version",
-    "flux-version",
-    "clusters",
-    "namespaces",
-    "autoscalers",
-];
-const PROFILE_CLUSTER_KEYS: &[&str] = &["argo-version", "flux-version"];
-const PROFILE_NAMESPACE_KEYS: &[&str] = &["labels"];
-const PROFILE_AUTOSCALER_KEYS: &[&str] = &[
-    "kind",
-    "name",
-    "namespace",
-    "target",
-    "min-replicas",
-    "max-replicas",
-];
-const PROFILE_TARGET_KEYS: &[&str] = &["apiVersion", "kind", "name"];
-
 /// A version as written: an unquoted `1.30` is a float to YAML, whose text would be `1.3`.
 fn version_text(node: &Node) -> Option<String> {
     node.text_as_written()
@@ -219,7 +199,7 @@ fn parse_release(
 }
 
 fn parse_profile(node: &Node) -> Result<Profile, (Span, String)> {
-    unknown_keys(node, PROFILE_KEYS, "`profile`")?;
+    unknown_keys(node, &schema::names(schema::PROFILE), "`profile`")?;
     let mut profile = Profile::default();
     if let Some(v) = node.get("kube-version") {
         let text = version_text(v).filter(|t| !t.is_empty()).ok_or((
@@ -266,7 +246,11 @@ fn parse_profile(node: &Node) -> Result<Profile, (Span, String)> {
         ))?;
         for e in entries {
             let name = e.key.key_str().into_owned();
-            unknown_keys(&e.value, PROFILE_CLUSTER_KEYS, "a `profile.clusters` entry")?;
+            unknown_keys(
+                &e.value,
+                &schema::names(schema::PROFILE_CLUSTER),
+                "a `profile.clusters` entry",
+            )?;
             let shown = |key: &str| format!("profile.clusters.{name}.{key}");
             profile.clusters.push(ProfileCluster {
                 argo_version: parse_release(
@@ -312,7 +296,7 @@ fn parse_profile_namespaces(node: &Node) -> Result<Vec<ProfileNamespace>, (Span,
     for e in entries {
         let name = e.key.key_str().into_owned();
         let what = format!("`profile.namespaces.{}`", key_text(&name));
-        unknown_keys(&e.value, PROFILE_NAMESPACE_KEYS, &what)?;
+        unknown_keys(&e.value, &schema::names(schema::PROFILE_NAMESPACE), &what)?;
         let mut ns = ProfileNamespace {
             name,
             labels: Vec::new(),
@@ -342,7 +326,7 @@ fn parse_profile_namespaces(node: &Node) -> Result<Vec<ProfileNamespace>, (Span,
 /// `{kind, name, namespace, target: {apiVersion, kind, name}, min-replicas, max-replicas}`.
 fn parse_profile_autoscaler(item: &Node) -> Result<ProfileAutoscaler, (Span, String)> {
     const WHAT: &str = "a `profile.autoscalers` entry";
-    unknown_keys(item, PROFILE_AUTOSCALER_KEYS, WHAT)?;
+    unknown_keys(item, &schema::names(schema::PROFILE_AUTOSCALER), WHAT)?;
     let text = |n: &Node, k: &str| {
         n.get(k)
             .and_then(Node::scalar_text)
@@ -361,7 +345,7 @@ fn parse_profile_autoscaler(item: &Node) -> Result<ProfileAutoscaler, (Span, Str
     let Some(target) = item.get("target") else {
         return Err((item.span, format!("{WHAT} needs a `target`")));
     };
-    unknown_keys(target, PROFILE_TARGET_KEYS, "`target`")?;
+    unknown_keys(target, &schema::names(schema::PROFILE_TARGET), "`target`")?;
     let Some(target_name) = text(target, "name") else {
         return Err((target.span, "`target` needs a `name`".into()));
     };
@@ -421,70 +405,18 @@ pub struct ConfigError {
     pub message: String,
 }
 
-const TOP_KEYS: &[&str] = &[
-    "rules",
-    "exclude",
-    "ignore",
-    "repo-urls",
-    "limits",
-    "platform",
-    "profile",
-    "checks",
-];
-const OWNED_FIELD_KEYS: &[&str] = &["owner", "path", "value", "selector", "reason"];
-const OWNED_SELECTOR_KEYS: &[&str] = &[
-    "kinds",
-    "names",
-    "namespaces",
-    "namespace-selector",
-    "object-selector",
-];
-const LIMIT_KEYS: &[&str] = &[
-    "max-file-bytes",
-    "max-files",
-    "max-depth",
-    "max-alias-nodes",
-    "max-documents",
-    "max-parse-seconds",
-    "max-template-steps",
-    "max-template-output-bytes",
-    "max-range-length",
-    "max-include-depth",
-    "max-kustomize-resources",
-    "max-kustomize-depth",
-    "max-render-seconds",
-    "max-render-memory-bytes",
-    "max-apps",
-    "max-check-cost",
-    "max-checks-cost",
-];
-
 /// Highest value `--limit KEY=VALUE` may set: even a trusted workflow cannot make a render
-/// unbounded.
+/// unbounded (`schema::LIMITS`).
 fn hard_ceiling(name: &str) -> u64 {
-    match name {
-        "max-file-bytes" => 256 << 20,
-        "max-files" => 1_000_000,
-        "max-depth" => 1024,
-        "max-alias-nodes" => 10_000_000,
-        "max-documents" => 1_000_000,
-        "max-parse-seconds" => 600,
-        "max-template-steps" => 1_000_000_000,
-        "max-template-output-bytes" => 512 << 20,
-        "max-range-length" => 100_000_000,
-        "max-include-depth" => 10_000,
-        "max-kustomize-resources" => 1_000_000,
-        "max-kustomize-depth" => 256,
-        "max-render-seconds" => 600,
-        "max-render-memory-bytes" => 4 << 30,
-        "max-apps" => 1_000_000,
-        "max-check-cost" => 100_000_000,
-        "max-checks-cost" => 10_000_000_000,
-        _ => 0,
-    }
+    schema::ceiling(name)
 }
 
 /// The value of limit `name` in `cfg` (its default when unset).
+#[cfg(test)]
+pub(crate) fn limit_default(cfg: &Config, name: &str) -> u64 {
+    limit_value(cfg, name)
+}
+
 fn limit_value(cfg: &Config, name: &str) -> u64 {
     let walk = crate::source::WalkOptions::default();
     let b = &cfg.render_budget;
@@ -541,10 +473,10 @@ pub fn parse_cli_limit(arg: &str) -> Result<(String, u64), String> {
     let (name, value) = arg
         .split_once('=')
         .ok_or_else(|| format!("--limit {arg}: expected KEY=VALUE"))?;
-    if !LIMIT_KEYS.contains(&name) {
+    if !schema::limit_keys().contains(&name) {
         return Err(format!(
             "--limit {arg}: unknown limit `{name}` ({})",
-            LIMIT_KEYS.join(", ")
+            schema::limit_keys().join(", ")
         ));
     }
     let n: u64 = value
@@ -669,7 +601,7 @@ impl Config {
                     for item in e.value.as_seq().unwrap_or_default() {
                         for k in item.as_map().unwrap_or_default() {
                             let name = k.key.key_str();
-                            if !["rule", "object", "reason"].contains(&name.as_ref()) {
+                            if !schema::names(schema::IGNORE).contains(&name.as_ref()) {
                                 return Err(err(
                                     Some(k.key.span),
                                     format!(
@@ -710,13 +642,13 @@ impl Config {
                 "limits" => {
                     for l in e.value.as_map().unwrap_or_default() {
                         let name = l.key.key_str();
-                        if !LIMIT_KEYS.contains(&name.as_ref()) {
+                        if !schema::limit_keys().contains(&name.as_ref()) {
                             return Err(err(
                                 Some(l.key.span),
                                 format!(
                                     "unknown limit {} ({})",
                                     quoted_key(&name),
-                                    LIMIT_KEYS.join(", ")
+                                    schema::limit_keys().join(", ")
                                 ),
                             ));
                         }
@@ -753,7 +685,7 @@ impl Config {
                         format!(
                             "unknown key {} (expected one of {})",
                             quoted_key(other),
-                            TOP_KEYS.join(", ")
+                            schema::names(schema::TOP).join(", ")
                         ),
                     ));
                 }
@@ -803,7 +735,7 @@ fn unknown_keys(node: &Node, known: &[&str], what: &str) -> Result<(), (Span, St
 }
 
 fn parse_platform(node: &Node) -> Result<Platform, (Span, String)> {
-    unknown_keys(node, &["owned-fields"], "`platform`")?;
+    unknown_keys(node, &schema::names(schema::PLATFORM), "`platform`")?;
     let mut platform = Platform::default();
     let Some(items) = node.get("owned-fields") else {
         return Ok(platform);
@@ -812,7 +744,11 @@ fn parse_platform(node: &Node) -> Result<Platform, (Span, String)> {
         return Err((items.span, "`platform.owned-fields` must be a list".into()));
     };
     for item in items {
-        unknown_keys(item, OWNED_FIELD_KEYS, "a `platform.owned-fields` entry")?;
+        unknown_keys(
+            item,
+            &schema::names(schema::OWNED_FIELD),
+            "a `platform.owned-fields` entry",
+        )?;
         let text = |k: &str| item.get(k).and_then(Node::scalar_text);
         let (Some(owner), Some(path)) = (text("owner"), text("path")) else {
             return Err((
@@ -839,7 +775,7 @@ fn parse_platform(node: &Node) -> Result<Platform, (Span, String)> {
             span: item.span,
         };
         if let Some(sel) = item.get("selector") {
-            unknown_keys(sel, OWNED_SELECTOR_KEYS, "`selector`")?;
+            unknown_keys(sel, &schema::names(schema::OWNED_SELECTOR), "`selector`")?;
             let list = |k: &str| match sel.get(k) {
                 Some(n) => strings(n).map_err(|m| (n.span, m)),
                 None => Ok(Vec::new()),
@@ -945,7 +881,7 @@ mod tests {
 
     #[test]
     fn every_limit_has_a_key() {
-        let text = LIMIT_KEYS
+        let text = schema::limit_keys()
             .iter()
             .enumerate()
             .map(|(i, k)| format!("  {k}: {}\n", i + 2))
@@ -1024,7 +960,7 @@ mod tests {
         assert!(parse_cli_limit("max-steps=5").is_err());
         assert!(parse_cli_limit("max-files").is_err());
         assert!(parse_cli_limit("max-files=0").is_err());
-        for k in LIMIT_KEYS {
+        for k in schema::limit_keys() {
             assert!(hard_ceiling(k) >= limit_value(&Config::default(), k), "{k}");
         }
     }

@@ -190,6 +190,9 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+    /// Print the JSON Schema of `.gitops-lint.yaml` (for editors: the repository publishes it
+    /// as schema/gitops-lint.schema.json).
+    Schema,
     /// Print a rule's documentation, or a check's as the configuration declares it.
     Explain {
         id: String,
@@ -393,6 +396,11 @@ fn main() -> ExitCode {
             );
             ExitCode::from(2)
         }
+        Some(Command::Schema) => print(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&gitops_lint::config::schema::json_schema())
+                .unwrap_or_default()
+        )),
         Some(Command::Diff { base, path, lint }) => run_diff(base, path, lint),
         Some(Command::Apps {
             path,

@@ -188,27 +188,6 @@ impl Default for CheckLimits {
     }
 }
 
-const CHECK_KEYS: &[&str] = &[
-    "id",
-    "severity",
-    "description",
-    "help",
-    "match",
-    "expr",
-    "message",
-    "field",
-];
-const MATCH_KEYS: &[&str] = &[
-    "kinds",
-    "namespaces",
-    "names",
-    "labels",
-    "namespace-labels",
-    "controllers",
-    "clusters",
-    "paths",
-];
-
 /// Interned ids: each distinct id is leaked once per process, and a configuration holds at
 /// most [`MAX_CHECKS`] ids of at most [`MAX_ID_CHARS`] characters.
 fn intern(id: &str) -> &'static str {
@@ -263,7 +242,7 @@ pub fn parse(node: &Node, builtin: &[&str]) -> Result<Vec<Check>, (Span, String)
 
 fn parse_one(item: &Node, builtin: &[&str]) -> Result<Check, (Span, String)> {
     const WHAT: &str = "a `checks` entry";
-    unknown_keys(item, CHECK_KEYS, WHAT)?;
+    unknown_keys(item, &super::schema::names(super::schema::CHECK), WHAT)?;
     let text = |k: &str| -> Result<Option<(String, Span)>, (Span, String)> {
         match item.get(k) {
             None => Ok(None),
@@ -344,7 +323,11 @@ fn parse_one(item: &Node, builtin: &[&str]) -> Result<Check, (Span, String)> {
 
 fn parse_match(node: &Node, id: &str) -> Result<Match, (Span, String)> {
     let what = format!("`match` of check `{id}`");
-    unknown_keys(node, MATCH_KEYS, &what)?;
+    unknown_keys(
+        node,
+        &super::schema::names(super::schema::CHECK_MATCH),
+        &what,
+    )?;
     let list = |k: &str| match node.get(k) {
         Some(n) => strings(n).map_err(|m| (n.span, format!("{what}: `{k}`: {m}"))),
         None => Ok(Vec::new()),

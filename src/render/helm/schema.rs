@@ -45,6 +45,21 @@ pub fn validate_text(schema_text: &str, values: &Value) -> Result<(), String> {
     Err(out)
 }
 
+/// Validate a JSON document against a JSON schema: `- field: message` per problem, as
+/// for values (the configuration's published schema is tested with it).
+pub fn validate_json(schema: &J, doc: &J) -> Vec<String> {
+    let mut v = Validator {
+        root: schema,
+        errors: Vec::new(),
+        depth: 0,
+    };
+    v.validate(schema, doc, "(root)");
+    v.errors
+        .into_iter()
+        .map(|(field, msg)| format!("- {field}: {msg}"))
+        .collect()
+}
+
 /// Values as JSON (what `yaml.Marshal` + `YAMLToJSON` give the validator).
 pub fn to_json(v: &Value) -> J {
     match v {
