@@ -232,6 +232,49 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     }
 }
 
+/// How to make the autoscaler the only writer, with the ignore the app's controller reads
+/// for the step between (so removing `replicas` does not scale the workload down once).
+fn help(model: &Model, app: &App, mo: &ModelObject) -> String {
+    let group = if mo.object.group().is_empty() {
+        "\"\""
+    } else {
+        mo.object.group()
+    };
+    let ignore = match app.flux.as_ref().map(|f| &f.kind) {
+        Some(crate::gitops::flux::FluxKind::HelmRelease) => format!(
+            "spec.driftDetection.ignore: [{{paths: [/spec/replicas], target: {{kind: {}, name: {}}}}}] on the HelmRelease",
+            mo.object.kind, mo.object.name
+        ),
+        Some(crate::gitops::flux::FluxKind::Kustomization) => {
+            let (major, minor) = crate::gitops::versions::KUSTOMIZATION_IGNORE_SINCE;
+            let version = model.flux_version(app);
+            let note = if version.before(major, minor) {
+                format!(
+                    " (read from Flux {major}.{minor}; {} does not read it, so skip this step there)",
+                    version.text
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "spec.ignore: [{{paths: [/spec/replicas], target: {{kind: {}, name: {}}}}}] on the Kustomization{note}",
+                mo.object.kind, mo.object.name
+            )
+        }
+        None => format!(
+            "ignoreDifferences: [{{group: {group}, kind: {}, name: {}, jsonPointers: [/spec/replicas]}}] with syncOptions: [RespectIgnoreDifferences=true]",
+            mo.object.kind, mo.object.name
+        ),
+    };
+    format!(
+        "The autoscaler must be the only writer of spec.replicas on {}. Stop rendering it \
+         (Helm: wrap it in `{{{{- if not .Values.autoscaling.enabled }}}}`; Kustomize: drop the \
+         `replicas:` entry or patch). Do it in two steps to avoid a one-time scale-down to 1: \
+         (1) add an ignore scoped to this object — {ignore}; (2) then remove replicas from Git.",
+        object_id(mo)
+    )
+}
+
 fn finding(
     model: &Model,
     app: &App,
@@ -273,22 +316,7 @@ fn finding(
     .label(format!("replicas: {value} declared here"))
     .secondary(scaler.target_span, format!("scaled by {who}"))
     .field("spec.replicas")
-    .help(format!(
-        "The autoscaler must be the only writer of spec.replicas on {}. Stop rendering it \
-         (Helm: wrap it in `{{{{- if not .Values.autoscaling.enabled }}}}`; Kustomize: drop the \
-         `replicas:` entry or patch). Do it in two steps to avoid a one-time scale-down to 1: \
-         (1) add an ignore scoped to this object — ignoreDifferences: [{{group: {}, kind: {}, \
-         name: {}, jsonPointers: [/spec/replicas]}}] with syncOptions: \
-         [RespectIgnoreDifferences=true]; (2) then remove replicas from Git.",
-        object_id(mo),
-        if mo.object.group().is_empty() {
-            "\"\""
-        } else {
-            mo.object.group()
-        },
-        mo.object.kind,
-        mo.object.name
-    ));
+    .help(help(model, app, mo));
     if let Some(related) = &entry.value.related {
         for r in related.iter() {
             f = f.secondary(r.span, r.label.clone());
