@@ -1995,3 +1995,33 @@ fn the_argo_cd_chart_version_names_the_release_only_where_it_lands() {
         "{line}"
     );
 }
+
+/// A source an ApplicationSet fills from a cluster Secret's annotation, with no Secret in
+/// the repository: the app is not rendered, for `templated-source`, and nothing asks for a
+/// fetch of a URL that still reads `{{…}}`.
+#[test]
+fn a_source_the_cluster_fills_is_templated_not_fetchable() {
+    let appset = "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: addons-external-secrets\n  namespace: argocd\nspec:\n  goTemplate: true\n  generators:\n    - clusters:\n        selector:\n          matchLabels: {enable_external_secrets: \"true\"}\n  template:\n    metadata:\n      name: 'external-secrets-{{.name}}'\n    spec:\n      project: default\n      source:\n        repoURL: '{{.metadata.annotations.addons_chart_repository}}'\n        chart: external-secrets\n        targetRevision: 0.9.19\n      destination:\n        server: '{{.server}}'\n        namespace: external-secrets\n";
+    let r = lint_tree(&[("bootstrap/addons.yaml", appset)]);
+    let app = r
+        .model
+        .apps
+        .iter()
+        .find(|a| a.kind.as_str() == "argo-appset");
+    let status = app.map(|a| {
+        let (status, reason) = a.status();
+        (
+            status.as_str(),
+            reason.map(|(code, _)| code),
+            a.remotes.len(),
+        )
+    });
+    assert_eq!(status, Some(("not-rendered", Some("templated-source"), 0)));
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.message.contains("gitops-lint fetch")),
+        "{:?}",
+        findings(&r)
+    );
+}

@@ -138,6 +138,25 @@ pub fn read_app_spec(
     }
 }
 
+/// The first of a source's `repoURL`, `chart` and `targetRevision` that still holds an
+/// ApplicationSet template after expansion (`{{metadata.annotations.addons_repo_url}}`), or
+/// what Go templates print for a parameter no generator set (`<no value>`, goTemplate).
+fn templated_source_field(src: &ArgoSource) -> Option<String> {
+    // A `ref` source only lends its files to the others' `$ref/…` values files.
+    if src.chart.is_none() && src.path.is_none() && src.ref_name.is_some() {
+        return None;
+    }
+    [
+        src.repo_url.as_deref(),
+        src.chart.as_deref(),
+        src.target_revision.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|v| v.contains("{{") || v.contains("<no value>"))
+    .map(str::to_string)
+}
+
 /// One name per cluster: Argo CD's own cluster is `in-cluster` by name and
 /// `https://kubernetes.default.svc` by server.
 fn destination_cluster(spec: &Node) -> Option<String> {
@@ -862,6 +881,19 @@ pub(super) fn argo_app(
     let mut rendered = Rendered::default();
     for src in &argo_app.sources {
         let at = src.path_span.unwrap_or(obj.span());
+        // An ApplicationSet parameter no generator in the repository supplies (a cluster
+        // Secret's annotation): which repository or chart is not knowable here, so there is
+        // nothing to fetch either.
+        if let Some(field) = templated_source_field(src) {
+            rendered.sources.push(format!("templated {field}"));
+            app.skipped.push(super::Skip {
+                reason: "templated-source",
+                message: format!(
+                    "source `{field}` is an ApplicationSet parameter no generator in the repository fills (it comes from the cluster, e.g. a cluster Secret's annotation); the linter cannot tell which source it is"
+                ),
+            });
+            continue;
+        }
         let native_oci = src.chart.is_none()
             && src
                 .repo_url

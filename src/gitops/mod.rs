@@ -140,7 +140,7 @@ pub use crate::render::RemoteUse;
 /// A source of an app that was not rendered, and why.
 #[derive(Clone, Debug)]
 pub struct Skip {
-    /// A short, stable reason (`external-source`, `remote-chart`, …).
+    /// A short, stable reason (`external-source`, `remote-chart`, `templated-source`, …).
     pub reason: &'static str,
     pub message: String,
 }
