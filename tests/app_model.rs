@@ -2025,3 +2025,31 @@ fn a_source_the_cluster_fills_is_templated_not_fetchable() {
         findings(&r)
     );
 }
+
+/// A chart that asks the cluster whether it serves `apiregistration.k8s.io/v1` gets the
+/// answer a real cluster gives (Helm's offline list lacks the aggregation API): the APIService
+/// renders as v1, and `api-removed` has nothing to say.
+#[test]
+fn lint_renders_see_the_aggregation_api_every_cluster_serves() {
+    let template = "{{- if .Capabilities.APIVersions.Has \"apiregistration.k8s.io/v1\" }}\napiVersion: apiregistration.k8s.io/v1\n{{- else }}\napiVersion: apiregistration.k8s.io/v1beta1\n{{- end }}\nkind: APIService\nmetadata:\n  name: v1beta1.custom.metrics.k8s.io\nspec:\n  service: {name: adapter, namespace: monitoring}\n  group: custom.metrics.k8s.io\n  version: v1beta1\n  groupPriorityMinimum: 100\n  versionPriority: 100\n";
+    let r = lint_tree(&[
+        (
+            "charts/adapter/Chart.yaml",
+            "apiVersion: v2\nname: adapter\nversion: 1.0.0\n",
+        ),
+        ("charts/adapter/values.yaml", "{}\n"),
+        ("charts/adapter/templates/apiservice.yaml", template),
+    ]);
+    let api = r
+        .model
+        .objects
+        .iter()
+        .find(|mo| mo.object.kind == "APIService")
+        .map(|mo| mo.object.api_version.clone());
+    assert_eq!(api.as_deref(), Some("apiregistration.k8s.io/v1"));
+    assert!(
+        !r.findings.iter().any(|f| f.rule == "api-removed"),
+        "{:?}",
+        findings(&r)
+    );
+}

@@ -18,6 +18,15 @@ use crate::yaml::{Document, Node};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 
+/// API versions every Kubernetes cluster serves that Helm's built-in list for offline renders
+/// does not hold (https://github.com/helm/helm/blob/v3.18.0/pkg/chartutil/capabilities.go:
+/// the client-go scheme and apiextensions only). Added to a lint render's capabilities unless
+/// the app pins its own (`helm.apiVersions`).
+const SERVED_BY_EVERY_CLUSTER: &[&str] = &[
+    "apiregistration.k8s.io/v1",
+    "apiregistration.k8s.io/v1/APIService",
+];
+
 /// A parsed repo file.
 pub struct LoadedFile {
     pub id: FileId,
@@ -445,6 +454,15 @@ impl Ctx<'_> {
             }
             if h.api_versions.is_empty() {
                 h.api_versions = self.profile.api_versions.clone();
+                // Every cluster serves the aggregation API, which Helm's offline list (the
+                // client-go scheme plus apiextensions) lacks: a chart that asks
+                // `.Capabilities.APIVersions.Has "apiregistration.k8s.io/v1"` gets `true`
+                // from the cluster Argo CD and helm-controller render against.
+                for v in SERVED_BY_EVERY_CLUSTER {
+                    if !h.api_versions.iter().any(|a| a == v) {
+                        h.api_versions.push((*v).to_string());
+                    }
+                }
             }
         }
         match &unit {
