@@ -162,8 +162,8 @@ fn version_text(node: &Node) -> Option<String> {
     node.text_as_written()
 }
 
-/// `major.minor` numbers of `1.31`, `v1.31.2`, `3.1.0-rc1`.
-fn major_minor(text: &str) -> Option<(u64, u64)> {
+/// `major.minor` numbers of `1.31`, `v1.31.2`, `3.1.0-rc1` (none for a branch or a commit).
+pub(crate) fn major_minor(text: &str) -> Option<(u64, u64)> {
     let mut parts = text.trim_start_matches('v').split(['.', '-', '+']);
     let number = |p: Option<&str>| {
         p.filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
@@ -412,12 +412,7 @@ fn hard_ceiling(name: &str) -> u64 {
 }
 
 /// The value of limit `name` in `cfg` (its default when unset).
-#[cfg(test)]
-pub(crate) fn limit_default(cfg: &Config, name: &str) -> u64 {
-    limit_value(cfg, name)
-}
-
-fn limit_value(cfg: &Config, name: &str) -> u64 {
+pub(crate) fn limit_value(cfg: &Config, name: &str) -> u64 {
     let walk = crate::source::WalkOptions::default();
     let b = &cfg.render_budget;
     match name {

@@ -5,8 +5,10 @@
 //! and exit 2; an expression that runs away stops at its budget; checks are listed,
 //! explained, suppressed and exported like rules.
 
+mod common;
+
+use common::copy_dir;
 use gitops_lint::lint::{LintOptions, lint};
-use gitops_lint::report::Severity;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -27,35 +29,11 @@ fn located(case: &str) -> Vec<String> {
         ..Default::default()
     })
     .unwrap_or_else(|e| panic!("{case}: {e}"));
-    let mut got: Vec<String> = result
-        .findings
-        .iter()
-        .filter(|f| f.severity >= Severity::Warning)
-        .map(|f| {
-            format!(
-                "{} {} {}:{}",
-                f.rule,
-                f.severity.as_str(),
-                result.map.path(f.primary.span.file),
-                result.map.line_col(f.primary.span).line
-            )
-        })
-        .collect();
-    got.sort();
-    got
+    common::located_findings(&result)
 }
 
 fn expected(case: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(fixture(case).join("expected.txt"))
-        .unwrap_or_else(|e| panic!("{case}/expected.txt: {e}"));
-    let mut lines: Vec<String> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(String::from)
-        .collect();
-    lines.sort();
-    lines
+    common::expected_lines(&fixture(case).join("expected.txt"))
 }
 
 const EXAMPLES: &[&str] = &[
@@ -256,64 +234,4 @@ fn checks_are_listed_explained_suppressed_and_exported_like_rules() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            std::fs::create_dir_all(&target).expect("mkdir");
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
-
-/// The configuration examples of the README and of docs/checks.md validate against the
-/// published JSON Schema, and a misspelt key or a wrong value does not.
-#[test]
-fn the_documented_configurations_validate_against_the_published_schema() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(root.join("schema/gitops-lint.schema.json"))
-            .expect("schema/gitops-lint.schema.json"),
-    )
-    .expect("schema json");
-    let as_json = |text: &str| {
-        let map = gitops_lint::source::SourceMap::new();
-        let id = map.add_text(".gitops-lint.yaml", text);
-        let parsed = gitops_lint::yaml::parse_str(text, id, &gitops_lint::yaml::Limits::default());
-        parsed
-            .docs
-            .first()
-            .map(|d| d.root.to_json())
-            .unwrap_or(serde_json::Value::Null)
-    };
-    let validate =
-        |text: &str| gitops_lint::render::helm::schema::validate_json(&schema, &as_json(text));
-
-    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
-    let block = readme
-        .split("### Configuration: `.gitops-lint.yaml`")
-        .nth(1)
-        .and_then(|rest| rest.split("```yaml\n").nth(1))
-        .and_then(|rest| rest.split("\n```").next())
-        .expect("the README's configuration example");
-    assert!(block.contains("checks:") && block.contains("profile:"));
-    assert_eq!(validate(block), Vec::<String>::new(), "README example");
-    for check in EXAMPLES {
-        let config = std::fs::read_to_string(fixture(&format!("{check}/bad/.gitops-lint.yaml")))
-            .expect("fixture config");
-        assert_eq!(validate(&config), Vec::<String>::new(), "{check}");
-    }
-    for wrong in [
-        "rule:\n  hpa-replicas-conflict: off\n",
-        "rules:\n  hpa-replicas-conflict: loud\n",
-        "limits:\n  max-files: -1\n",
-        "checks:\n  - id: x\n    expr: 'true'\n",
-        "profile:\n  clusters:\n    prod: {argo: 3.1}\n",
-    ] {
-        assert!(!validate(wrong).is_empty(), "{wrong}");
-    }
 }

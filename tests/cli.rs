@@ -1,5 +1,8 @@
 //! The command line as a user runs it: exit codes, formats, config errors, bad input.
 
+mod common;
+
+use common::copy_dir;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -139,19 +142,6 @@ fn config_severity_off_and_object_ignore() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for e in std::fs::read_dir(from).expect("read").flatten() {
-        let p = e.path();
-        let t = to.join(e.file_name());
-        if p.is_dir() {
-            std::fs::create_dir_all(&t).expect("mkdir");
-            copy_dir(&p, &t);
-        } else {
-            std::fs::copy(&p, &t).expect("copy");
-        }
-    }
 }
 
 /// Malformed files each give a located `yaml-syntax` error; nothing panics or hangs, and

@@ -1,6 +1,9 @@
 //! The ownership engine end to end: the pay-prod incident (background S4) and platform facts
 //! from `.gitops-lint.yaml`.
 
+mod common;
+
+use common::copy_dir;
 use gitops_lint::lint::{LintOptions, lint};
 use gitops_lint::report::Severity;
 use std::path::{Path, PathBuf};
@@ -21,46 +24,11 @@ fn findings_of(dir: &Path) -> Vec<String> {
         Ok(r) => r,
         Err(e) => panic!("{}: {e}", dir.display()),
     };
-    let mut lines: Vec<String> = result
-        .findings
-        .iter()
-        .filter(|f| f.severity >= Severity::Warning)
-        .map(|f| {
-            format!(
-                "{} {} {}:{}",
-                f.rule,
-                f.severity.as_str(),
-                result.map.path(f.primary.span.file),
-                result.map.line_col(f.primary.span).line
-            )
-        })
-        .collect();
-    lines.sort();
-    lines
+    common::located_findings(&result)
 }
 
 fn expected(dir: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(dir.join("expected.txt")).unwrap_or_default();
-    let mut lines: Vec<String> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(String::from)
-        .collect();
-    lines.sort();
-    lines
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).into_iter().flatten().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            std::fs::create_dir_all(&target).ok();
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).ok();
-        }
-    }
+    common::expected_lines(&dir.join("expected.txt"))
 }
 
 /// The pay-prod incident (a Kyverno policy forcing `imagePullPolicy: Always` on the label

@@ -515,7 +515,7 @@ mod tests {
     fn every_limit_has_a_ceiling_above_its_default() {
         let defaults = crate::config::Config::default();
         for l in LIMITS {
-            let d = crate::config::limit_default(&defaults, l.key);
+            let d = crate::config::limit_value(&defaults, l.key);
             assert!(d > 0 && d <= l.ceiling, "{}: {d} vs {}", l.key, l.ceiling);
         }
     }

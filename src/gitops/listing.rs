@@ -195,66 +195,36 @@ pub fn coverage_summary(model: &Model) -> String {
 /// the controllers the repo's apps run under, and how each was found (per cluster where
 /// they differ).
 fn versions_line(model: &Model) -> Option<String> {
-    use super::Controller;
     use super::versions::Product;
+    let runs_under = |a: &super::App, product| Product::of(a.controller()) == Some(product);
     let mut parts = Vec::new();
-    for (product, runs) in [
-        (
-            Product::ArgoCd,
-            model
-                .apps
-                .iter()
-                .any(|a| a.controller() == Controller::Argocd),
-        ),
-        (
-            Product::Flux,
-            model.apps.iter().any(|a| {
-                matches!(
-                    a.controller(),
-                    Controller::FluxKustomize | Controller::FluxHelm
-                )
-            }),
-        ),
-    ] {
-        if !runs {
+    for product in [Product::ArgoCd, Product::Flux] {
+        if !model.apps.iter().any(|a| runs_under(a, product)) {
             continue;
         }
         let per_cluster = model.versions.per_cluster(product);
-        let default = model.versions.all(product)[0];
-        let distinct = per_cluster.iter().any(|(_, j)| j.text != default.text);
-        if distinct {
-            let each: Vec<String> = per_cluster
-                .iter()
-                .map(|(c, j)| format!("{c}: {}", j.describe(&model.map)))
-                .collect();
-            let named = |a: &&super::App| {
-                per_cluster
-                    .iter()
-                    .any(|(c, _)| a.home.is_known() && c == a.home.name())
-            };
-            let elsewhere = model.apps.iter().any(|a| {
-                let runs_under = match product {
-                    Product::ArgoCd => a.controller() == Controller::Argocd,
-                    Product::Flux => {
-                        matches!(
-                            a.controller(),
-                            Controller::FluxKustomize | Controller::FluxHelm
-                        )
-                    }
-                };
-                runs_under && !named(&a)
-            });
-            let mut text = each.join("; ");
-            if elsewhere {
-                text.push_str(&format!("; elsewhere {}", default.describe(&model.map)));
-            }
-            parts.push(text);
-        } else {
-            match per_cluster.first() {
-                Some((_, j)) => parts.push(j.describe(&model.map)),
-                None => parts.push(default.describe(&model.map)),
-            }
+        let default = model.versions.default_for(product);
+        if !per_cluster.iter().any(|(_, j)| j.text != default.text) {
+            let judged = per_cluster.first().map_or(default, |(_, j)| j);
+            parts.push(judged.describe(&model.map));
+            continue;
         }
+        let mut text = per_cluster
+            .iter()
+            .map(|(c, j)| format!("{c}: {}", j.describe(&model.map)))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let named = |a: &super::App| {
+            a.home.is_known() && per_cluster.iter().any(|(c, _)| c == a.home.name())
+        };
+        if model
+            .apps
+            .iter()
+            .any(|a| runs_under(a, product) && !named(a))
+        {
+            text.push_str(&format!("; elsewhere {}", default.describe(&model.map)));
+        }
+        parts.push(text);
     }
     (!parts.is_empty()).then(|| format!("judged with {}", parts.join(", ")))
 }

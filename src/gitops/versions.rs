@@ -34,6 +34,15 @@ pub enum Product {
 }
 
 impl Product {
+    /// The product whose release judges apps of this controller.
+    pub fn of(controller: super::Controller) -> Option<Product> {
+        match controller {
+            super::Controller::Argocd => Some(Product::ArgoCd),
+            c if c.is_flux() => Some(Product::Flux),
+            _ => None,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Product::ArgoCd => "Argo CD",
@@ -181,19 +190,12 @@ impl PlatformVersions {
             .map_or(default, |(_, j)| j)
     }
 
-    /// Every distinct release of `product` the model judges apps with, default first.
-    pub fn all(&self, product: Product) -> Vec<&Judged> {
-        let (list, default) = match product {
-            Product::ArgoCd => (&self.argo, &self.argo_default),
-            Product::Flux => (&self.flux, &self.flux_default),
-        };
-        let mut out = vec![default];
-        for (_, j) in list {
-            if !out.iter().any(|o| o.text == j.text) {
-                out.push(j);
-            }
+    /// The release for every cluster no configuration or install names.
+    pub fn default_for(&self, product: Product) -> &Judged {
+        match product {
+            Product::ArgoCd => &self.argo_default,
+            Product::Flux => &self.flux_default,
         }
-        out
     }
 
     /// Per-cluster releases, for `apps --format json` and the coverage line.
@@ -537,14 +539,7 @@ fn argo_cd_chart_release(
 
 /// `v2.14.2`, `2.14` → (2, 14); a branch (`master`, `stable`) or a commit is no release.
 fn release_numbers(text: &str) -> Option<(u64, u64)> {
-    let t = text.trim();
-    let t = t.strip_prefix('v').unwrap_or(t);
-    let mut parts = t.split(['.', '-', '+']);
-    let number = |p: Option<&str>| {
-        p.filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|p| p.parse::<u64>().ok())
-    };
-    Some((number(parts.next())?, number(parts.next())?))
+    crate::config::major_minor(text.trim())
 }
 
 /// `# Flux Version: v2.3.0`, which `flux bootstrap` and `flux install --export` write at the
@@ -716,13 +711,10 @@ mod tests {
 
     #[test]
     fn flux_instance_constraints_pick_the_newest_matching_release() {
-        let map = SourceMap::new();
         let mut got = Vec::new();
         for text in ["2.x", "2.4.x", ">=2.3.0 <2.7.0", "2.3.0", "v2.8.1", "3.x"] {
-            let id = map.add_text("fi.yaml", format!("v: \"{text}\"\n"));
-            let doc =
-                crate::yaml::parse_str(&map.get(id).text, id, &crate::yaml::Limits::default());
-            let node = doc.docs.first().and_then(|d| d.root.get("v").cloned());
+            let doc = crate::yaml::first_doc(&format!("v: \"{text}\"\n"));
+            let node = doc.get("v").cloned();
             got.push(
                 node.and_then(|n| flux_instance(&n, &Cluster::Default))
                     .map(|f| (f.major, f.minor)),
@@ -758,24 +750,11 @@ mod tests {
 
     #[test]
     fn argocd_images_name_the_release_other_images_do_not() {
-        let map = SourceMap::new();
         let text = "spec:\n  template:\n    spec:\n      initContainers:\n        - image: busybox:1.36\n      containers:\n        - image: quay.io/argoproj/argocd:v2.14.2\n";
-        let id = map.add_text("d.yaml", text);
-        let doc = crate::yaml::parse_str(&map.get(id).text, id, &crate::yaml::Limits::default());
-        let root = doc.docs.first().map(|d| d.root.clone());
-        let found = root
-            .map(|r| argocd_images(&r, &Cluster::Default))
-            .unwrap_or_default();
+        let found = argocd_images(&crate::yaml::first_doc(text), &Cluster::Default);
         assert_eq!(found.len(), 1);
         assert_eq!((found[0].major, found[0].minor), (2, 14));
         let other = "spec:\n  template:\n    spec:\n      containers:\n        - image: ghcr.io/example/argocd-notifications:v2.0.0\n";
-        let id = map.add_text("e.yaml", other);
-        let doc = crate::yaml::parse_str(&map.get(id).text, id, &crate::yaml::Limits::default());
-        let root = doc.docs.first().map(|d| d.root.clone());
-        assert!(
-            root.map(|r| argocd_images(&r, &Cluster::Default))
-                .unwrap_or_default()
-                .is_empty()
-        );
+        assert!(argocd_images(&crate::yaml::first_doc(other), &Cluster::Default).is_empty());
     }
 }

@@ -109,3 +109,50 @@ pub fn shell_words(s: &str) -> Vec<String> {
     }
     out
 }
+
+/// Copies a fixture directory into a scratch one; a file that cannot be copied fails the test.
+pub fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// `rule severity file:line` of every finding at warning or above, sorted: what a fixture's
+/// `expected.txt` lists.
+pub fn located_findings(result: &gitops_lint::lint::LintResult) -> Vec<String> {
+    let mut lines: Vec<String> = result
+        .findings
+        .iter()
+        .filter(|f| f.severity >= gitops_lint::report::Severity::Warning)
+        .map(|f| {
+            format!(
+                "{} {} {}:{}",
+                f.rule,
+                f.severity.as_str(),
+                result.map.path(f.primary.span.file),
+                result.map.line_col(f.primary.span).line
+            )
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// A fixture's `expected.txt`: its non-comment lines, sorted.
+pub fn expected_lines(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines: Vec<String> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect();
+    lines.sort();
+    lines
+}

@@ -206,11 +206,9 @@ mod tests {
     fn the_field_is_located_in_the_object() {
         let map = crate::source::SourceMap::new();
         let text = "spec:\n  syncPolicy:\n    automated: {}\n  list:\n    - a\n    - b\n";
-        let id = map.add_text("a.yaml", text);
-        let parsed = crate::yaml::parse_str(text, id, &crate::yaml::Limits::default());
-        let Some(root) = parsed.docs.first().map(|d| d.root.clone()) else {
-            panic!("no document")
-        };
+        // `first_doc` names file 0, the first the map holds.
+        map.add_text("a.yaml", text);
+        let root = crate::yaml::first_doc(text);
         let line = |p: &str| {
             FieldPath::parse(p)
                 .ok()
