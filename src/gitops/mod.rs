@@ -265,6 +265,26 @@ pub struct ModelObject {
     pub namespace: String,
 }
 
+impl ModelObject {
+    /// The object as the API server holds it, as JSON: with the namespace it lands in (for
+    /// CEL, which reads `object.metadata.namespace`).
+    pub fn served_json(&self) -> serde_json::Value {
+        served_json(&self.object.root, &self.namespace)
+    }
+}
+
+/// [`ModelObject::served_json`] for an object and the namespace it lands in.
+pub fn served_json(root: &crate::yaml::Node, namespace: &str) -> serde_json::Value {
+    let mut json = root.to_json();
+    if !namespace.is_empty()
+        && let Some(meta) = json.get_mut("metadata").and_then(|m| m.as_object_mut())
+    {
+        meta.entry("namespace")
+            .or_insert_with(|| serde_json::Value::String(namespace.to_string()));
+    }
+    json
+}
+
 pub struct Model {
     pub map: Arc<SourceMap>,
     pub apps: Vec<App>,

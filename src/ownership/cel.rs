@@ -62,14 +62,8 @@ fn evaluate_inner(expression: &str, object: &Node, namespace: &str) -> Tri {
     if UNKNOWN_VARIABLES.iter().any(|v| references.has_variable(v)) {
         return Tri::Maybe;
     }
-    let mut json = object.to_json();
     // The API server sees the namespace the object lands in.
-    if !namespace.is_empty()
-        && let Some(meta) = json.get_mut("metadata").and_then(|m| m.as_object_mut())
-    {
-        meta.entry("namespace")
-            .or_insert_with(|| serde_json::Value::String(namespace.to_string()));
-    }
+    let json = crate::gitops::served_json(object, namespace);
     let Ok(value) = ::cel::to_value(&json) else {
         return Tri::Maybe;
     };

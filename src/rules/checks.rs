@@ -68,7 +68,7 @@ pub fn run(model: &Model, checks: &[Check], limits: CheckLimits) -> Vec<Finding>
             Some(::cel::Value::List(std::sync::Arc::new(
                 objects
                     .iter()
-                    .map(|&i| cel::json_value(&object_json(&model.objects[i])))
+                    .map(|&i| cel::json_value(&model.objects[i].served_json()))
                     .collect(),
             )))
         } else {
@@ -83,7 +83,7 @@ pub fn run(model: &Model, checks: &[Check], limits: CheckLimits) -> Vec<Finding>
                 out.push(run.exhausted(&checks[matching[0]]));
                 return out;
             }
-            let object = object_json(mo);
+            let object = mo.served_json();
             let namespace = namespace_json(&mo.namespace, &namespaces);
             let scope = cel::object_scope(
                 &app_scope,
@@ -292,18 +292,6 @@ fn size(mo: &ModelObject) -> u64 {
     let mut n = 0u64;
     mo.object.root.walk(|_, _| n += 1);
     n
-}
-
-/// The object as the API server holds it: with the namespace it lands in.
-fn object_json(mo: &ModelObject) -> Json {
-    let mut json = mo.object.root.to_json();
-    if !mo.namespace.is_empty()
-        && let Some(meta) = json.get_mut("metadata").and_then(|m| m.as_object_mut())
-    {
-        meta.entry("namespace")
-            .or_insert_with(|| Json::String(mo.namespace.clone()));
-    }
-    json
 }
 
 /// `{name, labels}`: the labels the repository and `profile.namespaces` give the namespace

@@ -748,6 +748,8 @@ fn meter_append(
 }
 
 /// A JSON value as a CEL value.
+/// A JSON value as CEL sees it. Integers stay `int` (as Kubernetes' CEL reads JSON numbers),
+/// where `cel::to_value` through serde would hand positive ones over as `uint`.
 pub fn json_value(json: &serde_json::Value) -> Value {
     use serde_json::Value as J;
     match json {
