@@ -235,3 +235,51 @@ fn checks_are_listed_explained_suppressed_and_exported_like_rules() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// The configuration examples of the README and of docs/checks.md validate against the
+/// published JSON Schema, and a misspelt key or a wrong value does not.
+#[test]
+fn the_documented_configurations_validate_against_the_published_schema() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("schema/gitops-lint.schema.json"))
+            .expect("schema/gitops-lint.schema.json"),
+    )
+    .expect("schema json");
+    let as_json = |text: &str| {
+        let map = gitops_lint::source::SourceMap::new();
+        let id = map.add_text(".gitops-lint.yaml", text);
+        let parsed = gitops_lint::yaml::parse_str(text, id, &gitops_lint::yaml::Limits::default());
+        parsed
+            .docs
+            .first()
+            .map(|d| d.root.to_json())
+            .unwrap_or(serde_json::Value::Null)
+    };
+    let validate =
+        |text: &str| gitops_lint::render::helm::schema::validate_json(&schema, &as_json(text));
+
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let block = readme
+        .split("### Configuration: `.gitops-lint.yaml`")
+        .nth(1)
+        .and_then(|rest| rest.split("```yaml\n").nth(1))
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("the README's configuration example");
+    assert!(block.contains("checks:") && block.contains("profile:"));
+    assert_eq!(validate(block), Vec::<String>::new(), "README example");
+    for check in EXAMPLES {
+        let config = std::fs::read_to_string(fixture(&format!("{check}/bad/.gitops-lint.yaml")))
+            .expect("fixture config");
+        assert_eq!(validate(&config), Vec::<String>::new(), "{check}");
+    }
+    for wrong in [
+        "rule:\n  hpa-replicas-conflict: off\n",
+        "rules:\n  hpa-replicas-conflict: loud\n",
+        "limits:\n  max-files: -1\n",
+        "checks:\n  - id: x\n    expr: 'true'\n",
+        "profile:\n  clusters:\n    prod: {argo: 3.1}\n",
+    ] {
+        assert!(!validate(wrong).is_empty(), "{wrong}");
+    }
+}
