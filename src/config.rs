@@ -6,6 +6,7 @@ use crate::source::{FileId, SourceMap, Span};
 use crate::yaml::{Limits, Node, parse_str};
 
 pub mod checks;
+pub mod kb;
 pub mod schema;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -74,6 +75,9 @@ pub struct Profile {
     pub namespaces: Vec<ProfileNamespace>,
     /// `autoscalers:` HPAs and ScaledObjects that exist in the cluster but not in the repo.
     pub autoscalers: Vec<ProfileAutoscaler>,
+    /// `operators:` knowledge-base operators the clusters run outside the repo, with the
+    /// line that names each.
+    pub operators: Vec<(String, Span)>,
 }
 
 /// An Argo CD or Flux release `major.minor[.patch]`, as the configuration or a command-line
@@ -283,6 +287,31 @@ fn parse_profile(node: &Node) -> Result<Profile, (Span, String)> {
             profile.autoscalers.push(parse_profile_autoscaler(item)?);
         }
     }
+    if let Some(v) = node.get("operators") {
+        let items = v
+            .as_seq()
+            .ok_or((v.span, "`profile.operators` must be a list".to_string()))?;
+        for item in items {
+            let id = item
+                .scalar_text()
+                .ok_or((item.span, "expected an operator id".to_string()))?;
+            let known = kb::ids();
+            if !known.contains(&id.as_str()) {
+                return Err((
+                    item.span,
+                    format!(
+                        "unknown operator `{id}` in `profile.operators`{} (known: {}; \
+                         see `gitops-lint explain writers`)",
+                        closest_id(&id, &known)
+                            .map(|near| format!(" (did you mean `{near}`?)"))
+                            .unwrap_or_default(),
+                        known.join(", ")
+                    ),
+                ));
+            }
+            profile.operators.push((id, item.span));
+        }
+    }
     Ok(profile)
 }
 
@@ -392,8 +421,15 @@ pub struct OwnedField {
     pub kinds: Vec<String>,
     pub names: Vec<String>,
     pub namespaces: Vec<String>,
+    /// Annotation keys: the writer acts on objects carrying one (cert-manager's
+    /// `inject-ca-from`).
+    pub annotations: Vec<String>,
     pub namespace_selector: Option<Node>,
     pub object_selector: Option<Node>,
+    /// Where upstream documents the write.
+    pub link: Option<String>,
+    /// Why, for the reader (`reason:`).
+    pub reason: Option<String>,
     /// The entry in the config file (secondary label on findings).
     pub span: Span,
 }
@@ -739,51 +775,70 @@ fn parse_platform(node: &Node) -> Result<Platform, (Span, String)> {
         return Err((items.span, "`platform.owned-fields` must be a list".into()));
     };
     for item in items {
-        unknown_keys(
-            item,
-            &schema::names(schema::OWNED_FIELD),
-            "a `platform.owned-fields` entry",
-        )?;
-        let text = |k: &str| item.get(k).and_then(Node::scalar_text);
-        let (Some(owner), Some(path)) = (text("owner"), text("path")) else {
-            return Err((
-                item.span,
-                "`platform.owned-fields` entry needs `owner` and `path`".into(),
-            ));
-        };
-        if crate::yaml::path::Pattern::parse_dotted(&path).is_none() {
-            return Err((
-                item.get("path").map(|n| n.span).unwrap_or(item.span),
-                "`path` is not a field path (e.g. `spec.template.spec.containers[*].imagePullPolicy`)"
-                    .into(),
-            ));
-        }
-        let mut fact = OwnedField {
-            owner,
-            path,
-            value: text("value"),
-            kinds: Vec::new(),
-            names: Vec::new(),
-            namespaces: Vec::new(),
-            namespace_selector: None,
-            object_selector: None,
-            span: item.span,
-        };
-        if let Some(sel) = item.get("selector") {
-            unknown_keys(sel, &schema::names(schema::OWNED_SELECTOR), "`selector`")?;
-            let list = |k: &str| match sel.get(k) {
-                Some(n) => strings(n).map_err(|m| (n.span, m)),
-                None => Ok(Vec::new()),
-            };
-            fact.kinds = list("kinds")?;
-            fact.names = list("names")?;
-            fact.namespaces = list("namespaces")?;
-            fact.namespace_selector = sel.get("namespace-selector").cloned();
-            fact.object_selector = sel.get("object-selector").cloned();
-        }
-        platform.owned_fields.push(fact);
+        platform
+            .owned_fields
+            .push(parse_owned_field(item, schema::OWNED_FIELD, None)?);
     }
     Ok(platform)
+}
+
+/// One `owned-fields` entry, with the keys of `keys` (`platform.owned-fields`, or a
+/// knowledge-base file's, which may leave `owner` to `default_owner`).
+pub(crate) fn parse_owned_field(
+    item: &Node,
+    keys: &[schema::Key],
+    default_owner: Option<&str>,
+) -> Result<OwnedField, (Span, String)> {
+    unknown_keys(
+        item,
+        &schema::names(keys),
+        "a `platform.owned-fields` entry",
+    )?;
+    let text = |k: &str| item.get(k).and_then(Node::scalar_text);
+    let (Some(owner), Some(path)) = (
+        text("owner").or(default_owner.map(str::to_string)),
+        text("path"),
+    ) else {
+        return Err((
+            item.span,
+            "`platform.owned-fields` entry needs `owner` and `path`".into(),
+        ));
+    };
+    if crate::yaml::path::Pattern::parse_dotted(&path).is_none() {
+        return Err((
+            item.get("path").map(|n| n.span).unwrap_or(item.span),
+            "`path` is not a field path (e.g. `spec.template.spec.containers[*].imagePullPolicy`)"
+                .into(),
+        ));
+    }
+    let mut fact = OwnedField {
+        owner,
+        path,
+        value: text("value"),
+        kinds: Vec::new(),
+        names: Vec::new(),
+        namespaces: Vec::new(),
+        annotations: Vec::new(),
+        namespace_selector: None,
+        object_selector: None,
+        link: text("link"),
+        reason: text("reason"),
+        span: item.span,
+    };
+    if let Some(sel) = item.get("selector") {
+        unknown_keys(sel, &schema::names(schema::OWNED_SELECTOR), "`selector`")?;
+        let list = |k: &str| match sel.get(k) {
+            Some(n) => strings(n).map_err(|m| (n.span, m)),
+            None => Ok(Vec::new()),
+        };
+        fact.kinds = list("kinds")?;
+        fact.names = list("names")?;
+        fact.namespaces = list("namespaces")?;
+        fact.annotations = list("annotations")?;
+        fact.namespace_selector = sel.get("namespace-selector").cloned();
+        fact.object_selector = sel.get("object-selector").cloned();
+    }
+    Ok(fact)
 }
 
 fn strings(node: &Node) -> Result<Vec<String>, String> {

@@ -193,7 +193,8 @@ enum Command {
     /// Print the JSON Schema of `.gitops-lint.yaml` (for editors: the repository publishes it
     /// as schema/gitops-lint.schema.json).
     Schema,
-    /// Print a rule's documentation, or a check's as the configuration declares it.
+    /// Print a rule's documentation, a check's as the configuration declares it, or with
+    /// `writers` the knowledge base of operators and which of them apply to PATH.
     Explain {
         id: String,
         /// Directory whose `.gitops-lint.yaml` declares checks.
@@ -376,6 +377,19 @@ fn main() -> ExitCode {
         Some(Command::Explain { id, path, config }) => {
             if let Some(r) = rules::find(&id) {
                 return print(r.meta.doc);
+            }
+            if id == "writers" {
+                let opts = gitops_lint::lint::LintOptions {
+                    root: path,
+                    config,
+                    ..Default::default()
+                };
+                return match gitops_lint::lint::lint(&opts) {
+                    Ok(r) => print(&gitops_lint::ownership::operators::explain(
+                        &r.model, &r.map,
+                    )),
+                    Err(e) => fail(e.to_string()),
+                };
             }
             let (config, map) = match gitops_lint::lint::read_config(&path, config.as_deref()) {
                 Ok(c) => c,

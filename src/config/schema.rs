@@ -24,6 +24,8 @@ pub enum Shape {
     Version,
     /// A label value: a string, or what YAML reads as a number or a boolean.
     Scalar,
+    /// `true` or `false`.
+    Flag,
 }
 
 pub struct Key {
@@ -221,6 +223,82 @@ pub const OWNED_FIELD: &[Key] = &[
         "Which objects; all keys optional.",
     ),
     key("reason", Shape::Text, "Why, for the reader."),
+    key("link", Shape::Text, "Where upstream documents the write."),
+];
+
+/// The JSON Schema of one knowledge-base file (`schema/kb-writer.schema.json`).
+pub fn kb_writer_schema() -> Value {
+    let mut out = object(KB_WRITER);
+    if let Some(o) = out.as_object_mut() {
+        o.insert(
+            "$schema".into(),
+            json!("http://json-schema.org/draft-07/schema#"),
+        );
+        o.insert(
+            "title".into(),
+            json!("gitops-lint knowledge base: one operator's writes"),
+        );
+    }
+    out
+}
+
+/// One file of the shipped knowledge base of writers (`kb/writers/*.yaml`): an operator,
+/// how a repository shows it runs, and what it writes, in the `platform.owned-fields` schema.
+pub const KB_WRITER: &[Key] = &[
+    required(
+        "operator",
+        Shape::Text,
+        "Its id, as `profile.operators` names it.",
+    ),
+    required("name", Shape::Text, "How findings name it."),
+    required("link", Shape::Text, "Its upstream documentation."),
+    key(
+        "deployed-by",
+        Shape::Object(KB_DEPLOYED_BY),
+        "What in a repository shows that it runs.",
+    ),
+    required(
+        "owned-fields",
+        Shape::ListOf(&Shape::Object(KB_OWNED_FIELD)),
+        "What it writes (`platform.owned-fields`, plus `self-evident`).",
+    ),
+];
+
+pub const KB_DEPLOYED_BY: &[Key] = &[
+    key(
+        "crd-groups",
+        Shape::ListOf(&Shape::Text),
+        "A CustomResourceDefinition of one of these groups.",
+    ),
+    key(
+        "charts",
+        Shape::ListOf(&Shape::Text),
+        "A Helm chart of one of these names.",
+    ),
+    key(
+        "images",
+        Shape::ListOf(&Shape::Text),
+        "A container image of one of these repositories (no tag).",
+    ),
+];
+
+pub const KB_OWNED_FIELD: &[Key] = &[
+    key(
+        "owner",
+        Shape::Text,
+        "Who writes the field (default: `name`).",
+    ),
+    required("path", Shape::Text, "The field."),
+    key("value", Shape::Scalar, "The value it writes."),
+    key("selector", Shape::Object(OWNED_SELECTOR), "Which objects."),
+    key("reason", Shape::Text, "Why, for the reader."),
+    required("link", Shape::Text, "Where upstream shows the write."),
+    key(
+        "self-evident",
+        Shape::Flag,
+        "The objects the selector names exist only where the operator runs (its API \
+         group, its annotation): no deployment evidence needed.",
+    ),
 ];
 
 pub const OWNED_SELECTOR: &[Key] = &[
@@ -234,6 +312,11 @@ pub const OWNED_SELECTOR: &[Key] = &[
         "namespaces",
         Shape::ListOf(&Shape::Text),
         "Globs on the namespace.",
+    ),
+    key(
+        "annotations",
+        Shape::ListOf(&Shape::Text),
+        "Annotation keys: the object carries one of them.",
     ),
     key(
         "namespace-selector",
@@ -305,6 +388,12 @@ pub const PROFILE: &[Key] = &[
         "autoscalers",
         Shape::ListOf(&Shape::Object(PROFILE_AUTOSCALER)),
         "HPAs and KEDA ScaledObjects created outside the repository.",
+    ),
+    key(
+        "operators",
+        Shape::ListOf(&Shape::Text),
+        "Operators the clusters run that the repository does not deploy (ids of the \
+         knowledge base, `gitops-lint explain writers`).",
     ),
 ];
 
@@ -485,6 +574,7 @@ fn shape(s: &Shape) -> Value {
         Shape::Positive => json!({"type": "integer", "minimum": 1}),
         Shape::Version => json!({"type": ["string", "number"]}),
         Shape::Scalar => json!({"type": ["string", "number", "boolean"]}),
+        Shape::Flag => json!({"type": "boolean"}),
     }
 }
 
@@ -508,6 +598,25 @@ mod tests {
         assert!(
             published == generated,
             "schema/gitops-lint.schema.json is stale: UPDATE_SCHEMA=1 cargo test --lib the_published_schema"
+        );
+    }
+
+    /// The same for the knowledge base's file format.
+    #[test]
+    fn the_published_kb_schema_is_generated_from_the_declarations() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/kb-writer.schema.json");
+        let generated = format!(
+            "{}\n",
+            serde_json::to_string_pretty(&kb_writer_schema()).unwrap_or_default()
+        );
+        if std::env::var_os("UPDATE_SCHEMA").is_some() {
+            std::fs::write(&path, &generated).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let published = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            published == generated,
+            "schema/kb-writer.schema.json is stale: UPDATE_SCHEMA=1 cargo test --lib the_published_kb_schema"
         );
     }
 

@@ -97,8 +97,7 @@ pub fn mutators(obj: &Object, out: &mut Vec<Mutator>) {
             excluded_namespaces: list(get("excludedNamespaces")),
             object_selector: get("labelSelector").cloned(),
             namespace_selector: get("namespaceSelector").cloned(),
-            opaque: false,
-            never: false,
+            ..Scope::default()
         }],
         match_all: Vec::new(),
         exclude: Vec::new(),

@@ -1,9 +1,10 @@
-//! Knowledge base of fields controllers rewrite after apply: what is known
-//! from the object itself (injection annotations, `aggregationRule`) or from other objects
-//! in the same repo (a cert-manager `Certificate` naming a Secret, a webhook patch Job).
+//! What Kubernetes itself and the objects of a repo show about fields written after apply:
+//! built-in API groups, where injectable kinds keep their CA bundle, webhook patch Jobs in
+//! the same app, Secrets a cert-manager `Certificate` names. What named operators write is
+//! data, in the shipped knowledge base (`kb/writers/`, read by `operators.rs`).
 
 use super::path::{Hit, Pattern, resolve};
-use crate::gitops::{Model, ModelObject};
+use crate::gitops::Model;
 use crate::source::Span;
 use crate::yaml::Node;
 
@@ -34,24 +35,6 @@ pub fn is_builtin_group(group: &str) -> bool {
     BUILTIN_GROUPS.contains(&group)
 }
 
-/// The finalizer an operator adds to its own custom resources, where upstream's source names
-/// it: KEDA's `finalizer.keda.sh` (ScaledObject, ScaledJob, TriggerAuthentication;
-/// https://github.com/kedacore/keda/tree/main/controllers/keda), the AWS Load Balancer
-/// Controller's `elbv2.k8s.aws/resources` (TargetGroupBinding;
-/// https://github.com/kubernetes-sigs/aws-load-balancer-controller/tree/main/controllers/elbv2).
-const OPERATOR_FINALIZERS: &[(&str, &str)] = &[
-    ("keda.sh", "finalizer.keda.sh"),
-    ("elbv2.k8s.aws", "elbv2.k8s.aws/resources"),
-];
-
-/// The finalizer the operator of `group` adds, when the table above knows it.
-pub fn operator_finalizer(group: &str) -> Option<&'static str> {
-    OPERATOR_FINALIZERS
-        .iter()
-        .find(|(g, _)| *g == group)
-        .map(|(_, f)| *f)
-}
-
 /// Is `finalizer` named in the API domain of `group`, as operators name the finalizer they
 /// add to their own resources (Kubernetes asks for domain-qualified finalizer names)? The
 /// finalizer's domain — the text before `/`, or all of it — and the group end in the same
@@ -77,12 +60,6 @@ pub fn finalizer_in_group_domain(group: &str, finalizer: &str) -> bool {
 pub fn in_argo_scheme(group: &str) -> bool {
     is_builtin_group(group) && !matches!(group, "apiextensions.k8s.io" | "apiregistration.k8s.io")
 }
-
-pub const CA_INJECT_ANNOTATIONS: &[&str] = &[
-    "cert-manager.io/inject-ca-from",
-    "cert-manager.io/inject-ca-from-secret",
-    "cert-manager.io/inject-apiserver-ca",
-];
 
 /// Where an injectable kind keeps its CA bundle.
 pub fn ca_bundle_path(group: &str, kind: &str) -> Option<Pattern> {
@@ -113,15 +90,6 @@ pub fn is_placeholder_ca(value: &Node) -> bool {
             v.is_empty() || v == "Cg==" || v.len() < 16
         }
     }
-}
-
-/// The cainjector annotation on the object, with its span.
-pub fn ca_injection(mo: &ModelObject) -> Option<(String, Span)> {
-    let ann = mo.object.metadata()?.get("annotations")?;
-    CA_INJECT_ANNOTATIONS.iter().find_map(|k| {
-        let e = ann.entry(k)?;
-        Some((k.to_string(), e.key.span.cover(e.value.span)))
-    })
 }
 
 /// A Job in the same app that patches webhooks at runtime (`kube-webhook-certgen patch`,
@@ -173,13 +141,6 @@ pub fn webhook_patchers(model: &Model, app: usize) -> Vec<WebhookPatcher> {
     out
 }
 
-/// Is the ValidatingWebhookConfiguration one istiod flips from `Ignore` to `Fail`?
-pub fn istiod_flips_failure_policy(mo: &ModelObject) -> bool {
-    mo.object.kind == "ValidatingWebhookConfiguration"
-        && (mo.object.name == "istiod-default-validator"
-            || mo.object.name.starts_with("istio-validator"))
-}
-
 /// Secrets cert-manager writes in `ns`: `Certificate.spec.secretName`, and Ingress TLS
 /// secrets under a cert-manager issuer annotation (ingress-shim). Returns the span that
 /// names the Secret.
@@ -219,42 +180,9 @@ pub fn declared<'a>(root: &'a Node, pattern: &Pattern) -> Vec<Hit<'a>> {
     resolve(root, pattern)
 }
 
-/// Operators that write the CA bundle of their own webhooks or CRDs at runtime. Only a placeholder
-/// bundle in Git is then theirs to fill.
-pub fn self_signing_operator(mo: &ModelObject) -> Option<&'static str> {
-    let o = &mo.object;
-    match o.kind.as_str() {
-        "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration" => {
-            const KNOWN: &[(&str, &str)] = &[
-                ("keda-admission", "the KEDA operator"),
-                ("elastic-webhook", "the ECK operator"),
-                ("elastic-operator", "the ECK operator"),
-                ("dapr-sidecar-injector", "the Dapr operator"),
-                ("metallb-webhook", "the MetalLB controller"),
-                ("istio-sidecar-injector", "istiod"),
-                ("istio-revision-tag", "istiod"),
-                ("vault-agent-injector", "the Vault injector"),
-                ("actions-runner-controller", "actions-runner-controller"),
-            ];
-            KNOWN
-                .iter()
-                .find(|(prefix, _)| o.name.starts_with(prefix))
-                .map(|(_, who)| *who)
-        }
-        "CustomResourceDefinition" => {
-            match o.root.get_path(&["spec", "group"]).and_then(Node::as_str) {
-                Some("keda.sh" | "eventing.keda.sh") => Some("the KEDA operator"),
-                Some("metallb.io") => Some("the MetalLB controller"),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{finalizer_in_group_domain, operator_finalizer};
+    use super::finalizer_in_group_domain;
 
     #[test]
     fn finalizers_named_in_the_resource_group_domain() {
@@ -282,7 +210,5 @@ mod tests {
         ));
         assert!(!finalizer_in_group_domain("example.com", "kubernetes"));
         assert!(!finalizer_in_group_domain("example.com", "example/cleanup"));
-        assert_eq!(operator_finalizer("keda.sh"), Some("finalizer.keda.sh"));
-        assert_eq!(operator_finalizer("example.com"), None);
     }
 }

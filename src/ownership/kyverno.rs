@@ -158,6 +158,7 @@ fn filter_scope(filter: &Node, firing: &mut Firing) -> Scope {
             n
         },
         namespaces: list("namespaces"),
+        annotations: Vec::new(),
         excluded_namespaces: Vec::new(),
         object_selector: r.and_then(|r| r.get("selector")).cloned(),
         namespace_selector: r.and_then(|r| r.get("namespaceSelector")).cloned(),

@@ -14,6 +14,7 @@ pub mod k8s_schema;
 pub mod kb;
 mod kyverno;
 pub mod namespaces;
+pub mod operators;
 // Field-path patterns live with the YAML tree they resolve against (config validates them too).
 pub use crate::yaml::path;
 mod platform;
@@ -169,6 +170,8 @@ pub struct Scope {
     pub kinds: Vec<(Option<String>, String)>,
     pub names: Vec<String>,
     pub namespaces: Vec<String>,
+    /// Annotation keys, one of which the object carries (empty: any object).
+    pub annotations: Vec<String>,
     pub excluded_namespaces: Vec<String>,
     pub object_selector: Option<Node>,
     pub namespace_selector: Option<Node>,
@@ -252,6 +255,11 @@ impl Scope {
             .excluded_namespaces
             .iter()
             .any(|n| glob(n, &mo.namespace))
+        {
+            return Tri::No;
+        }
+        if !self.annotations.is_empty()
+            && !self.annotations.iter().any(|a| o.annotation(a).is_some())
         {
             return Tri::No;
         }
@@ -400,6 +408,8 @@ pub struct ReplicaWriter {
 pub struct Ownership {
     pub namespaces: NamespaceLabels,
     pub mutators: Vec<Mutator>,
+    /// Operators of the knowledge base the repo shows running (`operators.rs`).
+    pub operators: Vec<operators::Deployment>,
     pub replica_writers: Vec<ReplicaWriter>,
 }
 
@@ -454,8 +464,18 @@ impl Ownership {
         Ownership {
             namespaces: NamespaceLabels::from_model(model),
             mutators,
+            operators: operators::deployments(model),
             replica_writers,
         }
+    }
+
+    /// What the knowledge base's operators write on `mo`, where the repo shows they act on it.
+    pub fn operator_writes(
+        &self,
+        model: &Model,
+        mo: &ModelObject,
+    ) -> Vec<operators::OperatorWrite> {
+        operators::writes(model, &self.operators, &self.namespaces, mo)
     }
 
     /// Does `m` act on `mo` (same cluster, selectors), and under which path prefix?

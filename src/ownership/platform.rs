@@ -5,7 +5,8 @@ use super::path::Pattern;
 use super::{Effect, Firing, Mode, Mutator, Scope, Write};
 use crate::config::OwnedField;
 
-pub fn mutator(fact: &OwnedField) -> Mutator {
+/// The objects an `owned-fields` entry's selector names.
+pub(super) fn scope(fact: &OwnedField) -> Scope {
     let kinds = fact
         .kinds
         .iter()
@@ -14,20 +15,25 @@ pub fn mutator(fact: &OwnedField) -> Mutator {
             None => (None, k.clone()),
         })
         .collect();
+    Scope {
+        kinds,
+        names: fact.names.clone(),
+        namespaces: fact.namespaces.clone(),
+        annotations: fact.annotations.clone(),
+        excluded_namespaces: Vec::new(),
+        object_selector: fact.object_selector.clone(),
+        namespace_selector: fact.namespace_selector.clone(),
+        opaque: false,
+        never: false,
+    }
+}
+
+pub fn mutator(fact: &OwnedField) -> Mutator {
     Mutator {
         owner: format!("platform owner `{}`", fact.owner),
         span: fact.span,
         firing: Firing::Admission { on_update: true },
-        match_any: vec![Scope {
-            kinds,
-            names: fact.names.clone(),
-            namespaces: fact.namespaces.clone(),
-            excluded_namespaces: Vec::new(),
-            object_selector: fact.object_selector.clone(),
-            namespace_selector: fact.namespace_selector.clone(),
-            opaque: false,
-            never: false,
-        }],
+        match_any: vec![scope(fact)],
         match_all: Vec::new(),
         exclude: Vec::new(),
         exclude_all: Vec::new(),

@@ -109,14 +109,9 @@ pub fn field_writers(model: &Model, ownership: &Ownership, mo: &ModelObject) -> 
     } else {
         Vec::new()
     };
-    if let Some((ann, span)) = kb::ca_injection(mo) {
-        out.extend(controller(
-            kb::ca_bundle_path(o.group(), &o.kind),
-            &format!("cert-manager cainjector ({ann})"),
-            WriterKind::Controller,
-            Some(span),
-        ));
-    } else if let Some(p) = patchers.first() {
+    let operator_writes = ownership.operator_writes(model, mo);
+    let injected_on_request = operator_writes.iter().any(|w| w.requested_by_annotation());
+    if !injected_on_request && let Some(p) = patchers.first() {
         out.extend(controller(
             kb::ca_bundle_path(o.group(), &o.kind),
             &format!("webhook patch Job {}", p.name),
@@ -124,27 +119,23 @@ pub fn field_writers(model: &Model, ownership: &Ownership, mo: &ModelObject) -> 
             Some(p.span),
         ));
     }
-    if let Some(who) = kb::self_signing_operator(mo) {
+    let flips_failure_policy = operator_writes
+        .iter()
+        .any(|w| w.field.fact.path == "webhooks[*].failurePolicy");
+    for w in operator_writes {
         out.extend(controller(
-            kb::ca_bundle_path(o.group(), &o.kind),
-            who,
+            Some(w.path),
+            &w.operator.name,
             WriterKind::Controller,
-            None,
+            Some(w.evidence),
         ));
     }
-    let failure_policy = Pattern::parse_dotted("webhooks[*].failurePolicy");
-    if kb::istiod_flips_failure_policy(mo) {
-        out.extend(controller(
-            failure_policy.clone(),
-            "istiod",
-            WriterKind::Controller,
-            None,
-        ));
-    } else if o.kind.ends_with("WebhookConfiguration")
+    if !flips_failure_policy
+        && o.kind.ends_with("WebhookConfiguration")
         && let Some(p) = patchers.iter().find(|p| p.failure_policy.is_some())
     {
         out.extend(controller(
-            failure_policy,
+            Pattern::parse_dotted("webhooks[*].failurePolicy"),
             &format!("webhook patch Job {}", p.name),
             WriterKind::Controller,
             Some(p.span),

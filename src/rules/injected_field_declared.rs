@@ -6,10 +6,7 @@ use super::fixes::delete_entry;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Fix, Severity};
 use crate::gitops::{Model, ModelObject};
-use crate::ownership::kb::{
-    ca_bundle_path, ca_injection, declared, is_placeholder_ca, istiod_flips_failure_policy,
-    self_signing_operator, webhook_patchers,
-};
+use crate::ownership::kb::{ca_bundle_path, declared, is_placeholder_ca, webhook_patchers};
 use crate::ownership::path::{Hit, Pattern};
 use crate::ownership::{covering_ignore, edit_span};
 use crate::source::Span;
@@ -47,34 +44,35 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
             continue;
         };
         let patchers = webhook_patchers(model, mo.app);
-        // caBundle: cainjector by annotation; a patch Job for placeholders.
+        let operators = model.ownership().operator_writes(model, mo);
+        // caBundle: an injector the object asks for by annotation writes any declared value;
+        // a patch Job or a self-signing operator fills only a placeholder (a real bundle in
+        // Git means the CA is managed another way).
         for hit in declared(&o.root, &pattern) {
-            let writer = if let Some((ann, span)) = ca_injection(mo) {
+            let placeholder = is_placeholder_ca(&hit.entry.value);
+            let by_operator = |requested: bool| {
+                operators.iter().find(|w| {
+                    w.path == pattern && w.requested_by_annotation() == requested
+                })
+            };
+            let writer = if let Some(w) = by_operator(true) {
                 Writer {
-                    who: "cert-manager's cainjector".into(),
-                    evidence: span,
-                    evidence_label: format!("`{ann}` asks cainjector to write the CA bundle"),
+                    who: w.operator.name.clone(),
+                    evidence: w.evidence,
+                    evidence_label: w.evidence_label.clone(),
                 }
-            } else if is_placeholder_ca(&hit.entry.value)
-                && let Some(p) = patchers.first()
-            {
+            } else if placeholder && let Some(p) = patchers.first() {
                 Writer {
                     who: format!("the webhook patch Job {}", p.name),
                     evidence: p.span,
                     evidence_label: "patches the CA bundle at runtime (kube-webhook-certgen)"
                         .into(),
                 }
-            } else if is_placeholder_ca(&hit.entry.value)
-                && let Some(who) = self_signing_operator(mo)
-            {
+            } else if placeholder && let Some(w) = by_operator(false) {
                 Writer {
-                    who: who.to_string(),
-                    evidence: o
-                        .metadata()
-                        .and_then(|m| m.entry("name"))
-                        .map(|e| e.key.span.cover(e.value.span))
-                        .unwrap_or(o.span()),
-                    evidence_label: format!("{who} writes this object's CA bundle at runtime"),
+                    who: w.operator.name.clone(),
+                    evidence: w.evidence,
+                    evidence_label: w.evidence_label.clone(),
                 }
             } else {
                 continue; // a pinned static CA bundle: nobody else writes it
@@ -83,20 +81,19 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                 out.push(f);
             }
         }
-        // failurePolicy: istiod flips its validator to Fail; patch Jobs set their policy.
+        // failurePolicy: operators that set their own (istiod flips its validator to Fail);
+        // patch Jobs set the policy their command line names.
         let fp = Pattern::parse_dotted("webhooks[*].failurePolicy");
-        for hit in fp.map(|p| declared(&o.root, &p)).unwrap_or_default() {
+        for hit in fp.as_ref().map(|p| declared(&o.root, p)).unwrap_or_default() {
             let declared_value = hit.entry.value.scalar_text().unwrap_or_default();
-            let writer = if istiod_flips_failure_policy(mo) && declared_value == "Ignore" {
+            let by_operator = operators.iter().find(|w| {
+                Some(&w.path) == fp.as_ref() && w.value().is_some_and(|v| v != declared_value)
+            });
+            let writer = if let Some(w) = by_operator {
                 Writer {
-                    who: "istiod".into(),
-                    evidence: o
-                        .metadata()
-                        .and_then(|m| m.entry("name"))
-                        .map(|e| e.key.span.cover(e.value.span))
-                        .unwrap_or(o.span()),
-                    evidence_label:
-                        "istiod sets failurePolicy: Fail on this webhook once it is ready".into(),
+                    who: w.operator.name.clone(),
+                    evidence: w.evidence,
+                    evidence_label: w.evidence_label.clone(),
                 }
             } else if let Some(p) = patchers.iter().find(|p| {
                 p.failure_policy

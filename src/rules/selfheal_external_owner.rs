@@ -8,9 +8,8 @@ use super::util::{about, entry_at, object_id};
 use crate::finding::{Finding, Fix, Severity};
 use crate::gitops::{App, Model, ModelObject};
 use crate::ownership::covering_ignore;
-use crate::ownership::kb::{
-    cert_manager_secret, finalizer_in_group_domain, is_builtin_group, operator_finalizer,
-};
+use crate::ownership::kb::{cert_manager_secret, finalizer_in_group_domain, is_builtin_group};
+use crate::ownership::operators::OperatorWrite;
 use crate::source::Span;
 use crate::yaml::{Entry, Node};
 
@@ -125,14 +124,19 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                 }
             }
         }
+        let operators = model.ownership().operator_writes(model, mo);
         // Finalizers on custom resources: controllers append theirs; lists align by index.
         // Argo CD and Flux objects declare their own deletion finalizers by design.
         let gitops_kind = o.group() == "argoproj.io" || o.group().ends_with(".fluxcd.io");
+        let finalizer_writer = operators
+            .iter()
+            .find(|w| w.field.fact.path == "metadata.finalizers");
+        let own_finalizer = finalizer_writer.and_then(OperatorWrite::value);
         if !is_builtin_group(o.group())
             && !gitops_kind
             && let Some(entry) = entry_at(&o.root, &["metadata", "finalizers"])
             && !entry.value.is_empty_value()
-            && let Some(appended) = finalizer_appended(o.group(), &entry.value)
+            && let Some(appended) = finalizer_appended(o.group(), own_finalizer, &entry.value)
         {
             out.extend(report(
                 model,
@@ -140,9 +144,31 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
                 entry,
                 &["metadata".into(), "finalizers".into()],
                 severity,
-                "the resource's controller",
+                finalizer_writer.map_or("the resource's controller", |w| &w.operator.name),
                 (entry.key.span, appended),
             ));
+        }
+        // Everything else the knowledge base's operators write (Knative's webhook `rules`,
+        // Kyverno's own webhook configurations). CA bundles and failure policies are
+        // injected-field-declared's; finalizers are above.
+        for w in &operators {
+            let handled = w.field.fact.path == "metadata.finalizers"
+                || w.field.fact.path.ends_with("caBundle")
+                || w.field.fact.path.ends_with("failurePolicy");
+            if handled {
+                continue;
+            }
+            for hit in crate::ownership::kb::declared(&o.root, &w.path) {
+                out.extend(report(
+                    model,
+                    mo,
+                    hit.entry,
+                    &hit.path,
+                    severity,
+                    &w.operator.name,
+                    (w.evidence, w.evidence_label.clone()),
+                ));
+            }
         }
         // HPA with several metrics: the controller reorders them (info).
         if o.group() == "autoscaling"
@@ -169,15 +195,15 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
 /// What the resource's controller appends to the declared finalizers, or `None` when Git
 /// already declares the controller's own: it adds its finalizer only when missing, so the
 /// live list is Git's and there is nothing to put back. The controller's finalizer is the
-/// one the knowledge base names for the group, else any named in the group's domain.
-fn finalizer_appended(group: &str, declared: &Node) -> Option<String> {
+/// one the knowledge base names for the object, else any named in the group's domain.
+fn finalizer_appended(group: &str, own: Option<&str>, declared: &Node) -> Option<String> {
     let names: Vec<String> = declared
         .as_seq()
         .unwrap_or_default()
         .iter()
         .filter_map(Node::scalar_text)
         .collect();
-    match operator_finalizer(group) {
+    match own {
         Some(own) if names.iter().any(|n| n == own) => None,
         Some(own) => Some(format!("the controller appends `{own}` here")),
         None if names.iter().any(|n| finalizer_in_group_domain(group, n)) => None,
@@ -199,7 +225,18 @@ fn report(
         return None;
     }
     let app = model.app_of(mo);
-    let field = path.join(".");
+    // `webhooks[0].rules`, as the other rules print list indices.
+    let field = path.iter().fold(String::new(), |mut acc, seg| {
+        if seg.parse::<usize>().is_ok() {
+            acc.push_str(&format!("[{seg}]"));
+        } else {
+            if !acc.is_empty() {
+                acc.push('.');
+            }
+            acc.push_str(seg);
+        }
+        acc
+    });
     let f = Finding::new(
         ID,
         severity,

@@ -1,0 +1,172 @@
+//! The shipped knowledge base of writers (`kb/writers/*.yaml`): every operator has fixture
+//! repos under testdata/kb/<operator>/{bad,clean}. The bad one declares each field the
+//! operator writes and gets a finding naming the operator per entry, on the lines its
+//! `expected.txt` lists; the clean one (the fix) gets nothing at warning or above and no
+//! finding naming the operator. Then: an entry that needs deployment evidence stays silent
+//! without it, `profile.operators` supplies it, and an unknown operator id is a located
+//! configuration error.
+
+mod common;
+
+use common::{copy_dir, expected_lines, located_findings};
+use gitops_lint::config::kb::catalog;
+use gitops_lint::lint::{LintOptions, LintResult, lint};
+use std::path::{Path, PathBuf};
+
+fn fixture(operator: &str, case: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/kb")
+        .join(operator)
+        .join(case)
+}
+
+fn lint_dir(dir: &Path) -> LintResult {
+    lint(&LintOptions {
+        root: dir.to_path_buf(),
+        ..Default::default()
+    })
+    .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+}
+
+/// Findings that name `who` in their message or in a related location.
+fn naming<'a>(result: &'a LintResult, who: &str) -> Vec<&'a gitops_lint::report::Finding> {
+    result
+        .findings
+        .iter()
+        .filter(|f| f.message.contains(who) || f.secondary.iter().any(|s| s.text.contains(who)))
+        .collect()
+}
+
+#[test]
+fn every_operator_has_a_bad_and_a_clean_fixture_that_hold() {
+    let dirs: Vec<String> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kb"))
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+    assert_eq!(
+        dirs.len(),
+        catalog().len(),
+        "one fixture folder per operator: {dirs:?}"
+    );
+    for op in catalog() {
+        let bad = fixture(&op.id, "bad");
+        let result = lint_dir(&bad);
+        assert_eq!(
+            located_findings(&result),
+            expected_lines(&bad.join("expected.txt")),
+            "{}: findings at warning or above",
+            op.id
+        );
+        let named = naming(&result, &op.name);
+        assert!(
+            named.len() >= op.fields.len(),
+            "{}: {} entries but {} findings name {}",
+            op.id,
+            op.fields.len(),
+            named.len(),
+            op.name
+        );
+
+        let clean = fixture(&op.id, "clean");
+        let result = lint_dir(&clean);
+        assert_eq!(
+            located_findings(&result),
+            expected_lines(&clean.join("expected.txt")),
+            "{}: clean findings",
+            op.id
+        );
+        assert!(
+            naming(&result, &op.name).is_empty(),
+            "{}: the clean fixture still names {}",
+            op.id,
+            op.name
+        );
+    }
+}
+
+/// ECK's webhook entry is not self-evident: a webhook configuration of that name alone does
+/// not show ECK runs. Without the operator's StatefulSet the finding goes; naming the
+/// operator in `profile.operators` brings it back, pointing at that line.
+#[test]
+fn an_entry_without_deployment_evidence_applies_only_where_the_profile_names_the_operator() {
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    copy_dir(&fixture("eck", "bad"), tmp.path());
+    let operator = tmp.path().join("apps/eck/operator.yaml");
+    std::fs::remove_file(&operator).unwrap_or_else(|e| panic!("{e}"));
+    let result = lint_dir(tmp.path());
+    assert!(
+        naming(&result, "the ECK operator").is_empty(),
+        "no evidence, no finding: {:?}",
+        located_findings(&result)
+    );
+
+    std::fs::write(
+        tmp.path().join(".gitops-lint.yaml"),
+        "profile:\n  operators:\n    - eck\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let result = lint_dir(tmp.path());
+    let named = naming(&result, "the ECK operator");
+    assert_eq!(named.len(), 1, "{:?}", located_findings(&result));
+    let evidence = &named[0].secondary[0];
+    assert_eq!(result.map.path(evidence.span.file), ".gitops-lint.yaml");
+    assert_eq!(result.map.line_col(evidence.span).line, 3);
+}
+
+#[test]
+fn an_unknown_operator_in_the_profile_is_a_located_configuration_error() {
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        tmp.path().join(".gitops-lint.yaml"),
+        "profile:\n  operators:\n    - keda\n    - istiio\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let err = match lint(&LintOptions {
+        root: tmp.path().to_path_buf(),
+        ..Default::default()
+    }) {
+        Ok(_) => panic!("an unknown operator id was accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains(".gitops-lint.yaml:4"), "{err}");
+    assert!(err.contains("did you mean `istio`"), "{err}");
+}
+
+/// `gitops-lint explain writers PATH` lists every operator and shows which apply to PATH,
+/// with the line that shows each runs.
+#[test]
+fn explain_writers_shows_which_entries_apply_to_the_repository() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gitops-lint"))
+        .args(["explain", "writers"])
+        .arg(fixture("keda", "bad"))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for op in catalog() {
+        assert!(
+            text.contains(&format!("\n{} — ", op.id)),
+            "{} missing:\n{text}",
+            op.id
+        );
+    }
+    assert!(
+        text.contains(
+            "runs here: image ghcr.io/kedacore/keda-admission-webhooks:2.16.0 at apps/keda/admission.yaml:18 (app keda)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("writes metadata.finalizers = finalizer.keda.sh on keda.sh/ScaledObject")
+            && text.contains("(self-evident): applied to 1 object\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Not seen in this repository: aws-load-balancer-controller,"),
+        "{text}"
+    );
+}
