@@ -37,6 +37,24 @@ fn naming<'a>(result: &'a LintResult, who: &str) -> Vec<&'a gitops_lint::report:
         .collect()
 }
 
+/// `webhooks[0].clientConfig.caBundle` as an entry writes it: `webhooks[*].clientConfig.caBundle`.
+fn any_index(field: &str) -> String {
+    let mut out = String::new();
+    let mut in_index = false;
+    for c in field.chars() {
+        match c {
+            '[' => {
+                in_index = true;
+                out.push_str("[*]");
+            }
+            ']' => in_index = false,
+            _ if in_index => {}
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 #[test]
 fn every_operator_has_a_bad_and_a_clean_fixture_that_hold() {
     let dirs: Vec<String> =
@@ -62,14 +80,38 @@ fn every_operator_has_a_bad_and_a_clean_fixture_that_hold() {
             op.id
         );
         let named = naming(&result, &op.name);
-        assert!(
-            named.len() >= op.fields.len(),
-            "{}: {} entries but {} findings name {}",
+        // The fixture says which findings the operator's entries make (`operator.txt`), so
+        // an entry that goes missing from the data fails here…
+        let mut named_at: Vec<String> = named
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {}:{}",
+                    f.rule,
+                    result.map.path(f.primary.span.file),
+                    result.map.line_col(f.primary.span).line
+                )
+            })
+            .collect();
+        named_at.sort();
+        assert_eq!(
+            named_at,
+            expected_lines(&bad.join("operator.txt")),
+            "{}: findings naming {}",
             op.id,
-            op.fields.len(),
-            named.len(),
             op.name
         );
+        // …and an entry added to the data without a case in the fixture fails too.
+        for field in &op.fields {
+            assert!(
+                named
+                    .iter()
+                    .any(|f| f.field.as_deref().map(any_index) == Some(field.fact.path.clone())),
+                "{}: no finding in the bad fixture for the entry on {}",
+                op.id,
+                field.fact.path
+            );
+        }
 
         let clean = fixture(&op.id, "clean");
         let result = lint_dir(&clean);
