@@ -15,8 +15,10 @@ FROM rust:1.95-alpine AS build
 RUN apk add --no-cache musl-dev
 WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
+COPY crates ./crates
 COPY src ./src
 COPY rules ./rules
+COPY kb ./kb
 RUN cargo build --profile dist --locked && cp target/dist/gitops-lint /gitops-lint
 
 FROM gcr.io/distroless/static-debian12 AS prebuilt

@@ -33,11 +33,43 @@ fn src_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
-/// Every `.rs` file under src/ (but the binary's root) with its text minus the unit-test
-/// module: tests may reach anywhere to set things up.
+/// A crate's directory name, its place in the module tree (`render/gotmpl/`), and the path
+/// renames that make its text read as if it were there.
+type SplitCrate = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
+
+/// The crates split out of src/ (crates/<name>/src), with where their files sit in the module
+/// tree the main crate re-exports them at, and how their text names that tree.
+const SPLIT_CRATES: &[SplitCrate] = &[
+    ("gitops-lint-base", "", &[("gitops_lint_base::", "crate::")]),
+    (
+        "gitops-lint-gotmpl",
+        "render/gotmpl/",
+        &[
+            ("crate::", "crate::render::gotmpl::"),
+            ("gitops_lint_base::", "crate::"),
+        ],
+    ),
+];
+
+/// Every `.rs` file of the module tree (src/, and the split crates at their re-exported
+/// place, e.g. crates/gitops-lint-gotmpl/src/exec.rs as `render/gotmpl/exec.rs`, their
+/// `lib.rs` as the folder's `mod.rs`), but the binary's root and the main `lib.rs`, with
+/// its text minus the unit-test module: tests may reach anywhere to set things up.
 fn sources() -> Vec<(String, String)> {
+    let mut out = files_under(&src_dir(), "", &[]);
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
+    for (name, at, renames) in SPLIT_CRATES {
+        let found = files_under(&crates.join(name).join("src"), at, renames);
+        assert!(!found.is_empty(), "crates/{name}/src has no sources");
+        out.extend(found);
+    }
+    out.sort();
+    out
+}
+
+fn files_under(root: &Path, at: &str, renames: &[(&str, &str)]) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let mut stack = vec![src_dir()];
+    let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
             let path = entry.path();
@@ -45,14 +77,28 @@ fn sources() -> Vec<(String, String)> {
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
                 let rel = path
-                    .strip_prefix(src_dir())
+                    .strip_prefix(root)
                     .map(|p| p.to_string_lossy().replace('\\', "/"))
                     .unwrap_or_default();
-                if rel == "main.rs" || rel == "lib.rs" {
+                if at.is_empty() && (rel == "main.rs" || rel == "lib.rs") {
                     continue;
                 }
-                let text = std::fs::read_to_string(&path).unwrap_or_default();
-                out.push((rel, without_tests(&text).to_string()));
+                let rel = match rel.as_str() {
+                    "lib.rs" if at.is_empty() => continue,
+                    "lib.rs" => format!("{at}mod.rs"),
+                    _ => format!("{at}{rel}"),
+                };
+                let mut text =
+                    without_tests(&std::fs::read_to_string(&path).unwrap_or_default()).to_string();
+                // One pass per rename, through a marker, so `crate::` → `crate::render::…`
+                // is not renamed again by a later pair.
+                for (i, (from, _)) in renames.iter().enumerate() {
+                    text = text.replace(from, &format!("\u{1}{i}\u{1}"));
+                }
+                for (i, (_, to)) in renames.iter().enumerate() {
+                    text = text.replace(&format!("\u{1}{i}\u{1}"), to);
+                }
+                out.push((rel, text));
             }
         }
     }
@@ -262,11 +308,20 @@ fn the_kinds_check_catches_a_hand_filter() {
 
 #[test]
 fn unsafe_code_is_denied_but_in_the_allocator_setting() {
-    let lib = std::fs::read_to_string(src_dir().join("lib.rs")).unwrap_or_default();
-    assert!(
-        lib.contains("#![deny(unsafe_code)]"),
-        "lib.rs must deny unsafe_code"
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
+    let libs = std::iter::once(src_dir().join("lib.rs")).chain(
+        SPLIT_CRATES
+            .iter()
+            .map(|(name, ..)| crates.join(name).join("src/lib.rs")),
     );
+    for lib_path in libs {
+        let lib = std::fs::read_to_string(&lib_path).unwrap_or_default();
+        assert!(
+            lib.contains("#![deny(unsafe_code)]"),
+            "{} must deny unsafe_code",
+            lib_path.display()
+        );
+    }
     let main = std::fs::read_to_string(src_dir().join("main.rs")).unwrap_or_default();
     assert!(
         main.contains("#![forbid(unsafe_code)]"),

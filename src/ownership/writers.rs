@@ -3,7 +3,7 @@
 //! and the controller knowledge base (`kb.rs`), whether or not Git declares the field.
 
 use super::kb;
-use super::path::{Pattern, Seg};
+use super::path::Pattern;
 use super::selector::Tri;
 use super::{Mode, Ownership};
 use crate::gitops::{Model, ModelObject};
@@ -33,19 +33,6 @@ pub struct FieldWriter {
     pub applies: Tri,
     /// Where the repo says so.
     pub span: Option<Span>,
-}
-
-impl Pattern {
-    /// Does this pattern name the concrete path (`["spec", "containers", "0", "image"]`)
-    /// or a parent of it? List filters are not checked (the element may match).
-    pub fn covers(&self, path: &[String]) -> bool {
-        self.0.len() <= path.len()
-            && self.0.iter().zip(path).all(|(seg, p)| match seg {
-                Seg::Key(k) => k == p,
-                Seg::Index(i) => p.parse::<usize>().ok() == Some(*i),
-                Seg::Each(_) => p.parse::<usize>().is_ok() || p == "*",
-            })
-    }
 }
 
 fn controller(

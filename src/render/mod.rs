@@ -4,7 +4,7 @@
 //! A renderer knows nothing about rules: it returns objects plus [`RenderIssue`]s, and the
 //! rules stage turns issues into `render-failed` / `offline-unrenderable-input` findings.
 
-pub mod gotmpl;
+pub use gitops_lint_gotmpl as gotmpl;
 pub mod helm;
 pub mod kustomize;
 pub mod remote;

@@ -1,7 +1,7 @@
 //! A set of named templates (Go's `*template.Template` with its associated templates) and the
 //! entry point to execute one of them.
 
-use crate::hash::FastMap as HashMap;
+use gitops_lint_base::hash::FastMap as HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! Executor of parsed templates with Go's `text/template` semantics (`exec.go`), tracking for
 //! every value its provenance (`.Values` paths) and taint (non-deterministic functions).
 
-use crate::hash::FastMap;
+use gitops_lint_base::hash::FastMap;
 use std::fmt::Display;
 use std::rc::Rc;
 

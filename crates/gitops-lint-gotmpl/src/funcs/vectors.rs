@@ -26,7 +26,7 @@ use super::{FuncEnv, lookup};
 fn corpus_dir() -> Option<PathBuf> {
     let dir = match std::env::var_os("GITOPS_LINT_CORPUS") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
     };
     dir.join("helm/sprig-vectors.json").exists().then_some(dir)
 }

@@ -521,9 +521,6 @@ mod tests {
             ],
         )
         .unwrap_or_default();
-        assert_eq!(
-            crate::render::gotmpl::funcs::gofmt::format_v(&v),
-            "[ b b c cadaaae]"
-        );
+        assert_eq!(crate::funcs::gofmt::format_v(&v), "[ b b c cadaaae]");
     }
 }

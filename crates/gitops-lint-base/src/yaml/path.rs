@@ -225,6 +225,19 @@ pub fn pointer_segments(pointer: &str) -> Option<Vec<String>> {
     Some(out)
 }
 
+impl Pattern {
+    /// Does this pattern name the concrete path (`["spec", "containers", "0", "image"]`)
+    /// or a parent of it? List filters are not checked (the element may match).
+    pub fn covers(&self, path: &[String]) -> bool {
+        self.0.len() <= path.len()
+            && self.0.iter().zip(path).all(|(seg, p)| match seg {
+                Seg::Key(k) => k == p,
+                Seg::Index(i) => p.parse::<usize>().ok() == Some(*i),
+                Seg::Each(_) => p.parse::<usize>().is_ok() || p == "*",
+            })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,12 +4,12 @@ use std::fmt::Display;
 use std::rc::Rc;
 
 use super::{R, State, Val};
-use crate::render::gotmpl::ast::Pos;
-use crate::render::gotmpl::output::{Meta, Output, OutputSegment, SegmentKind};
-use crate::render::gotmpl::parse::Tree;
-use crate::render::gotmpl::printf::go_quote;
-use crate::render::gotmpl::template::{ExecError, Templates};
-use crate::render::gotmpl::value::Value;
+use crate::ast::Pos;
+use crate::output::{Meta, Output, OutputSegment, SegmentKind};
+use crate::parse::Tree;
+use crate::printf::go_quote;
+use crate::template::{ExecError, Templates};
+use crate::value::Value;
 
 impl State<'_, '_> {
     /// Writes text that derives from an `include`/`tpl` output: the parts of that output

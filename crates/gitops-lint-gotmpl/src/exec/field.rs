@@ -4,11 +4,11 @@
 use std::rc::Rc;
 
 use super::{R, State, Val};
-use crate::render::gotmpl::ast::{Arg, Pos};
-use crate::render::gotmpl::output::{Meta, Taint, ValuesPath};
-use crate::render::gotmpl::printf::go_quote;
-use crate::render::gotmpl::template::MissingKey;
-use crate::render::gotmpl::value::Value;
+use crate::ast::{Arg, Pos};
+use crate::output::{Meta, Taint, ValuesPath};
+use crate::printf::go_quote;
+use crate::template::MissingKey;
+use crate::value::Value;
 
 impl State<'_, '_> {
     pub(super) fn eval_field_chain(
@@ -45,7 +45,7 @@ impl State<'_, '_> {
     /// upgrade: a read of one is recorded where it happens.
     fn release_state_read(
         &self,
-        map: &Rc<std::cell::RefCell<crate::render::gotmpl::value::Map>>,
+        map: &Rc<std::cell::RefCell<crate::value::Map>>,
         name: &str,
         pos: &Pos,
     ) -> Option<Rc<Taint>> {

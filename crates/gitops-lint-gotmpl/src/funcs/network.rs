@@ -217,7 +217,7 @@ pub fn url_join(_: &mut FuncEnv, a: &[Value]) -> R {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::gotmpl::funcs::gofmt::format_v;
+    use crate::funcs::gofmt::format_v;
 
     #[test]
     fn parse_and_join() {

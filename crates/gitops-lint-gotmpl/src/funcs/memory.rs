@@ -186,7 +186,7 @@ pub fn growth_bytes(result: &Value, before: &[(usize, usize)]) -> Option<usize> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::gotmpl::value::Map;
+    use crate::value::Map;
 
     #[test]
     fn only_what_the_result_alone_holds_is_new() {

@@ -430,7 +430,7 @@ fn release_state_reads_are_recorded_apart_from_taint() {
                 s.taint.is_none(),
                 "release state is not a non-deterministic call"
             );
-            let name = |t: &Option<Rc<crate::render::gotmpl::output::Taint>>| {
+            let name = |t: &Option<Rc<crate::output::Taint>>| {
                 t.as_ref()
                     .map(|t| format!("{}@{}:{}", t.func, t.pos.line, t.pos.col))
             };

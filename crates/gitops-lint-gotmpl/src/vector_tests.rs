@@ -21,7 +21,7 @@ use super::value::{GoObject, Map, Value};
 fn corpus_dir() -> Option<PathBuf> {
     let dir = match std::env::var_os("GITOPS_LINT_CORPUS") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
     };
     dir.join("helm/text-template-vectors.json")
         .exists()

@@ -26,6 +26,8 @@
 //! Reaching Helm's include depth of 1000 needs about 25 KiB of stack per level in debug
 //! builds: run such renders on a thread with a large stack and raise `max_stack_bytes`.
 
+#![deny(unsafe_code)]
+
 pub mod ast;
 pub mod builtins;
 mod exec;

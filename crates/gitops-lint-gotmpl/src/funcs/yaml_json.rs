@@ -9,8 +9,8 @@ use super::FuncEnv;
 use super::args::{self, arity};
 use super::gofmt::format_float_g;
 use super::json::{self, json_float, json_kind};
-use crate::yaml as y;
-use crate::yaml::emit::{Flavor, YNode, emit_within, sort_keys};
+use gitops_lint_base::yaml as y;
+use gitops_lint_base::yaml::emit::{Flavor, YNode, emit_within, sort_keys};
 
 type R = Result<Value, String>;
 
@@ -166,7 +166,11 @@ fn node_to_value(n: &y::Node) -> Value {
 
 /// sigs.k8s.io/yaml.Unmarshal's YAML → JSON value step (first document only).
 fn parse_yaml(text: &str) -> Result<Value, String> {
-    let parsed = y::parse_str(text, crate::source::FileId(0), &y::Limits::default());
+    let parsed = y::parse_str(
+        text,
+        gitops_lint_base::source::FileId(0),
+        &y::Limits::default(),
+    );
     if let Some(doc) = parsed.docs.first() {
         return Ok(node_to_value(&doc.root));
     }

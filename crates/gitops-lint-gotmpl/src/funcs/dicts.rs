@@ -253,7 +253,7 @@ pub fn must_merge_overwrite(_: &mut FuncEnv, a: &[Value]) -> R {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::gotmpl::funcs::gofmt::format_v;
+    use crate::funcs::gofmt::format_v;
 
     fn d(pairs: &[(&str, Value)]) -> Value {
         let mut m = Map::new();

@@ -1,10 +1,10 @@
 //! `range` over lists, maps (in key order), integers (Go 1.22), with `break`/`continue`.
 
 use super::{Flow, R, State, Val};
-use crate::render::gotmpl::ast::Branch;
-use crate::render::gotmpl::output::Meta;
-use crate::render::gotmpl::printf;
-use crate::render::gotmpl::value::Value;
+use crate::ast::Branch;
+use crate::output::Meta;
+use crate::printf;
+use crate::value::Value;
 
 impl State<'_, '_> {
     pub(super) fn walk_range(&mut self, dot: &Val, b: &Branch) -> R<()> {

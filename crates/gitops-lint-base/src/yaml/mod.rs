@@ -13,8 +13,9 @@ pub use node::{Entry, Node, PathSeg, Related, Style, Value, path_to_string};
 pub use parse::{Document, Limits, Parsed, YamlError, parse_file, parse_str};
 
 /// The first document of inline YAML (null when there is none): for unit tests that build
-/// nodes from text and do not look at the file their spans name.
-#[cfg(test)]
+/// nodes from text and do not look at the file their spans name (public for the unit tests of
+/// the crates above).
+#[doc(hidden)]
 pub fn first_doc(text: &str) -> Node {
     parse_str(text, crate::source::FileId(0), &Limits::default())
         .docs
