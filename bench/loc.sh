@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count() { find "$@" -name '*.rs' -print0 | xargs -0 cat | wc -l; }
-for dir in src/*/; do
+for dir in src/*/ crates/*/src/; do
   printf '%-16s %7d\n' "${dir#src/}" "$(count "$dir")"
 done
 printf '%-16s %7d\n' "*.rs" "$(find src -maxdepth 1 -name '*.rs' -print0 | xargs -0 cat | wc -l)"

@@ -15,6 +15,9 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Everything a lint reads besides the repository: the one way in for every command that
+/// builds the model (lint, diff, apps, render --app, fetch), so none of them can drop a
+/// setting the others honour.
 #[derive(Clone, Debug, Default)]
 pub struct LintOptions {
     pub root: PathBuf,
@@ -24,6 +27,12 @@ pub struct LintOptions {
     /// `profile.flux-version` on every cluster.
     pub argo_version: Option<crate::config::Release>,
     pub flux_version: Option<crate::config::Release>,
+    /// `--limit KEY=VALUE`: limits set on the command line (up to their hard ceilings).
+    pub limits: Vec<(String, u64)>,
+    /// `--no-ignore`: also read files `.gitignore` / `.ignore` files exclude.
+    pub no_ignore: bool,
+    /// `--cache DIR`: where `fetch` stored remote inputs (see [`cache_dir`]).
+    pub cache: Option<PathBuf>,
 }
 
 pub struct LintResult {
@@ -231,35 +240,6 @@ fn walk_options(config: &Config) -> Result<WalkOptions, LintError> {
     })
 }
 
-/// Lint the working tree under `opts.root` (files that `.gitignore` / `.ignore` exclude are
-/// not read).
-pub fn lint(opts: &LintOptions) -> Result<LintResult, LintError> {
-    lint_configured(opts, &[], true)
-}
-
-/// [`lint`] with limits set on the command line.
-pub fn lint_with(opts: &LintOptions, cli: &CliLimits) -> Result<LintResult, LintError> {
-    lint_configured(opts, cli, true)
-}
-
-/// [`lint`], choosing whether the `.gitignore` and `.ignore` files inside the root apply
-/// (`--no-ignore` passes `false`: every candidate file is read, as before the ignore files).
-pub fn lint_with_ignore_files(
-    opts: &LintOptions,
-    ignore_files: bool,
-) -> Result<LintResult, LintError> {
-    lint_configured(opts, &[], ignore_files)
-}
-
-/// [`lint`] with command-line limits and the choice of ignore files.
-pub fn lint_configured(
-    opts: &LintOptions,
-    cli: &CliLimits,
-    ignore_files: bool,
-) -> Result<LintResult, LintError> {
-    lint_cached(opts, cli, ignore_files, None)
-}
-
 /// The fetch cache: `--cache DIR`, else `GITOPS_LINT_CACHE`, else `.gitops-lint/cache` in
 /// the root. Only blobs the lock file names are read from it.
 pub fn cache_dir(root: &Path, explicit: Option<&Path>) -> PathBuf {
@@ -272,18 +252,14 @@ pub fn cache_dir(root: &Path, explicit: Option<&Path>) -> PathBuf {
     }
 }
 
-/// [`lint_configured`] reading fetched remote inputs from `cache` (see [`cache_dir`]).
-pub fn lint_cached(
-    opts: &LintOptions,
-    cli: &CliLimits,
-    ignore_files: bool,
-    cache: Option<&Path>,
-) -> Result<LintResult, LintError> {
+/// Lint the working tree under `opts.root` (files that `.gitignore` / `.ignore` exclude are
+/// not read unless `opts.no_ignore`), rendering fetched remote inputs from the cache.
+pub fn lint(opts: &LintOptions) -> Result<LintResult, LintError> {
     let root = canonical_root(&opts.root)?;
     let map = Arc::new(SourceMap::new());
-    let config = load_config(&root, opts, &map, cli)?;
+    let config = load_config(&root, opts, &map, &opts.limits)?;
     let walk_opts = WalkOptions {
-        ignore_files,
+        ignore_files: !opts.no_ignore,
         ..walk_options(&config)?
     };
     let walked = walk_repo(&root, &walk_opts, &map).map_err(|e| LintError {
@@ -291,7 +267,7 @@ pub fn lint_cached(
     })?;
     excludes_not_everything(&walked)?;
     let fs = DiskFs::new(root.clone(), map.clone(), walk_opts.max_file_bytes);
-    let cache = crate::remote::Cache::new(cache_dir(&root, cache));
+    let cache = crate::remote::Cache::new(cache_dir(&root, opts.cache.as_deref()));
     Ok(lint_walked(root, map, &config, &walked, &fs, Some(cache)))
 }
 
@@ -313,19 +289,14 @@ fn excludes_not_everything(walked: &WalkedRepo) -> Result<(), LintError> {
 /// Lint a tree held in memory (a git revision of `opts.root`) as if it were checked out
 /// there. The configuration is the working tree's, so both sides of a diff are judged by
 /// the same settings and a finding is "new" only because the content changed.
-pub fn lint_tree(
-    opts: &LintOptions,
-    tree: Arc<MemTree>,
-    cli: &CliLimits,
-    cache: Option<&Path>,
-) -> Result<LintResult, LintError> {
+pub fn lint_tree(opts: &LintOptions, tree: Arc<MemTree>) -> Result<LintResult, LintError> {
     let root = canonical_root(&opts.root)?;
     let map = Arc::new(SourceMap::new());
-    let config = load_config(&root, opts, &map, cli)?;
+    let config = load_config(&root, opts, &map, &opts.limits)?;
     let walk_opts = walk_options(&config)?;
     let walked = walk_tree(&tree, root.clone(), &walk_opts, &map);
     let fs = MemFs::new(tree, map.clone(), walk_opts.max_file_bytes);
-    let cache = crate::remote::Cache::new(cache_dir(&root, cache));
+    let cache = crate::remote::Cache::new(cache_dir(&root, opts.cache.as_deref()));
     Ok(lint_walked(root, map, &config, &walked, &fs, Some(cache)))
 }
 

@@ -11,7 +11,7 @@ use cli_output::{Output, Reported};
 use gitops_lint::baseline::{Baseline, unmatched};
 use gitops_lint::diff::{self, DiffOptions};
 use gitops_lint::fix;
-use gitops_lint::lint::{LintOptions, LintResult, lint_cached};
+use gitops_lint::lint::{LintOptions, LintResult, lint};
 use gitops_lint::report::Severity;
 use gitops_lint::rules;
 use std::io::Write;
@@ -91,11 +91,44 @@ fn parse_release(text: &str) -> Result<gitops_lint::config::Release, String> {
         .ok_or_else(|| format!("`{text}` is not a release such as `2.14` or `v3.1.2`"))
 }
 
-#[derive(clap::Args, Clone)]
-struct WalkArgs {
+/// What the model reads besides the repository, for every command that builds it (lint,
+/// diff, apps, render --app, fetch): one group, so no command drops a setting.
+#[derive(clap::Args, Clone, Default)]
+struct ModelArgs {
     /// Read files that .gitignore or .ignore files exclude, too.
     #[arg(long)]
     no_ignore: bool,
+    /// Set a limit (`max-render-seconds=30`), also above its default, up to a hard ceiling;
+    /// `.gitops-lint.yaml` can only lower limits, since a pull request can change it.
+    #[arg(long = "limit", value_name = "KEY=VALUE", value_parser = gitops_lint::config::parse_cli_limit)]
+    limits: Vec<(String, u64)>,
+}
+
+impl ModelArgs {
+    /// The lint options of `root`: the one place the command line becomes [`LintOptions`].
+    fn lint_options(
+        &self,
+        root: PathBuf,
+        config: Option<PathBuf>,
+        platform: &PlatformArgs,
+        cache: Option<PathBuf>,
+    ) -> LintOptions {
+        LintOptions {
+            root,
+            config,
+            argo_version: platform.argo_version.clone(),
+            flux_version: platform.flux_version.clone(),
+            limits: self.limits.clone(),
+            no_ignore: self.no_ignore,
+            cache,
+        }
+    }
+}
+
+#[derive(clap::Args, Clone)]
+struct WalkArgs {
+    #[command(flatten)]
+    model: ModelArgs,
     /// Where `gitops-lint fetch` stored remote charts and bases (default: $GITOPS_LINT_CACHE,
     /// else .gitops-lint/cache in the linted directory). Only what .gitops-lint.lock names is read.
     #[arg(long, value_name = "DIR")]
@@ -114,10 +147,6 @@ pub struct OutputArgs {
     /// Configuration file (default: .gitops-lint.yaml in the linted directory).
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Set a limit (`max-render-seconds=30`), also above its default, up to a hard ceiling;
-    /// `.gitops-lint.yaml` can only lower limits, since a pull request can change it.
-    #[arg(long = "limit", value_name = "KEY=VALUE", value_parser = gitops_lint::config::parse_cli_limit)]
-    pub limits: Vec<(String, u64)>,
     /// Do not colour the output.
     #[arg(long)]
     pub no_color: bool,
@@ -249,6 +278,9 @@ enum Command {
         /// could name any path on this machine.
         #[arg(long)]
         allow_file_remotes: bool,
+        /// As for lint: fetch plans from the model that lint builds with the same flags.
+        #[command(flatten)]
+        model: ModelArgs,
     },
     /// Print a shell completion script on stdout (e.g. `gitops-lint completions bash >
     /// /etc/bash_completion.d/gitops-lint`).
@@ -295,9 +327,9 @@ struct RenderArgs {
     /// With --app: the releases the app is judged with.
     #[command(flatten)]
     platform: PlatformArgs,
-    /// With --app: the fetch cache (as for lint).
-    #[arg(long, value_name = "DIR")]
-    cache: Option<PathBuf>,
+    /// With --app: what the model reads (as for lint).
+    #[command(flatten)]
+    walk: WalkArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -430,7 +462,8 @@ fn main() -> ExitCode {
             config,
             quiet,
             allow_file_remotes,
-        }) => fetch(path, cache, config, quiet, allow_file_remotes),
+            model,
+        }) => fetch(path, cache, config, quiet, allow_file_remotes, model),
         Some(Command::Helm { args }) => helm_cli::run(args),
         Some(Command::Completions { shell }) => {
             let mut out = Vec::new();
@@ -455,6 +488,7 @@ fn fetch(
     config: Option<PathBuf>,
     quiet: bool,
     allow_file_remotes: bool,
+    model: ModelArgs,
 ) -> ExitCode {
     use gitops_lint::fetch::{self, FetchOptions, RunOptions, auth};
     let root = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
@@ -466,8 +500,7 @@ fn fetch(
             cache.as_deref().filter(|p| !p.as_os_str().is_empty()),
             None,
         ),
-        root: path,
-        config,
+        lint: model.lint_options(path, config, &PlatformArgs::default(), None),
         fetch: FetchOptions {
             credentials,
             progress: !quiet && fetch::stderr_is_tty(),
@@ -521,13 +554,10 @@ fn apps(
     walk: WalkArgs,
     platform: PlatformArgs,
 ) -> ExitCode {
-    let opts = LintOptions {
-        root: path,
-        config,
-        argo_version: platform.argo_version,
-        flux_version: platform.flux_version,
-    };
-    let result = match lint_cached(&opts, &[], !walk.no_ignore, walk.cache.as_deref()) {
+    let opts = walk
+        .model
+        .lint_options(path, config, &platform, walk.cache.clone());
+    let result = match lint(&opts) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
@@ -565,13 +595,13 @@ fn render(args: RenderArgs) -> ExitCode {
     if let Some(name) = &args.app {
         // What the lint pipeline renders is printed here: real randomness and keys.
         gitops_lint::render::gotmpl::funcs::renders_are_printed();
-        let opts = LintOptions {
-            root: args.path.clone(),
-            config: args.config.clone(),
-            argo_version: args.platform.argo_version.clone(),
-            flux_version: args.platform.flux_version.clone(),
-        };
-        let result = match lint_cached(&opts, &[], true, args.cache.as_deref()) {
+        let opts = args.walk.model.lint_options(
+            args.path.clone(),
+            args.config.clone(),
+            &args.platform,
+            args.walk.cache.clone(),
+        );
+        let result = match lint(&opts) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -685,16 +715,14 @@ fn load_baseline(args: &OutputArgs) -> Result<Option<Baseline>, ExitCode> {
 fn check(args: CheckArgs) -> ExitCode {
     let started = std::time::Instant::now();
     let lint = &args.lint;
-    let opts = LintOptions {
-        root: args.path.clone(),
-        config: lint.out.config.clone(),
-        argo_version: lint.platform.argo_version.clone(),
-        flux_version: lint.platform.flux_version.clone(),
-    };
-    let ignore_files = !lint.walk.no_ignore;
+    let opts = lint.walk.model.lint_options(
+        args.path.clone(),
+        lint.out.config.clone(),
+        &lint.platform,
+        lint.walk.cache.clone(),
+    );
     let quiet = lint.out.quiet;
-    let cache = lint.walk.cache.as_deref();
-    let mut result = match lint_cached(&opts, &lint.out.limits, ignore_files, cache) {
+    let mut result = match gitops_lint::lint::lint(&opts) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
@@ -738,7 +766,7 @@ fn check(args: CheckArgs) -> ExitCode {
             );
         }
         // The lint that decides the report and the exit code runs with the user's limits too.
-        result = match lint_cached(&opts, &lint.out.limits, ignore_files, cache) {
+        result = match gitops_lint::lint::lint(&opts) {
             Ok(r) => r,
             Err(e) => return fail(e),
         };
@@ -870,16 +898,13 @@ fn run_diff(base: String, path: PathBuf, lint: LintArgs) -> ExitCode {
     let started = std::time::Instant::now();
     let out = &lint.out;
     let opts = DiffOptions {
-        lint: LintOptions {
-            root: path,
-            config: out.config.clone(),
-            argo_version: lint.platform.argo_version.clone(),
-            flux_version: lint.platform.flux_version.clone(),
-        },
-        limits: out.limits.clone(),
+        lint: lint.walk.model.lint_options(
+            path,
+            out.config.clone(),
+            &lint.platform,
+            lint.walk.cache.clone(),
+        ),
         base,
-        ignore_files: !lint.walk.no_ignore,
-        cache: lint.walk.cache.clone(),
     };
     let result = match diff::run(&opts) {
         Ok(r) => r,

@@ -35,7 +35,11 @@ fn src_dir() -> PathBuf {
 
 /// A crate's directory name, its place in the module tree (`render/gotmpl/`), and the path
 /// renames that make its text read as if it were there.
-type SplitCrate = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
+type SplitCrate = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
 
 /// The crates split out of src/ (crates/<name>/src), with where their files sit in the module
 /// tree the main crate re-exports them at, and how their text names that tree.

@@ -982,3 +982,73 @@ fn argo_version_flag_selects_the_release() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not a release"));
 }
+
+/// Every command that builds the model takes the lint's `--limit` (and `--no-ignore`), so
+/// `apps`, `render --app` and `fetch` see the model `lint --limit …` lints: here a
+/// three-level kustomization that `max-kustomize-depth=2` stops.
+#[test]
+fn every_command_that_builds_the_model_takes_the_limits() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let write = |rel: &str, text: &str| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    };
+    write(
+        "apps/web/overlay/kustomization.yaml",
+        "resources: [../mid]\n",
+    );
+    write("apps/web/mid/kustomization.yaml", "resources: [../base]\n");
+    write("apps/web/base/kustomization.yaml", "resources: [cm.yaml]\n");
+    write(
+        "apps/web/base/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata: {a: b}\n",
+    );
+    let limit = ["--limit", "max-kustomize-depth=2"];
+    let run = |args: &[&str], limited: bool| {
+        let mut cmd = bin();
+        cmd.args(args);
+        if limited {
+            cmd.args(limit);
+        }
+        cmd.arg(dir.path()).output().expect("run")
+    };
+    // apps: the overlay renders without the limit and fails with it.
+    let status = |limited: bool| -> String {
+        let out = run(&["apps", "--format", "json"], limited);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        let apps = v["apps"].as_array().cloned().unwrap_or_default();
+        let overlay = apps
+            .iter()
+            .find(|a| a["name"].as_str() == Some("apps/web/overlay"))
+            .unwrap_or_else(|| panic!("no overlay app: {v}"));
+        format!("{} {}", overlay["status"], overlay["reason"])
+    };
+    assert_eq!(status(false), "\"rendered\" null", "apps without --limit");
+    assert_eq!(
+        status(true),
+        "\"not-rendered\" \"render-failed\"",
+        "apps honours --limit"
+    );
+
+    // render --app: prints the ConfigMap without the limit; with it, the located failure.
+    let plain = run(&["render", "--app", "apps/web/overlay"], false);
+    assert!(plain.status.success());
+    assert!(String::from_utf8_lossy(&plain.stdout).contains("name: web"));
+    let limited = run(&["render", "--app", "apps/web/overlay"], true);
+    assert!(!limited.status.success());
+    assert!(
+        String::from_utf8_lossy(&limited.stderr).contains("max-kustomize-depth"),
+        "{}",
+        String::from_utf8_lossy(&limited.stderr)
+    );
+
+    // fetch accepts the same flags (nothing remote here: nothing to download).
+    let fetched = run(&["fetch", "--quiet", "--no-ignore"], true);
+    assert!(
+        fetched.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fetched.stderr)
+    );
+}

@@ -4,7 +4,7 @@
 //! person edits (values lines, the `chart:` line, the `resources:` entry), with the fetched
 //! file as a related label; what is not fetched or broken says so.
 
-use gitops_lint::lint::{LintOptions, LintResult, lint_cached};
+use gitops_lint::lint::{LintOptions, LintResult, lint};
 use gitops_lint::remote::{Cache, LOCK_FILE, Lock, LockEntry, RemoteRef, archive};
 use std::path::{Path, PathBuf};
 
@@ -121,7 +121,11 @@ fn lint_fixture(f: &Fixture) -> LintResult {
         config: None,
         ..Default::default()
     };
-    lint_cached(&opts, &[], true, Some(&f.cache)).unwrap_or_else(|e| panic!("{e}"))
+    lint(&LintOptions {
+        cache: Some(f.cache.clone()),
+        ..opts.clone()
+    })
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// `rule file:line [app] message` plus each secondary label as `  ~ file:line text`.
@@ -242,7 +246,11 @@ fn without_the_cache_remote_inputs_stay_unrenderable_and_say_fetch() {
         config: None,
         ..Default::default()
     };
-    let r = lint_cached(&opts, &[], true, Some(empty.path())).unwrap_or_else(|e| panic!("{e}"));
+    let r = lint(&LintOptions {
+        cache: Some(empty.path().to_path_buf()),
+        ..opts.clone()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
     let lines = report(&r);
     let text = lines.join("\n");
     for (app, at) in [
@@ -325,7 +333,11 @@ fn the_default_cache_lives_in_the_repo_and_is_not_linted_as_content() {
         config: None,
         ..Default::default()
     };
-    let r = lint_cached(&opts, &[], true, None).unwrap_or_else(|e| panic!("{e}"));
+    let r = lint(&LintOptions {
+        cache: None,
+        ..opts.clone()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
     let text = report(&r).join("\n");
     assert_eq!(status(&r, "web"), "rendered 2", "{text}");
     assert!(
@@ -376,7 +388,11 @@ fn a_fetched_base_cannot_reach_outside_its_clone() {
         config: None,
         ..Default::default()
     };
-    let r = lint_cached(&opts, &[], true, Some(&cache_dir)).unwrap_or_else(|e| panic!("{e}"));
+    let r = lint(&LintOptions {
+        cache: Some(cache_dir.clone()),
+        ..opts.clone()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
     let lines = report(&r);
     let text = lines.join("\n");
     assert!(
@@ -489,7 +505,11 @@ fn a_fetched_base_on_a_branch_is_still_unpinned() {
         config: None,
         ..Default::default()
     };
-    let r = lint_cached(&opts, &[], true, Some(&cache_dir)).unwrap_or_else(|e| panic!("{e}"));
+    let r = lint(&LintOptions {
+        cache: Some(cache_dir.clone()),
+        ..opts.clone()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
     let lines = report(&r);
     assert_eq!(status(&r, "apps/edge"), "rendered 1", "{lines:#?}");
     assert!(

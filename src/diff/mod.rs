@@ -23,7 +23,7 @@ mod way_out;
 use crate::baseline::{key_counts, unmatched};
 pub use crate::gitops::inputs::app_inputs;
 use crate::gitops::{App, Model};
-use crate::lint::{LintError, LintOptions, LintResult, lint_cached, lint_tree};
+use crate::lint::{LintError, LintOptions, LintResult, lint, lint_tree};
 use crate::report::Finding;
 use crate::report::summary::AppDiff;
 use crate::source::git::{ChangedFile, GitRepo};
@@ -33,15 +33,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub struct DiffOptions {
+    /// The lint of both sides: limits and cache apply to both; `no_ignore` to the working
+    /// tree's walk (the base is a git tree).
     pub lint: LintOptions,
-    /// `--limit KEY=VALUE` values, for both sides.
-    pub limits: Vec<(String, u64)>,
     pub base: String,
-    /// Whether `.gitignore` / `.ignore` files inside the root apply to the working tree's
-    /// walk (`--no-ignore` turns them off), as for `lint`.
-    pub ignore_files: bool,
-    /// The fetch cache (`--cache`; see `lint::cache_dir`), read by both sides.
-    pub cache: Option<std::path::PathBuf>,
 }
 
 pub struct DiffResult {
@@ -95,25 +90,13 @@ pub fn run(opts: &DiffOptions) -> Result<DiffResult, LintError> {
     let started = Instant::now();
     // The head lint needs no git: it runs while the base is read and linted.
     let (head, base_side) = rayon::join(
-        || {
-            lint_cached(
-                &opts.lint,
-                &opts.limits,
-                opts.ignore_files,
-                opts.cache.as_deref(),
-            )
-        },
+        || lint(&opts.lint),
         || -> Result<_, LintError> {
             // Blobs up to 64 MiB are held; the walk applies the configured limit again.
             let tree = repo.tree_at(&commit, 64 * 1024 * 1024).map_err(io)?;
             let changed = repo.changed_files(&commit).map_err(io)?;
             let changed_lines = repo.changed_lines(&commit).map_err(io)?;
-            let base = lint_tree(
-                &opts.lint,
-                Arc::new(tree),
-                &opts.limits,
-                opts.cache.as_deref(),
-            )?;
+            let base = lint_tree(&opts.lint, Arc::new(tree))?;
             Ok((base, changed, changed_lines))
         },
     );

@@ -450,8 +450,9 @@ pub fn cache_dir(root: &Path, flag: Option<&Path>, env: Option<&std::ffi::OsStr>
 
 /// The command's options.
 pub struct RunOptions {
-    pub root: PathBuf,
-    pub config: Option<PathBuf>,
+    /// The lint that plans the fetch: the same options as `lint` (limits, ignore files), so
+    /// fetch downloads what that lint would render. Its `cache` is replaced by `cache`.
+    pub lint: crate::lint::LintOptions,
     pub cache: PathBuf,
     pub fetch: FetchOptions,
 }
@@ -489,15 +490,14 @@ pub fn run(mut opts: RunOptions) -> Result<RunReport, crate::lint::LintError> {
         still_missing: Vec::new(),
     };
     let lint_opts = crate::lint::LintOptions {
-        root: opts.root.clone(),
-        config: opts.config.clone(),
-        ..Default::default()
+        cache: Some(opts.cache.clone()),
+        ..opts.lint.clone()
     };
     for round in 1..=MAX_ROUNDS {
         out.rounds = round;
         // The model is built with this run's cache, so a chart or base fetched in the last
         // round is rendered and what it names is seen.
-        let linted = crate::lint::lint_cached(&lint_opts, &[], true, Some(&opts.cache))?;
+        let linted = crate::lint::lint(&lint_opts)?;
         let root = linted.root.clone();
         let lock_path = root.join(LOCK_FILE);
         let (lock, existing_text) = read_lock(&lock_path, &linted.map, &mut out.notes);
@@ -551,7 +551,7 @@ pub fn run(mut opts: RunOptions) -> Result<RunReport, crate::lint::LintError> {
         }
     }
     if out.coverage.is_empty() {
-        let linted = crate::lint::lint_cached(&lint_opts, &[], true, Some(&opts.cache))?;
+        let linted = crate::lint::lint(&lint_opts)?;
         summary::after_fetch(&linted, &mut out.coverage, &mut out.still_missing);
     }
     Ok(out)
