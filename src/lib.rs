@@ -18,6 +18,7 @@ pub use gitops_lint_base::{glob, hash, source, yaml};
 pub mod baseline;
 pub mod config;
 pub mod diff;
+#[cfg(feature = "fetch")]
 pub mod fetch;
 pub mod finding;
 pub mod fix;

@@ -258,6 +258,7 @@ enum Command {
         #[command(flatten)]
         platform: PlatformArgs,
     },
+    #[cfg(feature = "fetch")]
     /// Download the remote charts, bases and files the repository's apps name (Helm
     /// repositories, OCI registries, git, HTTPS URLs), verify them, store them in the cache and record each resolution
     /// in `.gitops-lint.lock` (commit it). The only command that uses the network; `lint`
@@ -456,6 +457,7 @@ fn main() -> ExitCode {
             platform,
         }) => apps(path, config, format, walk, platform),
         Some(Command::Render(args)) => render(args),
+        #[cfg(feature = "fetch")]
         Some(Command::Fetch {
             path,
             cache,
@@ -482,6 +484,7 @@ fn main() -> ExitCode {
     }
 }
 
+#[cfg(feature = "fetch")]
 fn fetch(
     path: PathBuf,
     cache: Option<PathBuf>,
