@@ -409,7 +409,7 @@ pub struct Ownership {
     pub namespaces: NamespaceLabels,
     pub mutators: Vec<Mutator>,
     /// Operators of the knowledge base the repo shows running (`operators.rs`).
-    pub operators: Vec<operators::Deployment>,
+    pub operators: operators::Operators,
     pub replica_writers: Vec<ReplicaWriter>,
 }
 
@@ -464,7 +464,7 @@ impl Ownership {
         Ownership {
             namespaces: NamespaceLabels::from_model(model),
             mutators,
-            operators: operators::deployments(model),
+            operators: operators::Operators::build(model),
             replica_writers,
         }
     }
@@ -475,7 +475,7 @@ impl Ownership {
         model: &Model,
         mo: &ModelObject,
     ) -> Vec<operators::OperatorWrite> {
-        operators::writes(model, &self.operators, &self.namespaces, mo)
+        self.operators.writes(model, &self.namespaces, mo)
     }
 
     /// Does `m` act on `mo` (same cluster, selectors), and under which path prefix?

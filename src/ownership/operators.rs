@@ -72,36 +72,47 @@ pub fn deployments(model: &Model) -> Vec<Deployment> {
             });
         }
     };
-    for op in catalog() {
-        for (i, app) in model.apps.iter().enumerate() {
-            for u in &app.remotes {
-                let name = chart_name(&u.reference);
-                if !name.is_empty() && op.charts.iter().any(|c| c == name) {
-                    push(op, i, u.span, format!("the {name} chart"));
-                }
+    for (i, app) in model.apps.iter().enumerate() {
+        for u in &app.remotes {
+            let name = chart_name(&u.reference);
+            for op in catalog()
+                .iter()
+                .filter(|op| op.charts.iter().any(|c| c == name))
+            {
+                push(op, i, u.span, format!("the {name} chart"));
             }
         }
-        // An image names the operator itself; a CRD of its group only that its API is
-        // installed, so images come first as evidence.
-        for mo in &model.objects {
-            for image in images(&mo.object.root) {
-                if let Some(text) = image.scalar_text()
-                    && op.images.iter().any(|i| same_repository(&text, i))
-                {
+    }
+    // An image names the operator itself; a CRD of its group only that its API is
+    // installed, so images are taken first as evidence.
+    for mo in &model.objects {
+        for image in images(&mo.object.root) {
+            let Some(text) = image.scalar_text() else {
+                continue;
+            };
+            for op in catalog() {
+                if op.images.iter().any(|i| same_repository(&text, i)) {
                     push(op, mo.app, image.span, format!("image {text}"));
                 }
             }
         }
-        for mo in &model.objects {
-            let o = &mo.object;
-            if o.kind == "CustomResourceDefinition"
-                && let Some(group) = o.root.get_path(&["spec", "group"])
-                && group
-                    .as_str()
-                    .is_some_and(|g| op.crd_groups.iter().any(|c| c == g))
-            {
-                push(op, mo.app, group.span, format!("CRD {}", o.name));
-            }
+    }
+    for mo in &model.objects {
+        let o = &mo.object;
+        if o.kind != "CustomResourceDefinition" {
+            continue;
+        }
+        let Some(group) = o.root.get_path(&["spec", "group"]) else {
+            continue;
+        };
+        let Some(name) = group.as_str() else {
+            continue;
+        };
+        for op in catalog()
+            .iter()
+            .filter(|op| op.crd_groups.iter().any(|c| c == name))
+        {
+            push(op, mo.app, group.span, format!("CRD {}", o.name));
         }
     }
     for (id, span) in &model.profile.operators {
@@ -115,37 +126,69 @@ pub fn deployments(model: &Model) -> Vec<Deployment> {
     out
 }
 
-/// What the operators of the knowledge base write on `mo`.
-pub fn writes(
-    model: &Model,
-    deployments: &[Deployment],
-    namespaces: &NamespaceLabels,
-    mo: &ModelObject,
-) -> Vec<OperatorWrite> {
-    let mut out = Vec::new();
-    for op in catalog() {
-        for field in &op.fields {
-            let scope = platform::scope(&field.fact);
-            if scope.applies(mo, (mo.object.group(), &mo.object.kind), namespaces) != Tri::Yes {
+/// The knowledge base ready to match: every entry's selector and path built once, and the
+/// operators the repo shows running.
+pub struct Operators {
+    pub deployments: Vec<Deployment>,
+    entries: Vec<Entry>,
+}
+
+struct Entry {
+    operator: &'static Operator,
+    field: &'static KbField,
+    scope: super::Scope,
+    path: Pattern,
+}
+
+impl Operators {
+    pub fn build(model: &Model) -> Operators {
+        let entries = catalog()
+            .iter()
+            .flat_map(|op| op.fields.iter().map(move |f| (op, f)))
+            .filter_map(|(operator, field)| {
+                Some(Entry {
+                    operator,
+                    field,
+                    scope: platform::scope(&field.fact),
+                    path: Pattern::parse_dotted(&field.fact.path)?,
+                })
+            })
+            .collect();
+        Operators {
+            deployments: deployments(model),
+            entries,
+        }
+    }
+
+    /// What the operators of the knowledge base write on `mo`, where the repo shows they act
+    /// on it.
+    pub fn writes(
+        &self,
+        model: &Model,
+        namespaces: &NamespaceLabels,
+        mo: &ModelObject,
+    ) -> Vec<OperatorWrite> {
+        let mut out = Vec::new();
+        for e in &self.entries {
+            let kind = (mo.object.group(), mo.object.kind.as_str());
+            if e.scope.applies(mo, kind, namespaces) != Tri::Yes {
                 continue;
             }
-            let Some(path) = Pattern::parse_dotted(&field.fact.path) else {
-                continue;
-            };
-            let Some((evidence, evidence_label)) = evidence_for(model, deployments, op, field, mo)
+            let Some((evidence, evidence_label)) =
+                evidence_for(model, &self.deployments, e.operator, e.field, mo)
             else {
                 continue;
             };
             out.push(OperatorWrite {
-                operator: op,
-                field,
-                path,
+                operator: e.operator,
+                field: e.field,
+                path: e.path.clone(),
                 evidence,
                 evidence_label,
             });
         }
+        out
     }
-    out
 }
 
 /// Where the repo shows that `op` acts on `mo`, when it does.
@@ -207,11 +250,12 @@ fn evidence_for(
 pub fn explain(model: &Model, map: &crate::source::SourceMap) -> String {
     use std::fmt::Write as _;
     let at = |span: Span| format!("{}:{}", map.path(span.file), map.line_col(span).line);
-    let found = deployments(model);
+    let operators = Operators::build(model);
+    let found = &operators.deployments;
     let namespaces = NamespaceLabels::from_model(model);
     let mut matched: Vec<(&'static KbField, usize)> = Vec::new();
     for mo in &model.objects {
-        for w in writes(model, &found, &namespaces, mo) {
+        for w in operators.writes(model, &namespaces, mo) {
             match matched.iter_mut().find(|(f, _)| std::ptr::eq(*f, w.field)) {
                 Some((_, n)) => *n += 1,
                 None => matched.push((w.field, 1)),
