@@ -14,7 +14,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 pub mod alloc;
 // The first layers and the template engine are crates of their own (crates/); their old
 // paths stay.
-pub use gitops_lint_base::{glob, hash, source, yaml};
+pub use gitops_lint_base::{base64, glob, hash, source, yaml};
 pub mod baseline;
 pub mod config;
 pub mod diff;

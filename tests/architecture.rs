@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// The stages in data-flow order. A module may import its own stage and earlier ones, never
 /// a later one. Modules on one line are peers that must not import each other.
 const LAYERS: &[&[&str]] = &[
-    &["alloc", "glob", "hash"],
+    &["alloc", "base64", "glob", "hash"],
     &["source"],
     &["yaml", "finding"],
     &["remote"],

@@ -518,30 +518,8 @@ pub fn base64_lines(bytes: &[u8]) -> String {
     out
 }
 
-pub fn base64(bytes: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = match chunk.len() {
-            3 => (chunk[0] as u32) << 16 | (chunk[1] as u32) << 8 | chunk[2] as u32,
-            2 => (chunk[0] as u32) << 16 | (chunk[1] as u32) << 8,
-            _ => (chunk[0] as u32) << 16,
-        };
-        out.push(T[(n >> 18) as usize & 63] as char);
-        out.push(T[(n >> 12) as usize & 63] as char);
-        out.push(if chunk.len() > 1 {
-            T[(n >> 6) as usize & 63] as char
-        } else {
-            '='
-        });
-        out.push(if chunk.len() > 2 {
-            T[n as usize & 63] as char
-        } else {
-            '='
-        });
-    }
-    out
-}
+/// Generated Secret data: standard padded base64.
+pub use crate::base64::encode as base64;
 
 #[cfg(test)]
 mod tests {
