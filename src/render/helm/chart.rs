@@ -449,7 +449,11 @@ fn load_archive_at(
 ) -> Result<Chart, String> {
     let gz = flate2::read::GzDecoder::new(bytes);
     let mut archive = tar::Archive::new(gz.take(MAX_CHART_BYTES + 1));
-    let mut files: Vec<Listed> = Vec::new();
+    // A later member of the same name replaces an earlier one and moves to the end. Found
+    // through an index, not by scanning the list: an archive of 100,000 empty members took
+    // 13 s when each member scanned all the earlier ones.
+    let mut files: Vec<Option<Listed>> = Vec::new();
+    let mut position: crate::hash::FastMap<String, usize> = Default::default();
     let entries = archive.entries().map_err(|e| e.to_string())?;
     let mut total: u64 = 0;
     for entry in entries {
@@ -490,15 +494,18 @@ fn load_archive_at(
             ));
         }
         unpacked.add_bytes(data.len() as u64, origin)?;
-        files.retain(|f| f.name != inner);
-        files.push(Listed {
+        if let Some(earlier) = position.insert(inner.clone(), files.len()) {
+            files[earlier] = None;
+        }
+        files.push(Some(Listed {
             source: Source::Member {
                 data: Arc::from(data),
                 virtual_path: format!("{origin}#{inner}"),
             },
             name: inner,
-        });
+        }));
     }
+    let files: Vec<Listed> = files.into_iter().flatten().collect();
     if files.is_empty() {
         return Err("no files in chart archive".into());
     }
@@ -872,6 +879,43 @@ mod tests {
             .err()
             .unwrap_or_default();
         assert_eq!(err, "chart illegally references parent directory");
+    }
+
+    /// A member that appears twice: the later one wins and takes the later place (Helm's
+    /// loader keeps the last), found through an index so that many members stay linear.
+    #[test]
+    fn a_repeated_archive_member_is_the_later_one_in_the_later_place() {
+        let archive = tgz(&[
+            (
+                "c/Chart.yaml",
+                b"apiVersion: v2\nname: c\nversion: 1.0.0\n".as_slice(),
+            ),
+            ("c/templates/x.yaml", b"kind: First\n".as_slice()),
+            ("c/files/a.txt", b"a1".as_slice()),
+            ("c/files/b.txt", b"b".as_slice()),
+            ("c/templates/x.yaml", b"kind: Second\n".as_slice()),
+            ("c/files/a.txt", b"a2".as_slice()),
+        ]);
+        let chart = load_archive(&fs(), &archive, "c.tgz").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(chart.templates.len(), 1);
+        assert_eq!(chart.templates[0].text(), "kind: Second\n");
+        let files: Vec<(&str, String)> = chart
+            .files
+            .iter()
+            .map(|f| {
+                (
+                    f.name.as_str(),
+                    f.text().map(|t| t.into_owned()).unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            files,
+            vec![
+                ("files/b.txt", "b".to_string()),
+                ("files/a.txt", "a2".to_string())
+            ]
+        );
     }
 
     /// A chart directory in a fresh repo root; `files` are (path, bytes) under the chart.
