@@ -827,18 +827,22 @@ pub(crate) fn parse_owned_field(
     };
     if let Some(sel) = item.get("selector") {
         unknown_keys(sel, &schema::names(schema::OWNED_SELECTOR), "`selector`")?;
-        let list = |k: &str| match sel.get(k) {
-            Some(n) => strings(n).map_err(|m| (n.span, m)),
-            None => Ok(Vec::new()),
-        };
-        fact.kinds = list("kinds")?;
-        fact.names = list("names")?;
-        fact.namespaces = list("namespaces")?;
-        fact.annotations = list("annotations")?;
+        fact.kinds = strings_at(sel, "kinds")?;
+        fact.names = strings_at(sel, "names")?;
+        fact.namespaces = strings_at(sel, "namespaces")?;
+        fact.annotations = strings_at(sel, "annotations")?;
         fact.namespace_selector = sel.get("namespace-selector").cloned();
         fact.object_selector = sel.get("object-selector").cloned();
     }
     Ok(fact)
+}
+
+/// The list of strings at `key` of `node` (none: empty), an error located on the list.
+fn strings_at(node: &Node, key: &str) -> Result<Vec<String>, (Span, String)> {
+    match node.get(key) {
+        Some(n) => strings(n).map_err(|m| (n.span, m)),
+        None => Ok(Vec::new()),
+    }
 }
 
 fn strings(node: &Node) -> Result<Vec<String>, String> {

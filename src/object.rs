@@ -67,6 +67,15 @@ impl Object {
     }
 
     /// Where the object is declared (its root node's span).
+    /// The `name: …` entry, where findings point to say "this object" (the whole object when
+    /// it has none).
+    pub fn name_span(&self) -> Span {
+        self.metadata()
+            .and_then(|m| m.entry("name"))
+            .map(|e| e.key.span.cover(e.value.span))
+            .unwrap_or(self.span())
+    }
+
     pub fn span(&self) -> Span {
         self.root.span
     }

@@ -897,18 +897,14 @@ fn fix_dry_run_prints_json_when_asked() {
     }
 }
 
-/// `--fix` lints twice (before and after writing); the second lint, whose findings and exit
-/// code are reported, keeps the user's `--limit`: a limit the first lint was held to is not
-/// dropped by the second.
-#[test]
-fn fix_keeps_the_limits_for_the_lint_it_reports() {
+/// overlay -> mid -> base: three levels of kustomizations, which `max-kustomize-depth=2` stops.
+fn three_level_kustomization() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tmp");
     let write = |rel: &str, text: &str| {
         let p = dir.path().join(rel);
         std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
         std::fs::write(p, text).expect("write");
     };
-    // overlay -> mid -> base: three levels of kustomizations.
     write(
         "apps/web/overlay/kustomization.yaml",
         "resources: [../mid]\n",
@@ -919,6 +915,15 @@ fn fix_keeps_the_limits_for_the_lint_it_reports() {
         "apps/web/base/cm.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata: {a: b}\n",
     );
+    dir
+}
+
+/// `--fix` lints twice (before and after writing); the second lint, whose findings and exit
+/// code are reported, keeps the user's `--limit`: a limit the first lint was held to is not
+/// dropped by the second.
+#[test]
+fn fix_keeps_the_limits_for_the_lint_it_reports() {
+    let dir = three_level_kustomization();
     let depth_failures = |extra: &[&str]| -> usize {
         let out = bin()
             .args([
@@ -988,22 +993,7 @@ fn argo_version_flag_selects_the_release() {
 /// three-level kustomization that `max-kustomize-depth=2` stops.
 #[test]
 fn every_command_that_builds_the_model_takes_the_limits() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let write = |rel: &str, text: &str| {
-        let p = dir.path().join(rel);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(p, text).expect("write");
-    };
-    write(
-        "apps/web/overlay/kustomization.yaml",
-        "resources: [../mid]\n",
-    );
-    write("apps/web/mid/kustomization.yaml", "resources: [../base]\n");
-    write("apps/web/base/kustomization.yaml", "resources: [cm.yaml]\n");
-    write(
-        "apps/web/base/cm.yaml",
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata: {a: b}\n",
-    );
+    let dir = three_level_kustomization();
     let limit = ["--limit", "max-kustomize-depth=2"];
     let run = |args: &[&str], limited: bool| {
         let mut cmd = bin();

@@ -212,3 +212,71 @@ fn explain_writers_shows_which_entries_apply_to_the_repository() {
         "{text}"
     );
 }
+
+/// A chart counts as deployment evidence offline (read from the app's remote inputs, not
+/// from its render), but only for objects on the cluster it is installed on.
+#[test]
+fn a_chart_shows_its_operator_runs_on_the_cluster_it_is_installed_on() {
+    let chart_app = |server: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: eck-operator\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://helm.elastic.co\n    chart: eck-operator\n    targetRevision: 2.16.1\n  destination:\n    server: {server}\n    namespace: elastic-system\n"
+        )
+    };
+    let with_chart_on = |server: &str| {
+        let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        copy_dir(&fixture("eck", "bad"), tmp.path());
+        std::fs::remove_file(tmp.path().join("apps/eck/operator.yaml"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(
+            tmp.path().join("argocd/eck-operator.yaml"),
+            chart_app(server),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let result = lint_dir(tmp.path());
+        let evidence: Vec<String> = naming(&result, "the ECK operator")
+            .iter()
+            .flat_map(|f| &f.secondary)
+            .map(|s| {
+                format!(
+                    "{}:{} {}",
+                    result.map.path(s.span.file),
+                    result.map.line_col(s.span).line,
+                    s.text
+                )
+            })
+            .collect();
+        (tmp, evidence)
+    };
+    let (_same, evidence) = with_chart_on("https://kubernetes.default.svc");
+    assert_eq!(evidence.len(), 1, "{evidence:?}");
+    assert!(
+        evidence[0].starts_with(
+            "argocd/eck-operator.yaml:10 the eck-operator chart deploys the ECK operator"
+        ),
+        "{evidence:?}"
+    );
+    let (_other, evidence) = with_chart_on("https://staging.example.com");
+    assert!(
+        evidence.is_empty(),
+        "another cluster's operator: {evidence:?}"
+    );
+}
+
+/// The published schema (`schema/kb-writer.schema.json`, for editors) describes every file
+/// of the knowledge base.
+#[test]
+fn every_knowledge_base_file_validates_against_the_published_schema() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("schema/kb-writer.schema.json"))
+            .unwrap_or_else(|e| panic!("schema/kb-writer.schema.json: {e}")),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    for op in catalog() {
+        let path = root.join("kb/writers").join(op.file);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+        let parsed = gitops_lint::yaml::first_doc(&text).to_json();
+        let errors = gitops_lint::render::helm::schema::validate_json(&schema, &parsed);
+        assert_eq!(errors, Vec::<String>::new(), "{}", op.file);
+    }
+}

@@ -4,7 +4,7 @@
 //! repository shows that the operator runs (`deployed-by`). `schema/kb-writer.schema.json`
 //! describes the format; the ownership engine decides which entries apply to a repository.
 
-use super::{OwnedField, parse_owned_field, schema, strings, unknown_keys};
+use super::{OwnedField, parse_owned_field, schema, strings_at, unknown_keys};
 use crate::source::{FileId, Span};
 use crate::yaml::Node;
 use std::sync::OnceLock;
@@ -135,13 +135,9 @@ fn parse(file: &'static str, text: &str) -> Result<Operator, (Span, String)> {
     };
     if let Some(d) = root.get("deployed-by") {
         unknown_keys(d, &schema::names(schema::KB_DEPLOYED_BY), "`deployed-by`")?;
-        let list = |k: &str| match d.get(k) {
-            Some(n) => strings(n).map_err(|m| (n.span, m)),
-            None => Ok(Vec::new()),
-        };
-        op.crd_groups = list("crd-groups")?;
-        op.charts = list("charts")?;
-        op.images = list("images")?;
+        op.crd_groups = strings_at(d, "crd-groups")?;
+        op.charts = strings_at(d, "charts")?;
+        op.images = strings_at(d, "images")?;
     }
     let items = root
         .get("owned-fields")

@@ -228,18 +228,25 @@ pub const OWNED_FIELD: &[Key] = &[
 
 /// The JSON Schema of one knowledge-base file (`schema/kb-writer.schema.json`).
 pub fn kb_writer_schema() -> Value {
-    let mut out = object(KB_WRITER);
-    if let Some(o) = out.as_object_mut() {
-        o.insert(
+    document(
+        KB_WRITER,
+        "gitops-lint knowledge base: one operator's writes",
+        "`kb/writers/<operator>.yaml`: what the operator writes and what shows that it runs.",
+    )
+}
+
+/// A published schema: the object of `keys` with the draft, title and description.
+fn document(keys: &[Key], title: &str, description: &str) -> Value {
+    let mut root = object(keys);
+    if let Some(obj) = root.as_object_mut() {
+        obj.insert(
             "$schema".into(),
             json!("http://json-schema.org/draft-07/schema#"),
         );
-        o.insert(
-            "title".into(),
-            json!("gitops-lint knowledge base: one operator's writes"),
-        );
+        obj.insert("title".into(), json!(title));
+        obj.insert("description".into(), json!(description));
     }
-    out
+    root
 }
 
 /// One file of the shipped knowledge base of writers (`kb/writers/*.yaml`): an operator,
@@ -507,18 +514,11 @@ pub const CHECK_MATCH: &[Key] = &[
 
 /// The configuration's JSON Schema (draft-07), from the declarations above.
 pub fn json_schema() -> Value {
-    let mut root = object(TOP);
-    if let Some(obj) = root.as_object_mut() {
-        obj.insert(
-            "$schema".into(),
-            json!("http://json-schema.org/draft-07/schema#"),
-        );
-        obj.insert("title".into(), json!("gitops-lint configuration"));
-        obj.insert(
-            "description".into(),
-            json!("`.gitops-lint.yaml`: rules, exclusions, limits, platform and cluster facts, and your own checks."),
-        );
-    }
+    let mut root = document(
+        TOP,
+        "gitops-lint configuration",
+        "`.gitops-lint.yaml`: rules, exclusions, limits, platform and cluster facts, and your own checks.",
+    );
     let limits: serde_json::Map<String, Value> = LIMITS
         .iter()
         .map(|l| {

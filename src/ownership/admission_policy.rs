@@ -382,12 +382,7 @@ pub fn mutators(objects: &[ModelObject], out: &mut Vec<Mutator>) {
         }
         out.push(Mutator {
             owner: format!("MutatingAdmissionPolicy {policy_name}"),
-            span: policy
-                .object
-                .metadata()
-                .and_then(|m| m.entry("name"))
-                .map(|e| e.key.span.cover(e.value.span))
-                .unwrap_or(policy.object.span()),
+            span: policy.object.name_span(),
             firing: Firing::Admission { on_update },
             match_any: vec![policy_scope],
             match_all: vec![binding_scope],

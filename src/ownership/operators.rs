@@ -210,9 +210,7 @@ fn evidence_for(
         return Some(match annotation {
             Some((span, key)) => (span, format!("`{key}` asks {} to write it", op.name)),
             None => (
-                meta.and_then(|m| m.entry("name"))
-                    .map(|e| e.key.span.cover(e.value.span))
-                    .unwrap_or(o.span()),
+                o.name_span(),
                 field.fact.reason.clone().unwrap_or_else(|| {
                     format!(
                         "{} writes this object's {} at runtime",

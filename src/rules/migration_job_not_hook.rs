@@ -143,12 +143,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
         if !is_migration && later_workload.is_none() {
             continue;
         }
-        let name_span = mo
-            .object
-            .metadata()
-            .and_then(|m| m.entry("name"))
-            .map(|e| e.key.span.cover(e.value.span))
-            .unwrap_or(mo.object.span());
+        let name_span = mo.object.name_span();
         let why = if is_migration {
             "looks like a schema migration"
         } else {

@@ -225,18 +225,7 @@ fn report(
         return None;
     }
     let app = model.app_of(mo);
-    // `webhooks[0].rules`, as the other rules print list indices.
-    let field = path.iter().fold(String::new(), |mut acc, seg| {
-        if seg.parse::<usize>().is_ok() {
-            acc.push_str(&format!("[{seg}]"));
-        } else {
-            if !acc.is_empty() {
-                acc.push('.');
-            }
-            acc.push_str(seg);
-        }
-        acc
-    });
+    let field = crate::ownership::path::dotted(path);
     let f = Finding::new(
         ID,
         severity,

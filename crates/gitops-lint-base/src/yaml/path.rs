@@ -127,19 +127,24 @@ pub struct Hit<'a> {
 
 impl Hit<'_> {
     pub fn dotted(&self) -> String {
-        let mut out = String::new();
-        for s in &self.path {
-            if s.parse::<usize>().is_ok() {
-                out.push_str(&format!("[{s}]"));
-            } else {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(s);
-            }
-        }
-        out
+        dotted(&self.path)
     }
+}
+
+/// A concrete path as findings print it: `webhooks[0].clientConfig.caBundle`.
+pub fn dotted(path: &[String]) -> String {
+    let mut out = String::new();
+    for s in path {
+        if s.parse::<usize>().is_ok() {
+            out.push_str(&format!("[{s}]"));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(s);
+        }
+    }
+    out
 }
 
 /// Every declared entry the pattern reaches. A pattern ending in a list step names no entry
