@@ -5,8 +5,13 @@ use crate::{Comment, Format, OutputArgs, print};
 use gitops_lint::diff::DiffResult;
 use gitops_lint::github::event::{self, NoPr};
 use gitops_lint::github::review;
-use gitops_lint::report::summary::{MAX_COMMENT_CHARS, Summary};
-use gitops_lint::report::{Finding, github, human, json, junit, sarif};
+use gitops_lint::report::github::Annotations;
+use gitops_lint::report::human::Human;
+use gitops_lint::report::json::Json;
+use gitops_lint::report::junit::Junit;
+use gitops_lint::report::sarif::Sarif;
+use gitops_lint::report::summary::{MAX_COMMENT_CHARS, Markdown};
+use gitops_lint::report::{Comparison, Finding, Renderer, Report};
 use gitops_lint::source::SourceMap;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -23,7 +28,7 @@ pub struct Output<'a> {
     /// as `lint` reports it, also in diff mode, where `findings` are only the new ones. Code
     /// scanning compares a pull request's analysis with the base branch's itself; an upload
     /// of the new findings alone would close every alert the change did not touch.
-    pub sarif_findings: &'a [Finding],
+    pub tree: &'a [Finding],
     pub map: &'a SourceMap,
     /// The repository's own checks (`checks:`): SARIF lists them as rules.
     pub checks: &'a [gitops_lint::config::checks::Check],
@@ -66,156 +71,68 @@ fn warn(message: &str) {
 }
 
 impl Output<'_> {
-    fn fixed_pairs(&self) -> Vec<(String, String)> {
-        self.diff
-            .as_ref()
-            .map(|d| {
-                d.result
-                    .fixed
-                    .iter()
-                    .map(|f| (f.rule.to_string(), f.message.clone()))
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    fn summary(&self, fixed: &[(String, String)]) -> String {
-        let (base, diffs) = match &self.diff {
-            Some(d) => (Some(d.result.base_rev.as_str()), d.result.diffs.as_slice()),
-            None => (None, &[][..]),
-        };
-        Summary {
+    /// The one value every format renders.
+    fn report(&self) -> Report<'_> {
+        Report {
             findings: self.findings,
+            tree: self.tree,
             map: self.map,
             prefix: self.prefix,
-            base,
-            fixed,
-            diffs,
+            checks: self.checks,
             baselined: self.baselined,
+            coverage: self.coverage.as_deref(),
+            elapsed: self.started.elapsed(),
+            comparison: self.diff.as_ref().map(|d| {
+                let r = d.result;
+                Comparison {
+                    base_rev: &r.base_rev,
+                    base_commit: &r.base_commit,
+                    fixed: &r.fixed,
+                    base_map: &r.base.map,
+                    apps: &r.diffs,
+                    apps_total: r.apps_total,
+                    affected: &r.affected,
+                    changed_lines: &r.changed_lines,
+                }
+            }),
         }
-        .render(MAX_COMMENT_CHARS)
     }
 
-    fn human(&self) -> String {
-        let color = !self.args.no_color
-            && std::env::var_os("NO_COLOR").is_none()
-            && std::io::stdout().is_terminal();
-        let (mut text, counts) = human::render_parts(self.findings, self.map, color);
-        if self.args.quiet {
-            // Findings only: the closing counts go, and so does the diff-mode summary.
-            return text;
+    fn renderer(&self) -> Box<dyn Renderer> {
+        match self.args.format {
+            Format::Human => Box::new(Human {
+                color: !self.args.no_color
+                    && std::env::var_os("NO_COLOR").is_none()
+                    && std::io::stdout().is_terminal(),
+                quiet: self.args.quiet,
+            }),
+            Format::Json => Box::new(Json),
+            Format::Sarif => Box::new(Sarif),
+            Format::Junit => Box::new(Junit {
+                fail_on: self.args.fail_on.threshold(),
+                below: self.args.junit_below_fail_on.into(),
+            }),
+            Format::Github => Box::new(Annotations {
+                max_per_level: self.args.max_annotations,
+            }),
         }
-        text.push_str(&counts);
-        if let Some(line) = &self.coverage {
-            text.push_str(&human::coverage(line));
-        }
-        if let Some(d) = &self.diff {
-            let r = d.result;
-            text.push_str(&format!(
-                "\ncompared with {} ({}): {} new finding(s), {} fixed\n",
-                r.base_rev,
-                &r.base_commit[..r.base_commit.len().min(12)],
-                self.findings.len(),
-                r.fixed.len()
-            ));
-            for f in &r.fixed {
-                text.push_str(&format!(
-                    "  fixed: {} {}\n",
-                    f.rule,
-                    f.object
-                        .as_deref()
-                        .unwrap_or(&r.base.map.path(f.primary.span.file))
-                ));
-            }
-            for app in &r.diffs {
-                text.push_str(&format!(
-                    "\nrendered changes of app {} (+{} -{}):\n{}",
-                    app.app, app.added, app.removed, app.diff
-                ));
-            }
-        }
-        if self.baselined > 0 {
-            text.push_str(&format!(
-                "{} known finding(s) hidden by the baseline\n",
-                self.baselined
-            ));
-        }
-        text
-    }
-
-    /// JSON schema version 1; in diff mode with the fields `base`, `fixed` and `apps` added
-    /// (version 1 allows new fields).
-    fn json(&self) -> String {
-        let text = json::render(self.findings, &[], self.map);
-        let Some(d) = &self.diff else {
-            return text;
-        };
-        let r = d.result;
-        let Ok(mut v) = serde_json::from_str::<serde_json::Value>(&text) else {
-            return text;
-        };
-        v["base"] = serde_json::json!({"rev": r.base_rev, "commit": r.base_commit});
-        v["fixed"] = r
-            .fixed
-            .iter()
-            .map(|f| {
-                serde_json::json!({
-                    "rule": f.rule, "severity": f.severity.as_str(), "message": f.message,
-                    "file": r.base.map.path(f.primary.span.file), "app": f.app,
-                    "object": f.object, "field": f.field,
-                })
-            })
-            .collect();
-        v["apps"] = serde_json::json!({
-            "total": r.apps_total,
-            "affected": r.affected,
-            "diffs": r.diffs.iter().map(|a| serde_json::json!({
-                "app": a.app, "added": a.added, "removed": a.removed, "diff": a.diff,
-            })).collect::<Vec<_>>(),
-        });
-        gitops_lint::report::escape::inert_json(serde_json::to_string_pretty(&v).unwrap_or(text))
     }
 
     pub fn emit(self) -> ExitCode {
         let threshold = self.args.fail_on.threshold();
-        let text = match self.args.format {
-            Format::Human => self.human(),
-            Format::Json => self.json(),
-            Format::Sarif => {
-                sarif::render_with_checks(self.sarif_findings, self.map, self.prefix, self.checks)
-            }
-            Format::Junit => junit::render(
-                self.findings,
-                self.map,
-                self.prefix,
-                &junit::Options {
-                    fail_on: threshold,
-                    below: self.args.junit_below_fail_on.into(),
-                    time: self.started.elapsed(),
-                },
-            ),
-            Format::Github => github::render(
-                self.findings,
-                self.map,
-                self.prefix,
-                &github::Options {
-                    max_per_level: self.args.max_annotations,
-                    changed: self.diff.as_ref().map(|d| &d.result.changed_lines),
-                },
-            ),
-        };
+        let report = self.report();
+        let text = self.renderer().render(&report);
         print(&text);
         if let Some(path) = &self.args.sarif_file
-            && let Err(e) = std::fs::write(
-                path,
-                sarif::render_with_checks(self.sarif_findings, self.map, self.prefix, self.checks),
-            )
+            && let Err(e) = std::fs::write(path, Sarif.render(&report))
         {
             eprintln!("error: {}: {e}", path.display());
             return ExitCode::from(2);
         }
-        let fixed = self.fixed_pairs();
-        let summary = self.summary(&fixed);
+        let summary = Markdown {
+            max_chars: MAX_COMMENT_CHARS,
+        }
+        .render(&report);
         if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
             && let Err(e) = append(&path, &summary)
         {

@@ -814,7 +814,7 @@ fn check(args: CheckArgs) -> ExitCode {
     let code = Output {
         args: &lint.out,
         findings: &findings,
-        sarif_findings: &findings,
+        tree: &findings,
         map: &result.map,
         checks: &result.config.checks,
         prefix: &prefix,
@@ -958,7 +958,7 @@ fn run_diff(base: String, path: PathBuf, lint: LintArgs) -> ExitCode {
     Output {
         args: out,
         findings: &findings,
-        sarif_findings: &tree,
+        tree: &tree,
         map: &result.head.map,
         checks: &result.head.config.checks,
         prefix: &result.prefix,

@@ -5,7 +5,7 @@
 //! changed lines first; at most `max_per_level` of each, then one notice saying how many were
 //! left out and where they are.
 
-use super::{Finding, Severity, repo_path};
+use super::{Finding, Renderer, Report, Severity, repo_path};
 use crate::source::SourceMap;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -13,22 +13,35 @@ use std::fmt::Write;
 /// Annotations of one level GitHub shows for a step.
 pub const DEFAULT_MAX_PER_LEVEL: usize = 10;
 
-pub struct Options<'a> {
+/// `--format github`. In diff mode the findings on the lines the change adds or rewrites
+/// (the report's comparison) are annotated first.
+pub struct Annotations {
     /// Annotations of each level (error, warning, notice) written at most.
     pub max_per_level: usize,
-    /// Diff mode: the lines the change adds or rewrites, per linted-root-relative path
-    /// (their findings are annotated first).
-    pub changed: Option<&'a BTreeMap<String, Vec<(usize, usize)>>>,
 }
 
-impl Default for Options<'_> {
+impl Default for Annotations {
     fn default() -> Self {
-        Options {
+        Annotations {
             max_per_level: DEFAULT_MAX_PER_LEVEL,
-            changed: None,
         }
     }
 }
+
+impl Renderer for Annotations {
+    fn render(&self, report: &Report) -> String {
+        let changed = report.comparison.as_ref().map(|c| c.changed_lines);
+        annotations(
+            report.findings,
+            report.map,
+            report.prefix,
+            self.max_per_level,
+            changed,
+        )
+    }
+}
+
+type ChangedLines = BTreeMap<String, Vec<(usize, usize)>>;
 
 /// Escaping for the message part of a workflow command.
 fn escape_data(s: &str) -> String {
@@ -58,10 +71,11 @@ fn command(s: Severity) -> &'static str {
 fn select<'a>(
     findings: &'a [Finding],
     map: &SourceMap,
-    options: &Options,
+    max_per_level: usize,
+    changed: Option<&ChangedLines>,
 ) -> (Vec<&'a Finding>, usize) {
     let on_changed_line = |f: &Finding| {
-        options.changed.is_some_and(|changed| {
+        changed.is_some_and(|changed| {
             let line = map.line_col(f.primary.span).line;
             changed
                 .get(&map.path(f.primary.span.file))
@@ -78,7 +92,7 @@ fn select<'a>(
             .collect();
         // Stable: the report's order within each group.
         level.sort_by_key(|(elsewhere, _)| *elsewhere);
-        let mut room = options.max_per_level;
+        let mut room = max_per_level;
         // The closing notice is a notice too: it takes the last notice's place.
         if severity == Severity::Info && (left_out > 0 || level.len() > room) {
             room = room.saturating_sub(1);
@@ -89,9 +103,15 @@ fn select<'a>(
     (chosen, left_out)
 }
 
-pub fn render(findings: &[Finding], map: &SourceMap, prefix: &str, options: &Options) -> String {
+fn annotations(
+    findings: &[Finding],
+    map: &SourceMap,
+    prefix: &str,
+    max_per_level: usize,
+    changed: Option<&ChangedLines>,
+) -> String {
     let mut out = String::new();
-    let (chosen, left_out) = select(findings, map, options);
+    let (chosen, left_out) = select(findings, map, max_per_level, changed);
     for f in chosen {
         let path = map.path(f.primary.span.file);
         let start = map.line_col(f.primary.span);
@@ -156,7 +176,7 @@ mod tests {
             Span::new(file, 5, 16),
         )
         .object("Deployment/prod/a");
-        let text = render(&[f], &map, "deploy", &Options::default());
+        let text = annotations(&[f], &map, "deploy", DEFAULT_MAX_PER_LEVEL, None);
         assert_eq!(
             text,
             "::error file=deploy/apps/a.yaml,line=2,endLine=2,col=1,endColumn=12,title=hpa-replicas-conflict (Deployment/prod/a)::50%25 off%0Anext\n"
@@ -190,7 +210,7 @@ mod tests {
                 && count(Severity::Warning) > 10
                 && count(Severity::Info) > 10
         );
-        let out = render(&findings, &map, "", &Options::default());
+        let out = annotations(&findings, &map, "", DEFAULT_MAX_PER_LEVEL, None);
         let lines: Vec<&str> = out.lines().collect();
         let kinds: Vec<&str> = lines
             .iter()
@@ -213,15 +233,7 @@ mod tests {
             [("a.yaml".to_string(), vec![(50, 55)])]
                 .into_iter()
                 .collect();
-        let out = render(
-            &findings,
-            &map,
-            "",
-            &Options {
-                max_per_level: 2,
-                changed: Some(&changed),
-            },
-        );
+        let out = annotations(&findings, &map, "", 2, Some(&changed));
         let first: Vec<&str> = out.lines().take(2).collect();
         assert!(
             first
@@ -230,7 +242,7 @@ mod tests {
             "{out}"
         );
         // No cap hit: no closing notice.
-        let few = render(&findings[..3], &map, "", &Options::default());
+        let few = annotations(&findings[..3], &map, "", DEFAULT_MAX_PER_LEVEL, None);
         assert_eq!(few.lines().count(), 3);
     }
 }

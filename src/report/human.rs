@@ -1,7 +1,7 @@
 //! Human output through miette: file:line:col, the snippet, labelled spans, help, the rule
 //! id and a hint to `gitops-lint explain`. Labels in other files become related notes.
 
-use super::{Finding, Severity};
+use super::{Finding, Renderer, Report, Severity};
 use crate::source::{SourceMap, Span};
 use miette::{
     Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan,
@@ -159,16 +159,63 @@ fn to_note(f: &Finding, map: &SourceMap) -> Note {
     }
 }
 
-/// The report as people read it: errors first, then warnings, then info; within a severity
-/// one section per rule (a header with its count, its findings in path order, large groups
-/// of one kind compacted after their first); then the count per rule and the totals.
-pub fn render(findings: &[Finding], map: &SourceMap, color: bool) -> String {
-    let (body, footer) = render_parts(findings, map, color);
-    body + &footer
+/// `--format human`: the report as people read it. Errors first, then warnings, then info;
+/// within a severity one section per rule (a header with its count, its findings in path
+/// order, large groups of one kind compacted after their first); then the count per rule,
+/// the totals, the coverage line, in diff mode what the comparison found, and the findings
+/// the baseline hides. `quiet` keeps the findings alone.
+pub struct Human {
+    pub color: bool,
+    pub quiet: bool,
 }
 
-/// [`render`] as the findings and the counts that close it (`--quiet` prints the first only).
-pub fn render_parts(findings: &[Finding], map: &SourceMap, color: bool) -> (String, String) {
+impl Renderer for Human {
+    fn render(&self, report: &Report) -> String {
+        let (mut text, counts) = sections(report.findings, report.map, self.color);
+        if self.quiet {
+            return text;
+        }
+        text.push_str(&counts);
+        if let Some(line) = report.coverage {
+            text.push_str(line);
+            text.push('\n');
+        }
+        if let Some(c) = &report.comparison {
+            text.push_str(&format!(
+                "\ncompared with {} ({}): {} new finding(s), {} fixed\n",
+                c.base_rev,
+                &c.base_commit[..c.base_commit.len().min(12)],
+                report.findings.len(),
+                c.fixed.len()
+            ));
+            for f in c.fixed {
+                text.push_str(&format!(
+                    "  fixed: {} {}\n",
+                    f.rule,
+                    f.object
+                        .as_deref()
+                        .unwrap_or(&c.base_map.path(f.primary.span.file))
+                ));
+            }
+            for app in c.apps {
+                text.push_str(&format!(
+                    "\nrendered changes of app {} (+{} -{}):\n{}",
+                    app.app, app.added, app.removed, app.diff
+                ));
+            }
+        }
+        if report.baselined > 0 {
+            text.push_str(&format!(
+                "{} known finding(s) hidden by the baseline\n",
+                report.baselined
+            ));
+        }
+        text
+    }
+}
+
+/// The findings by severity and rule, and the counts that close them.
+fn sections(findings: &[Finding], map: &SourceMap, color: bool) -> (String, String) {
     let sections = by_severity_and_rule(findings);
     let mut ordered: Vec<Finding> = Vec::with_capacity(findings.len());
     let mut headers: Vec<(usize, String)> = Vec::new();
@@ -324,15 +371,17 @@ fn compact(f: &Finding, map: &SourceMap) -> String {
     )
 }
 
-/// The line the human report ends with: how much of the repo was looked at, so a clean run
-/// never hides apps that were not rendered.
-pub fn coverage(line: &str) -> String {
-    format!("{line}\n")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn plain(findings: &[Finding], map: &SourceMap) -> String {
+        Human {
+            color: false,
+            quiet: false,
+        }
+        .render(&Report::of(findings, map))
+    }
 
     fn not_fetched(map: &SourceMap, app: &str) -> Finding {
         let file = map.add_text(format!("apps/{app}.yaml"), "spec:\n  chart: web\n");
@@ -365,7 +414,7 @@ mod tests {
             at("shared-resource", Severity::Warning, 2),
             at("hpa-replicas-conflict", Severity::Error, 3),
         ];
-        let text = render(&findings, &map, false);
+        let text = plain(&findings, &map);
         let headers: Vec<&str> = text.lines().filter(|l| l.starts_with("── ")).collect();
         assert_eq!(
             headers,
@@ -394,8 +443,15 @@ mod tests {
             ),
             "{text}"
         );
-        let (body, footer) = render_parts(&findings, &map, false);
-        assert!(!body.contains("by rule:") && footer.starts_with("by rule:"));
+        let quiet = Human {
+            color: false,
+            quiet: true,
+        }
+        .render(&Report::of(&findings, &map));
+        assert!(
+            text.starts_with(&quiet) && !quiet.contains("by rule:"),
+            "{quiet}"
+        );
     }
 
     #[test]
@@ -403,7 +459,7 @@ mod tests {
         let map = SourceMap::new();
         let names = ["a", "b", "c", "d"];
         let findings: Vec<Finding> = names.iter().map(|n| not_fetched(&map, n)).collect();
-        let text = render(&findings, &map, false);
+        let text = plain(&findings, &map);
         assert_eq!(text.matches("╭─[").count(), 1, "{text}");
         assert_eq!(text.matches("help:").count(), 1, "{text}");
         for n in &names[1..] {
@@ -422,9 +478,6 @@ mod tests {
         );
         // Every one in full for the snapshots; a small group is never compacted.
         assert_eq!(render_all(&findings, &map, false).matches("╭─[").count(), 4);
-        assert_eq!(
-            render(&findings[..3], &map, false).matches("╭─[").count(),
-            3
-        );
+        assert_eq!(plain(&findings[..3], &map).matches("╭─[").count(), 3);
     }
 }

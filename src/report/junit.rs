@@ -7,7 +7,7 @@
 //! seconds; each `testcase` with `classname`, `name` and `time`. Rules run side by side, so
 //! the run's time is on `testsuites` and the parts get 0.
 
-use super::{Finding, Severity, repo_path};
+use super::{Finding, Renderer, Report, Severity, repo_path};
 use crate::source::SourceMap;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -23,11 +23,22 @@ pub enum Below {
     Failure,
 }
 
-pub struct Options {
+/// `--format junit`; the run's time is the report's `elapsed`.
+pub struct Junit {
     pub fail_on: Severity,
     pub below: Below,
-    /// How long the lint took.
-    pub time: Duration,
+}
+
+impl Renderer for Junit {
+    fn render(&self, report: &Report) -> String {
+        suites(
+            report.findings,
+            report.map,
+            report.prefix,
+            self,
+            report.elapsed,
+        )
+    }
 }
 
 /// Text for an attribute value or element content. Line breaks are character references
@@ -56,7 +67,13 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-pub fn render(findings: &[Finding], map: &SourceMap, prefix: &str, options: &Options) -> String {
+fn suites(
+    findings: &[Finding],
+    map: &SourceMap,
+    prefix: &str,
+    options: &Junit,
+    time: Duration,
+) -> String {
     let failing = |f: &Finding| f.severity >= options.fail_on || options.below == Below::Failure;
     let mut by_rule: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
     for f in findings {
@@ -69,7 +86,7 @@ pub fn render(findings: &[Finding], map: &SourceMap, prefix: &str, options: &Opt
     let _ = writeln!(
         out,
         "<testsuites name=\"gitops-lint\" tests=\"{total}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{:.3}\">",
-        options.time.as_secs_f64()
+        time.as_secs_f64()
     );
     if findings.is_empty() {
         out.push_str(
@@ -145,16 +162,14 @@ mod tests {
             "a <b> & \"c\"",
             Span::new(file, 0, 1),
         );
-        let opts = |fail_on, below| Options {
-            fail_on,
-            below,
-            time: Duration::from_millis(1234),
-        };
-        let xml = render(
+        let opts = |fail_on, below| Junit { fail_on, below };
+        let time = Duration::from_millis(1234);
+        let xml = suites(
             std::slice::from_ref(&f),
             &map,
             "",
             &opts(Severity::Error, Below::Skipped),
+            time,
         );
         assert!(xml.contains(
             "<testsuites name=\"gitops-lint\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\" time=\"1.234\">"
@@ -163,23 +178,25 @@ mod tests {
             "<testsuite name=\"r\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\" time=\"0\">"
         ));
         assert!(xml.contains("a &lt;b&gt; &amp; &quot;c&quot;"));
-        let xml = render(
+        let xml = suites(
             std::slice::from_ref(&f),
             &map,
             "sub",
             &opts(Severity::Warning, Below::Skipped),
+            time,
         );
         assert!(xml.contains("<failure type=\"warning\""));
         assert!(xml.contains("file=\"sub/a.yaml\""));
         // Warnings below --fail-on as failures, when asked.
-        let xml = render(&[f], &map, "", &opts(Severity::Error, Below::Failure));
+        let xml = suites(&[f], &map, "", &opts(Severity::Error, Below::Failure), time);
         assert!(
             xml.contains("failures=\"1\" errors=\"0\" skipped=\"0\""),
             "{xml}"
         );
         assert!(xml.contains("<failure type=\"warning\""));
         assert!(
-            render(&[], &map, "", &opts(Severity::Error, Below::Skipped)).contains("no findings")
+            suites(&[], &map, "", &opts(Severity::Error, Below::Skipped), time)
+                .contains("no findings")
         );
     }
 }

@@ -1,5 +1,5 @@
-//! Output: the finding model and its renderers (human via miette, JSON, SARIF, JUnit, GitHub
-//! annotations, the markdown summary).
+//! Output: one report value ([`Report`]) and the formats that render it, each a [`Renderer`]
+//! (human via miette, JSON, SARIF, JUnit, GitHub annotations, the markdown summary).
 
 pub mod escape;
 pub mod github;
@@ -10,6 +10,76 @@ pub mod sarif;
 pub mod summary;
 
 pub use crate::finding::{Edit, Finding, Fix, Label, Severity};
+pub use summary::AppDiff;
+
+use crate::config::checks::Check;
+use crate::source::SourceMap;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// One run's result as every output format reads it. The command line builds it once and
+/// hands it to the chosen format (and to SARIF and the markdown summary when they are asked
+/// for too), so no format re-reads another's output.
+pub struct Report<'a> {
+    /// What the run reports: after the baseline and `--changed`; in diff mode the new ones.
+    pub findings: &'a [Finding],
+    /// Every finding of the tree as `lint` reports it, also in diff mode (what code scanning
+    /// gets: it compares a pull request's analysis with the base branch's itself, so an upload
+    /// of the new findings alone would close every alert the change did not touch).
+    pub tree: &'a [Finding],
+    pub map: &'a SourceMap,
+    /// The linted root relative to the repository root (GitHub-facing formats resolve paths
+    /// against the checkout).
+    pub prefix: &'a str,
+    /// The repository's own checks (`checks:`): SARIF lists them as rules.
+    pub checks: &'a [Check],
+    /// Findings hidden because the baseline already has them.
+    pub baselined: usize,
+    /// The model's coverage line (apps found, rendered, partly, not rendered by reason).
+    pub coverage: Option<&'a str>,
+    /// How long the run took (JUnit's `time`).
+    pub elapsed: Duration,
+    /// Diff mode: what comparing with the base revision found.
+    pub comparison: Option<Comparison<'a>>,
+}
+
+/// What `diff` adds to a report: the base, the findings the change fixes and the rendered
+/// changes of the apps it affects.
+pub struct Comparison<'a> {
+    pub base_rev: &'a str,
+    pub base_commit: &'a str,
+    /// Findings of the base the change fixes, located in `base_map`.
+    pub fixed: &'a [Finding],
+    pub base_map: &'a SourceMap,
+    /// Rendered manifest diffs of the affected apps.
+    pub apps: &'a [AppDiff],
+    pub apps_total: usize,
+    pub affected: &'a [String],
+    /// The lines the change adds or rewrites, per linted-root-relative path.
+    pub changed_lines: &'a BTreeMap<String, Vec<(usize, usize)>>,
+}
+
+impl<'a> Report<'a> {
+    /// A report of `findings` alone: the whole tree, no checks, no comparison.
+    pub fn of(findings: &'a [Finding], map: &'a SourceMap) -> Report<'a> {
+        Report {
+            findings,
+            tree: findings,
+            map,
+            prefix: "",
+            checks: &[],
+            baselined: 0,
+            coverage: None,
+            elapsed: Duration::ZERO,
+            comparison: None,
+        }
+    }
+}
+
+/// An output format: the text it makes of a report.
+pub trait Renderer {
+    fn render(&self, report: &Report) -> String;
+}
 
 /// A linted-root-relative path as the repository names it (GitHub-facing formats resolve
 /// paths against the checkout root, while the linted directory may be a subdirectory).
@@ -60,33 +130,28 @@ mod tests {
         .object(format!("Deployment/prod/{PAYLOAD}"))
         .field(PAYLOAD);
         let findings = [f];
+        let report = Report::of(&findings, &map);
+        let human = |color| human::Human {
+            color,
+            quiet: false,
+        };
         vec![
-            ("human", human::render(&findings, &map, false)),
-            ("human (colour)", human::render(&findings, &map, true)),
-            (
-                "json",
-                json::render(&findings, &[PAYLOAD.to_string()], &map),
-            ),
-            ("sarif", sarif::render(&findings, &map, "")),
+            ("human", human(false).render(&report)),
+            ("human (colour)", human(true).render(&report)),
+            ("json", json::Json.render(&report)),
+            ("sarif", sarif::Sarif.render(&report)),
+            // The finding's help and message also reach `<skipped message=…>` through the
+            // same escape; `<failure>` carries both.
             (
                 "junit",
-                junit::render(&findings, &map, "", &junit_options(Severity::Error)),
+                junit::Junit {
+                    fail_on: Severity::Error,
+                    below: junit::Below::Skipped,
+                }
+                .render(&report),
             ),
-            (
-                "github",
-                github::render(&findings, &map, "", &github::Options::default()),
-            ),
+            ("github", github::Annotations::default().render(&report)),
         ]
-    }
-
-    /// The finding's help and message also reach `<skipped message=…>` through the same
-    /// escape; `<failure>` carries both.
-    fn junit_options(fail_on: Severity) -> junit::Options {
-        junit::Options {
-            fail_on,
-            below: junit::Below::Skipped,
-            time: std::time::Duration::ZERO,
-        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! structs instead of a generated crate keep compile time down; a test validates the output
 //! against the official schema.
 
-use super::{Finding, Severity, repo_path};
+use super::{Finding, Renderer, Report, Severity, repo_path};
 use crate::config::checks::Check;
 use crate::finding::problem_fingerprint;
 use crate::rules;
@@ -308,20 +308,19 @@ fn check_entry(check: &Check, map: &SourceMap) -> Rule {
     }
 }
 
-/// The SARIF log. `prefix` is the linted directory relative to the repository root, so URIs
-/// resolve against the checkout (`%SRCROOT%`).
-pub fn render(findings: &[Finding], map: &SourceMap, prefix: &str) -> String {
-    render_with_checks(findings, map, prefix, &[])
+/// `--format sarif` and `--sarif-file`: the SARIF log of every finding of the tree
+/// (`Report::tree`), with the repository's own checks as rules after the built-in ones. URIs
+/// are relative to the repository root (`%SRCROOT%`): the report's prefix is the linted
+/// directory's place in it.
+pub struct Sarif;
+
+impl Renderer for Sarif {
+    fn render(&self, report: &Report) -> String {
+        log(report.tree, report.map, report.prefix, report.checks)
+    }
 }
 
-/// [`render`] with the repository's own checks (`checks:` in the configuration) as rules
-/// after the built-in ones.
-pub fn render_with_checks(
-    findings: &[Finding],
-    map: &SourceMap,
-    prefix: &str,
-    checks: &[Check],
-) -> String {
+fn log(findings: &[Finding], map: &SourceMap, prefix: &str, checks: &[Check]) -> String {
     let registry = rules::registry();
     let rules: Vec<Rule> = registry
         .iter()

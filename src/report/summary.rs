@@ -2,7 +2,7 @@
 //! pull-request comment. Counts, the top findings, and per app the rendered manifest diff in
 //! a collapsible section.
 
-use super::{Finding, Severity, repo_path};
+use super::{Finding, Renderer, Report, Severity, repo_path};
 use crate::source::SourceMap;
 use std::fmt::Write;
 
@@ -25,17 +25,44 @@ pub struct AppDiff {
     pub removed: usize,
 }
 
-pub struct Summary<'a> {
-    pub findings: &'a [Finding],
-    pub map: &'a SourceMap,
+/// The markdown summary of a report, at most `max_chars` long (app diffs that do not fit are
+/// counted, not cut).
+pub struct Markdown {
+    pub max_chars: usize,
+}
+
+impl Renderer for Markdown {
+    fn render(&self, report: &Report) -> String {
+        let fixed: Vec<(&str, &str)> = report
+            .comparison
+            .iter()
+            .flat_map(|c| c.fixed)
+            .map(|f| (f.rule, f.message.as_str()))
+            .collect();
+        Summary {
+            findings: report.findings,
+            map: report.map,
+            prefix: report.prefix,
+            base: report.comparison.as_ref().map(|c| c.base_rev),
+            fixed: &fixed,
+            diffs: report.comparison.as_ref().map_or(&[], |c| c.apps),
+            baselined: report.baselined,
+        }
+        .render(self.max_chars)
+    }
+}
+
+struct Summary<'a> {
+    findings: &'a [Finding],
+    map: &'a SourceMap,
     /// The linted directory relative to the repository root.
-    pub prefix: &'a str,
-    /// `diff` mode: the base revision and the findings the change fixes (with their map).
-    pub base: Option<&'a str>,
-    pub fixed: &'a [(String, String)],
-    pub diffs: &'a [AppDiff],
+    prefix: &'a str,
+    /// `diff` mode: the base revision and the findings the change fixes (rule, message).
+    base: Option<&'a str>,
+    fixed: &'a [(&'a str, &'a str)],
+    diffs: &'a [AppDiff],
     /// Findings hidden because the baseline already has them.
-    pub baselined: usize,
+    baselined: usize,
 }
 
 fn md_escape(s: &str) -> String {
@@ -106,7 +133,7 @@ impl Summary<'_> {
         }
     }
 
-    pub fn render(&self, max_chars: usize) -> String {
+    fn render(&self, max_chars: usize) -> String {
         let mut out = String::new();
         let count = |s: Severity| self.findings.iter().filter(|f| f.severity == s).count();
         let _ = writeln!(out, "{MARKER}");
