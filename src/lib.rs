@@ -12,9 +12,10 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub mod alloc;
-// The first layers and the template engine are crates of their own (crates/); their old
-// paths stay.
+// The first layers, the template engine and the renderers are crates of their own
+// (crates/); their old paths stay.
 pub use gitops_lint_base::{base64, glob, hash, source, yaml};
+pub use gitops_lint_render::{object, remote, render};
 pub mod baseline;
 pub mod config;
 pub mod diff;
@@ -28,11 +29,8 @@ pub mod github;
 pub mod gitops;
 pub mod lint;
 pub mod manifest_files;
-pub mod object;
 pub mod ownership;
 pub mod redact;
-pub mod remote;
-pub mod render;
 pub mod report;
 pub mod rules;
 pub mod same_cause;

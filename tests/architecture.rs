@@ -53,6 +53,14 @@ const SPLIT_CRATES: &[SplitCrate] = &[
             ("gitops_lint_base::", "crate::"),
         ],
     ),
+    (
+        "gitops-lint-render",
+        "",
+        &[
+            ("gitops_lint_base::", "crate::"),
+            ("gitops_lint_gotmpl::", "crate::render::gotmpl::"),
+        ],
+    ),
 ];
 
 /// Every `.rs` file of the module tree (src/, and the split crates at their re-exported

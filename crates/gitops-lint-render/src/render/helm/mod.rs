@@ -11,7 +11,7 @@
 //! `gitops-lint helm template ARGS...`:
 //!
 //! ```no_run
-//! # use gitops_lint::render::helm::*;
+//! # use gitops_lint_render::render::helm::*;
 //! # fn main() -> Result<(), String> {
 //! let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
 //! let fs = cli_fs(&cwd)?;
