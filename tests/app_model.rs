@@ -1337,6 +1337,47 @@ fn artifact_generator_outputs_render_their_consumers() {
     );
 }
 
+/// Two clusters' GitRepositories share a name; an ArtifactGenerator reads the one declared
+/// nearest to it, as a Kustomization's sourceRef does (it once read whichever came first,
+/// because the nearest was judged from a file left over by the previous reader).
+#[test]
+fn an_artifact_generator_reads_the_git_repository_nearest_to_it() {
+    let git = |url: &str| {
+        format!(
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  url: {url}\n"
+        )
+    };
+    let generator = "apiVersion: source.extensions.fluxcd.io/v1beta1\nkind: ArtifactGenerator\nmetadata:\n  name: shop\n  namespace: flux-system\nspec:\n  sources:\n    - alias: repo\n      kind: GitRepository\n      name: flux-system\n  artifacts:\n    - name: web\n      copy:\n        - from: \"@repo/deploy/**\"\n          to: \"@artifact/\"\n";
+    let consumer = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  path: ./\n  sourceRef:\n    kind: ExternalArtifact\n    name: web\n";
+    let r = lint_tree(&[
+        (
+            ".git/config",
+            "[remote \"origin\"]\n\turl = https://github.com/acme/fleet\n".to_string(),
+        ),
+        // Declared first: another repository, the edge cluster's.
+        (
+            "clusters/edge/flux-system/gotk-sync.yaml",
+            git("https://github.com/acme/edge"),
+        ),
+        (
+            "clusters/prod/flux-system/gotk-sync.yaml",
+            git("https://github.com/acme/fleet"),
+        ),
+        ("clusters/prod/artifacts.yaml", generator.to_string()),
+        ("clusters/prod/web.yaml", consumer.to_string()),
+        (
+            "deploy/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n  namespace: shop\n"
+                .to_string(),
+        ),
+    ]);
+    assert!(
+        statuses(&r).contains(&"web flux-kustomize - rendered - 1".to_string()),
+        "{:?}",
+        statuses(&r)
+    );
+}
+
 #[test]
 fn fragments_are_not_apps_and_undeployed_failures_are_info() {
     let r = run("testdata/apps/fragments");

@@ -195,8 +195,6 @@ pub(super) struct Ctx<'a> {
     pub(super) artifact_problems: BTreeMap<(String, String), Vec<(Span, String)>>,
     /// Every file of the repo, listed on first need (ignore rules, artifacts).
     pub(super) all_files: Option<Vec<String>>,
-    /// The file of the object being read: references resolve to the nearest declaration.
-    pub(super) near: String,
     /// GitRepository artifacts seen through ignore rules, by (namespace, name).
     pub(super) git_trees: BTreeMap<(String, String), Option<Arc<ArtifactTree>>>,
     /// The lock and cache: remote charts and bases render from here (`fs` mounts them).
@@ -229,17 +227,15 @@ impl Ctx<'_> {
     /// A declared or rendered object by kind, namespace (an object without one matches any)
     /// and name.
     /// Of several (one repo holding several clusters' configs), the one declared nearest
-    /// to the file being read (`near`).
-    pub(super) fn find(&self, kind: &str, ns: &str, name: &str) -> Option<Object> {
+    /// to `near`, the file of the object whose reference is resolved.
+    pub(super) fn find(&self, kind: &str, ns: &str, name: &str, near: &str) -> Option<Object> {
         let map = self.fs.source_map();
         self.catalog
             .iter()
             .filter(|o| {
                 o.kind == kind && o.name == name && o.namespace.as_deref().unwrap_or(ns) == ns
             })
-            .min_by_key(|o| {
-                std::cmp::Reverse(common_dirs(&map.get(o.span().file).path, &self.near))
-            })
+            .min_by_key(|o| std::cmp::Reverse(common_dirs(&map.get(o.span().file).path, near)))
             .cloned()
     }
 
@@ -314,6 +310,8 @@ impl Ctx<'_> {
             .collect();
         for g in gens {
             let ns = g.namespace.clone().unwrap_or_else(|| "default".into());
+            // A generator's GitRepository is the one declared nearest to the generator.
+            let near = self.fs.source_map().get(g.span().file).path.clone();
             let mut inputs: BTreeMap<String, Result<ArtifactTree, String>> = BTreeMap::new();
             for s in g
                 .root
@@ -339,7 +337,7 @@ impl Ctx<'_> {
                     .unwrap_or_else(|| ns.clone());
                 let input = if kind == "GitRepository" {
                     // Not declared here (bootstrap writes it at install): judged by path.
-                    let git = self.find(&kind, &src_ns, &name);
+                    let git = self.find(&kind, &src_ns, &name, &near);
                     let url = git.as_ref().and_then(|g| {
                         g.root
                             .get_path(&["spec", "url"])
@@ -391,16 +389,18 @@ impl Ctx<'_> {
         }
     }
 
-    /// The ExternalArtifact (namespace, name) declared nearest to `near`.
+    /// The ExternalArtifact (namespace, name) declared nearest to `near`, the file of the
+    /// object that names it.
     pub(super) fn artifact(
         &self,
         ns: &str,
         name: &str,
+        near: &str,
     ) -> Option<Result<Arc<ArtifactTree>, String>> {
         self.artifacts
             .get(&(ns.to_string(), name.to_string()))?
             .iter()
-            .min_by_key(|(decl, _)| std::cmp::Reverse(common_dirs(decl, &self.near)))
+            .min_by_key(|(decl, _)| std::cmp::Reverse(common_dirs(decl, near)))
             .map(|(_, v)| v.clone())
     }
 

@@ -224,7 +224,6 @@ impl Prepared {
             artifacts: carried.artifacts,
             artifact_problems: carried.artifact_problems,
             all_files: carried.all_files,
-            near: String::new(),
             git_trees: carried.git_trees,
             remotes: settings.remotes.clone(),
             memo,

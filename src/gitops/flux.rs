@@ -550,11 +550,13 @@ pub(super) fn artifact_failures(ctx: &Ctx, r: Option<&Node>, ns: &str) -> Vec<Re
 
 /// The source a Flux `sourceRef` names: this repo (by URL, else by the
 /// path existing), an artifact built from it, or something the linter does not fetch.
+/// A name resolves to the declaration nearest to `near`, the file of the object that names it.
 pub(super) fn flux_source(
     ctx: &mut Ctx,
     spec: &Node,
     path: &str,
     ns: &str,
+    near: &str,
 ) -> (Result<FluxView, Skip>, Option<Judgement>) {
     let kind = spec
         .get_path(&["sourceRef", "kind"])
@@ -570,7 +572,7 @@ pub(super) fn flux_source(
         .unwrap_or_else(|| ns.to_string());
     match kind.as_str() {
         "GitRepository" => {
-            let git = ctx.find("GitRepository", &src_ns, &name);
+            let git = ctx.find("GitRepository", &src_ns, &name, near);
             let url = git.as_ref().and_then(|g| {
                 g.root
                     .get_path(&["spec", "url"])
@@ -607,7 +609,7 @@ pub(super) fn flux_source(
             };
             (Ok(view), Some(judgement))
         }
-        "ExternalArtifact" => match ctx.artifact(&src_ns, &name) {
+        "ExternalArtifact" => match ctx.artifact(&src_ns, &name, near) {
             Some(Ok(tree)) => (Ok(FluxView::Tree(tree)), None),
             Some(Err(why)) => {
                 let failed = ctx
@@ -636,7 +638,7 @@ pub(super) fn flux_source(
             ),
         },
         _ => {
-            let url = ctx.find(&kind, &src_ns, &name).and_then(|o| {
+            let url = ctx.find(&kind, &src_ns, &name, near).and_then(|o| {
                 o.root
                     .get_path(&["spec", "url"])
                     .and_then(Node::scalar_text)
@@ -663,7 +665,8 @@ pub(super) fn flux_kustomization(ctx: &mut Ctx, obj: &Object) -> (App, Rendered,
     );
     let mut fx = FluxApp::read(obj);
     app.depends_on = depends_on(obj);
-    ctx.near = ctx.fs.source_map().get(obj.span().file).path.clone();
+    // References resolve to the declarations nearest to this object's file.
+    let near = ctx.fs.source_map().get(obj.span().file).path.clone();
     let mut rendered = Rendered::default();
     let ns = obj
         .namespace
@@ -686,7 +689,7 @@ pub(super) fn flux_kustomization(ctx: &mut Ctx, obj: &Object) -> (App, Rendered,
             span: at,
             message: format!("spec.path `{raw_path}` leaves the repository"),
         }),
-        Some(path) => match flux_source(ctx, spec, &path, &ns) {
+        Some(path) => match flux_source(ctx, spec, &path, &ns, &near) {
             (Err(skip), judgement) => {
                 app.repository = judgement;
                 if skip.reason == "render-failed" {
@@ -740,7 +743,7 @@ pub(super) fn flux_kustomization(ctx: &mut Ctx, obj: &Object) -> (App, Rendered,
         vars,
         missing,
         sources,
-    } = post_build_vars(spec, |kind, name| ctx.find(kind, &ns, name));
+    } = post_build_vars(spec, |kind, name| ctx.find(kind, &ns, name, &near));
     fx.substitute_from = sources;
     for (span, message) in missing {
         rendered.issues.push(RenderIssue {
@@ -788,7 +791,8 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
     );
     app.flux = Some(FluxApp::read(obj));
     app.depends_on = depends_on(obj);
-    ctx.near = ctx.fs.source_map().get(obj.span().file).path.clone();
+    // References resolve to the declarations nearest to this object's file.
+    let near = ctx.fs.source_map().get(obj.span().file).path.clone();
     let mut rendered = Rendered::default();
     let ns = obj
         .namespace
@@ -838,7 +842,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
         });
     };
     let helm_chart = (spec.get_path(&["chart", "spec"]).is_none() && ref_kind == "HelmChart")
-        .then(|| ctx.find("HelmChart", &ref_ns, &ref_name))
+        .then(|| ctx.find("HelmChart", &ref_ns, &ref_name, &near))
         .flatten();
     let (chart_spec, chart_source_ns) = match (spec.get_path(&["chart", "spec"]), &helm_chart) {
         (Some(c), _) => (c.clone(), ns.clone()),
@@ -848,7 +852,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
         },
         (None, None) if ref_kind == "ExternalArtifact" => {
             // The artifact is the chart: rendered when this repo builds it.
-            let Some(Ok(tree)) = ctx.artifact(&ref_ns, &ref_name) else {
+            let Some(Ok(tree)) = ctx.artifact(&ref_ns, &ref_name, &near) else {
                 not_fetched(
                     &mut app,
                     &mut rendered,
@@ -882,7 +886,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
         (None, None)
             if ref_kind == "OCIRepository"
                 && let Some(reference) = ctx
-                    .find("OCIRepository", &ref_ns, &ref_name)
+                    .find("OCIRepository", &ref_ns, &ref_name, &near)
                     .as_ref()
                     .and_then(super::remote_charts::flux_oci_repository_ref) =>
         {
@@ -901,7 +905,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
         (None, None) => {
             let mut input = format!("{ref_kind} {ref_ns}/{ref_name}");
             let chart = if ref_kind == "OCIRepository" {
-                let oci = ctx.find("OCIRepository", &ref_ns, &ref_name);
+                let oci = ctx.find("OCIRepository", &ref_ns, &ref_name, &near);
                 let url = oci
                     .as_ref()
                     .and_then(|o| o.root.get_path(&["spec", "url"]))
@@ -956,7 +960,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
             .get_path(&["sourceRef", "namespace"])
             .and_then(Node::scalar_text)
             .unwrap_or_else(|| chart_source_ns.clone());
-        let repository = ctx.find("HelmRepository", &repo_ns, &src_name);
+        let repository = ctx.find("HelmRepository", &repo_ns, &src_name, &near);
         if src_kind == "HelmRepository"
             && let Some(reference) = repository
                 .as_ref()
@@ -1034,7 +1038,7 @@ pub(super) fn helm_release(ctx: &mut Ctx, obj: &Object) -> (App, Rendered, Optio
         return (app, rendered, None);
     }
     let chart_path = normalize_relative(&chart).unwrap_or_default();
-    let view = match flux_source(ctx, &chart_spec, &chart_path, &chart_source_ns) {
+    let view = match flux_source(ctx, &chart_spec, &chart_path, &chart_source_ns, &near) {
         (Ok(view), judgement) => {
             app.repository = judgement;
             view
@@ -1138,7 +1142,8 @@ pub(super) fn flux_helm_unit(
     ctx: &Ctx,
     rendered: &mut Rendered,
 ) -> HelmUnit {
-    let find = |kind: &str, ns: &str, name: &str| ctx.find(kind, ns, name);
+    let near = &ctx.fs.source_map().get(obj.span().file).path;
+    let find = |kind: &str, ns: &str, name: &str| ctx.find(kind, ns, name, near);
     let (values_layers, value_issues) =
         super::values_from::flux_values(spec, ns, &find, ctx.fs.source_map());
     rendered.issues.extend(value_issues);
