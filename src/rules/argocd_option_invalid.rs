@@ -2,7 +2,7 @@
 //! `argocd.argoproj.io/*` annotations, and hook values that make an object never apply.
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
 use crate::yaml::Node;

@@ -1,7 +1,7 @@
 //! Several scalers on one workload — two HPAs, HPA + KEDA, an active VPA with
 //! an HPA on cpu/memory, an HPA on the Deployment a Rollout has taken over.
 
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::util::about;
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;

@@ -1,6 +1,6 @@
 //! `kubectl get -o yaml` leftovers committed to Git.
 
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use super::util::{Controller, about, entry_span, object_id};
 use crate::gitops::{Model, ModelObject};

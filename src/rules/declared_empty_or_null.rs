@@ -1,7 +1,7 @@
 //! `null` and empty values that the API server drops or controllers fill, so
 //! the live object never matches Git.
 
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::fixes::delete_entry;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Fix, Severity};

@@ -2,7 +2,7 @@
 //! one name, two ports with one number) and duplicate keys in YAML maps. Argo CD's diff
 //! fails with "$setElementOrder" ComparisonErrors; strict decoding rejects duplicates.
 
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::fixes::delete_seq_item;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Fix, Severity};

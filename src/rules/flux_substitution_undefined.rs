@@ -2,7 +2,7 @@
 //! substitution that silently does nothing.
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::envsubst::SubstProblemKind;
 use crate::gitops::flux::FluxApp;

@@ -2,7 +2,7 @@
 //! whose output depends on `.Release.IsInstall`/`.IsUpgrade`/`.Revision`, which `helm
 //! template` fixes to a first install: the install-only side is applied on every sync.
 
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
 use crate::render::helm::provenance::TAINT_LABEL;

@@ -4,7 +4,7 @@
 //! in a branch the app's values never take is not reported, and `sha256sum` of
 //! deterministic input (checksum/config) stays clean.
 
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
 use crate::gitops::{AppKind, ModelObject};

@@ -1,6 +1,6 @@
 //! Git declares `spec.replicas` on a workload an autoscaler owns.
 
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::util::{about, entry_at, object_id};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::ignore::IgnoreEntry;

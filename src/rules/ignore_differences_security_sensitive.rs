@@ -2,7 +2,7 @@
 //! fields, or human edits (managedFieldsManagers naming people's tools).
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::flux::FluxIgnore;
 use crate::gitops::ignore::{IgnoreEntry, glob_match, jq_simple_path, pointer_segments};

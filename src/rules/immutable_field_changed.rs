@@ -2,7 +2,7 @@
 //! (reported by `diff`, which compares each object with itself in the base revision; this
 //! file holds the rule's identity and document).
 
-use super::{FixAvailability, Kinds, Grade, RuleMeta};
+use super::{FixAvailability, Grade, Kinds, RuleMeta};
 use crate::finding::Severity;
 
 pub const ID: &str = "immutable-field-changed";

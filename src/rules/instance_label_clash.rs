@@ -1,7 +1,7 @@
 //! Argo CD's tracking label overwritten, copied, too long or ambiguous.
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;

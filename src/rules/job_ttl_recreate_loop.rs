@@ -1,7 +1,7 @@
 //! A non-hook Job with `ttlSecondsAfterFinished` in an Argo app: the TTL
 //! controller deletes it, Argo sees it Missing and re-creates it, and it runs again.
 
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::fixes::delete_entry;
 use super::util::{about, entry_at, object_id};
 use crate::finding::{Finding, Fix, Severity};

@@ -4,7 +4,7 @@
 //! (`Model::kustomization_files`).
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::{App, Model};
 use crate::source::{Origin, Span, normalize_relative};

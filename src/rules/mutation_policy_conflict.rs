@@ -1,7 +1,7 @@
 //! A Kyverno / Gatekeeper policy or a platform webhook overwrites a field the
 //! app declares (the A8 algorithm, through the ownership engine).
 
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use super::util::{Controller, about, object_id};
 use crate::gitops::{Model, ModelObject};

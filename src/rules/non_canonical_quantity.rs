@@ -1,7 +1,7 @@
 //! Quantities and durations not written in the form the API server stores.
 //! Argo CD normalizes them on built-in kinds; on custom resources the diff never settles.
 
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::{Model, ModelObject};
 use crate::ownership::kb::in_argo_scheme;

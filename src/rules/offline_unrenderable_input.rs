@@ -3,7 +3,7 @@
 //! without them; what is missing is reported once per input, with the apps that need it.
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::App;
 use crate::render::{IssueKind, MissingInput, RenderIssue};

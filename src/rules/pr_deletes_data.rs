@@ -2,7 +2,7 @@
 //! CRD, ConfigMap or Secret moves to another app or leaves an app that prunes (reported by
 //! `diff`; this file holds the rule's identity and document).
 
-use super::{FixAvailability, Kinds, Grade, RuleMeta};
+use super::{FixAvailability, Grade, Kinds, RuleMeta};
 use crate::finding::Severity;
 
 pub const ID: &str = "pr-deletes-data";

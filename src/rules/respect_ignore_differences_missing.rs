@@ -2,7 +2,7 @@
 //! lacks `RespectIgnoreDifferences=true`.
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Fix, Severity};
 use crate::gitops::ignore::{declares_where, jq_select_filters};
 

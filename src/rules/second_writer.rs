@@ -2,7 +2,7 @@
 //! GitOps controller also owns — two writers, and every sync is a coin flip.
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::{App, Model};
 use crate::ownership::ci::{Command, commands, is_ci_file, kind_matches};

@@ -2,7 +2,7 @@
 //! controller owns: aggregated ClusterRole `rules`, Secrets cert-manager writes, finalizers
 //! on custom resources, multi-metric HPAs (the controller reorders them).
 
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::fixes::delete_entry;
 use super::util::{about, entry_at, object_id};
 use crate::finding::{Finding, Fix, Severity};

@@ -1,6 +1,6 @@
 //! The same object rendered by two GitOps owners.
 
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::util::object_id;
 use crate::finding::{Finding, Severity};
 use crate::gitops::{App, Model, ModelObject, Placement};

@@ -1,7 +1,7 @@
 //! Charts, remote bases and external Git/OCI sources that are not pinned.
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, Grade, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::yaml::Node;

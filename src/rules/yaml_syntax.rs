@@ -1,7 +1,7 @@
 //! A YAML file that does not parse (reported by the lint pipeline, which owns
 //! parsing; this file holds the rule's identity and document).
 
-use super::{FixAvailability, Kinds, Grade, RuleMeta};
+use super::{FixAvailability, Grade, Kinds, RuleMeta};
 use crate::finding::Severity;
 
 pub const ID: &str = "yaml-syntax";
