@@ -20,7 +20,7 @@ pub const META: RuleMeta = RuleMeta {
     graded: &[
         Grade {
             severity: Severity::Info,
-            when: "no other writer claims the field, and it is a null on a built-in kind (one without unknown fields) or an empty value that is neither in a pod template's metadata nor a custom resource's labels or annotations",
+            when: "no other writer claims the field, and it is a null on a built-in kind without unknown fields, or an empty value outside a pod template's metadata (empty labels or annotations: only on such a built-in kind)",
         },
     ],
     summary: "null/empty values the server drops or controllers fill",
