@@ -20,7 +20,7 @@ pub const META: RuleMeta = RuleMeta {
         },
         Grade {
             severity: Severity::Info,
-            when: "an admission-time mutation of an object a Flux controller applies (its server-side dry-run passes through admission too, so nothing loops)",
+            when: "the policy mutates at admission and a Flux controller applies the object (its server-side dry-run passes through admission too, so nothing loops)",
         },
     ],
     summary: "a Kyverno/Gatekeeper/admission policy in the repo overwrites a field the app declares",
