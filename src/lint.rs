@@ -419,6 +419,10 @@ fn lint_walked(
             findings.push(yaml_error_finding(&path, err, deployed.contains(&path)));
         }
     }
+    // The pipeline's own findings so far (`yaml-syntax`) are held to their declaration as
+    // the checked rules are in `run_all`.
+    let undeclared = rules::undeclared_severities(&findings, &map);
+    findings.extend(undeclared);
     let mut checked = rules::run_all(&model);
     checked.extend(rules::checks::run(
         &model,
@@ -598,7 +602,7 @@ fn apply_settings(
         }
         let severity = match reasonless_setting {
             Some(RuleSetting::Severity(s)) => *s,
-            _ => Severity::Warning,
+            _ => suppression_without_reason::META.severity,
         };
         out.push(
             Finding::new(suppression_without_reason::ID, severity, "suppression comment gives no reason", span)
@@ -680,6 +684,65 @@ fn unknown_rule_suppressions(files: &[FileId], config: &Config, map: &SourceMap)
 mod tests {
     use super::*;
     use crate::source::comment_in;
+
+    fn lint_files(files: &[(&str, &str)], config: Option<&str>) -> LintResult {
+        let mut tree = MemTree::new();
+        for (path, text) in files {
+            tree.insert(path, text.as_bytes().to_vec());
+        }
+        match lint_memory(PathBuf::from("repo"), Arc::new(tree), config) {
+            Ok(r) => r,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// The findings the pipeline reports itself (`yaml-syntax`, the suppression rules) carry
+    /// severities their rules declare, so none brings an `internal-error`.
+    #[test]
+    fn the_pipeline_rules_emit_declared_severities() {
+        let files = [
+            ("broken.yaml", "a: [1\n"),
+            (
+                "cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x # gitops-lint: ignore[no-such-rule]\n",
+            ),
+            (
+                "job.yaml",
+                "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\n  uid: abc # gitops-lint: ignore[committed-live-state]\n",
+            ),
+        ];
+        let result = lint_files(&files, Some("limits:\n  max-file-bytes: 999999999999\n"));
+        let seen: Vec<(&str, Severity)> = result
+            .findings
+            .iter()
+            .map(|f| (f.rule, f.severity))
+            .collect();
+        for rule in [
+            yaml_syntax::ID,
+            suppression_without_reason::ID,
+            suppression_unknown_rule::ID,
+        ] {
+            assert!(
+                seen.iter().any(|(r, _)| *r == rule),
+                "{rule} not reported: {seen:?}"
+            );
+        }
+        assert!(
+            seen.contains(&(yaml_syntax::ID, Severity::Warning))
+                && seen.contains(&(yaml_syntax::ID, Severity::Info)),
+            "the limit warning and the undeployed file's error: {seen:?}"
+        );
+        for f in &result.findings {
+            let meta = rules::find(f.rule).map(|r| r.meta);
+            assert!(
+                meta.is_some_and(|m| m.allows(f.severity)) && f.rule != rules::internal_error::ID,
+                "{} {}: {}",
+                f.rule,
+                f.severity.as_str(),
+                f.message
+            );
+        }
+    }
     #[test]
     fn suppression_comments() {
         let s = suppression_in("gitops-lint: ignore[hpa-replicas-conflict] pinned on purpose");

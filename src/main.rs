@@ -222,8 +222,9 @@ enum Command {
     /// Print the JSON Schema of `.gitops-lint.yaml` (for editors: the repository publishes it
     /// as schema/gitops-lint.schema.json).
     Schema,
-    /// Print a rule's documentation, a check's as the configuration declares it, or with
-    /// `writers` the knowledge base of operators and which of them apply to PATH.
+    /// Print a rule's documentation and its severities (the default, and when it gives
+    /// another), a check's as the configuration declares it, or with `writers` the knowledge
+    /// base of operators and which of them apply to PATH.
     Explain {
         id: String,
         /// Directory whose `.gitops-lint.yaml` declares checks.
@@ -409,7 +410,8 @@ fn main() -> ExitCode {
         }
         Some(Command::Explain { id, path, config }) => {
             if let Some(r) = rules::find(&id) {
-                return print(r.meta.doc);
+                // The document, then the severities as the code declares them.
+                return print(&format!("{}{}", r.meta.doc, r.meta.severity_section()));
             }
             if id == "writers" {
                 let opts = gitops_lint::lint::LintOptions {

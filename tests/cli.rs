@@ -73,7 +73,17 @@ fn rules_and_explain() {
         .args(["explain", "hpa-replicas-conflict"])
         .output()
         .expect("run");
-    assert!(String::from_utf8_lossy(&out.stdout).starts_with("# hpa-replicas-conflict"));
+    let doc = String::from_utf8_lossy(&out.stdout);
+    assert!(doc.starts_with("# hpa-replicas-conflict"));
+    // After the document, the severities the code declares (RuleMeta::severity_section).
+    assert!(
+        doc.ends_with(&gitops_lint::rules::find("hpa-replicas-conflict").map_or(
+            String::new(),
+            |r| format!("{}{}", r.meta.doc, r.meta.severity_section())
+        )) && doc
+            .contains("\n## Severity (from the code)\n\n- `error`: the default\n- `warning` when "),
+        "{doc}"
+    );
     let out = bin()
         .args(["explain", "no-such-rule"])
         .output()

@@ -181,6 +181,9 @@ fn compare_revisions(
     let mut out = Vec::new();
     immutable::check(&before, &after, &transitions, &mut out);
     deletes::check(&before, &after, &mut out);
+    // Held to the rules' declarations as the checked rules are in `rules::run_all`.
+    let undeclared = crate::rules::undeclared_severities(&out, &head.map);
+    out.extend(undeclared);
     head.settle(out)
 }
 

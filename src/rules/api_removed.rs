@@ -15,6 +15,7 @@ pub const ID: &str = "api-removed";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Error,
+    graded: &[],
     summary: "an object's apiVersion is no longer served by the cluster's Kubernetes version (profile.kube-version)",
     doc: include_str!("../../rules/api-removed.md"),
     fix: FixAvailability::None,

@@ -14,6 +14,7 @@ pub const ID: &str = "argocd-excluded-resource";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Warning,
+    graded: &[],
     summary: "an Argo CD app declares an object of a kind its resource exclusions leave out, so it is never applied",
     doc: include_str!("../../rules/argocd-excluded-resource.md"),
     fix: FixAvailability::None,

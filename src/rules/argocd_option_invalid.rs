@@ -2,7 +2,7 @@
 //! `argocd.argoproj.io/*` annotations, and hook values that make an object never apply.
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
 use crate::yaml::Node;
@@ -12,6 +12,16 @@ pub const ID: &str = "argocd-option-invalid";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Error,
+    graded: &[
+        Grade {
+            severity: Severity::Warning,
+            when: "a valid option sits where Argo CD does not read it: an Application-level sync option or an Application-only compare option on another object, or `ignore-differences-json-pointers` on a resource whose Application does not sync with RespectIgnoreDifferences=true",
+        },
+        Grade {
+            severity: Severity::Info,
+            when: "an Application's sync option restates the default or is read by no code (`Replace=false`, `ServerSideApply=false`, `ApplyOutOfSyncOnly=false`, `ClientSideApplyMigration=true`)",
+        },
+    ],
     summary: "misspelled or misplaced Argo CD sync/compare options, annotations or hook values",
     doc: include_str!("../../rules/argocd-option-invalid.md"),
     fix: FixAvailability::None,

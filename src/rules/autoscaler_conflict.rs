@@ -1,7 +1,7 @@
 //! Several scalers on one workload — two HPAs, HPA + KEDA, an active VPA with
 //! an HPA on cpu/memory, an HPA on the Deployment a Rollout has taken over.
 
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::util::about;
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
@@ -12,6 +12,12 @@ pub const ID: &str = "autoscaler-conflict";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Warning,
+    graded: &[
+        Grade {
+            severity: Severity::Error,
+            when: "KEDA is one of the scalers: a ScaledObject and an HPA it does not adopt, or two ScaledObjects, on one workload (in the repository or in `profile.autoscalers`)",
+        },
+    ],
     summary: "several scalers on one workload (HPA+KEDA, HPA+VPA on cpu/memory)",
     doc: include_str!("../../rules/autoscaler-conflict.md"),
     fix: FixAvailability::None,

@@ -1,6 +1,6 @@
 //! `kubectl get -o yaml` leftovers committed to Git.
 
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use super::util::{Controller, about, entry_span, object_id};
 use crate::gitops::{Model, ModelObject};
@@ -11,6 +11,16 @@ pub const ID: &str = "committed-live-state";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Warning,
+    graded: &[
+        Grade {
+            severity: Severity::Error,
+            when: "the field is `metadata.resourceVersion` (the apply conflicts once the live object changes) or `metadata.ownerReferences` (garbage collection can delete the object)",
+        },
+        Grade {
+            severity: Severity::Info,
+            when: "the field is `metadata.creationTimestamp` or the pod template's `kubectl.kubernetes.io/restartedAt` annotation, or a `status` no Argo CD compares (Argo CD 3.0 or later, a CRD, argocd-cm setting `ignoreResourceStatusField`, or an app Argo CD does not run)",
+        },
+    ],
     summary: "live-object fields (uid, resourceVersion, managedFields, status...) committed",
     doc: include_str!("../../rules/committed-live-state.md"),
     fix: FixAvailability::Safe,

@@ -15,6 +15,7 @@ pub const ID: &str = "crd-preserve-unknown-fields";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Warning,
+    graded: &[],
     summary: "a v1 CRD declares preserveUnknownFields: false, which the server drops (OutOfSync on Argo CD 3.0+)",
     doc: include_str!("../../rules/crd-preserve-unknown-fields.md"),
     fix: FixAvailability::Safe,

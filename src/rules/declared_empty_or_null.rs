@@ -1,7 +1,7 @@
 //! `null` and empty values that the API server drops or controllers fill, so
 //! the live object never matches Git.
 
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::fixes::delete_entry;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Fix, Severity};
@@ -17,6 +17,12 @@ pub const ID: &str = "declared-empty-or-null";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Warning,
+    graded: &[
+        Grade {
+            severity: Severity::Info,
+            when: "no other writer claims the field, and it is a null on a built-in kind without unknown fields, or an empty value outside a pod template's metadata (empty labels or annotations: only on such a built-in kind)",
+        },
+    ],
     summary: "null/empty values the server drops or controllers fill",
     doc: include_str!("../../rules/declared-empty-or-null.md"),
     fix: FixAvailability::Safe,

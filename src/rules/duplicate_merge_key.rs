@@ -2,7 +2,7 @@
 //! one name, two ports with one number) and duplicate keys in YAML maps. Argo CD's diff
 //! fails with "$setElementOrder" ComparisonErrors; strict decoding rejects duplicates.
 
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::fixes::delete_seq_item;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Fix, Severity};
@@ -16,6 +16,12 @@ pub const ID: &str = "duplicate-merge-key";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Warning,
+    graded: &[
+        Grade {
+            severity: Severity::Error,
+            when: "an Argo CD Application deploys the object (its strategic-merge diff fails with a ComparisonError)",
+        },
+    ],
     summary: "duplicate list keys (env names, ports…) → $setElementOrder ComparisonError",
     doc: include_str!("../../rules/duplicate-merge-key.md"),
     fix: FixAvailability::Safe,

@@ -2,7 +2,7 @@
 //! substitution that silently does nothing.
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::envsubst::SubstProblemKind;
 use crate::gitops::flux::FluxApp;
@@ -12,7 +12,17 @@ pub const ID: &str = "flux-substitution-undefined";
 
 pub const META: RuleMeta = RuleMeta {
     id: ID,
-    severity: Severity::Warning,
+    severity: Severity::Error,
+    graded: &[
+        Grade {
+            severity: Severity::Warning,
+            when: "the expression uses a form Flux does not support (`+`, `:?`, `:+`), or postBuild defines no variables under substituteStrategy WithVariables, so nothing is substituted",
+        },
+        Grade {
+            severity: Severity::Info,
+            when: "the variable may come from a postBuild.substituteFrom source that is not in the repository",
+        },
+    ],
     summary: "Flux postBuild variable is undefined, invalid or unsupported",
     doc: include_str!("../../rules/flux-substitution-undefined.md"),
     fix: FixAvailability::None,

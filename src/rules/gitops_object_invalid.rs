@@ -15,6 +15,7 @@ pub const ID: &str = "gitops-object-invalid";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Error,
+    graded: &[],
     summary: "Argo CD / Flux object with unknown or misplaced keys, wrong value types or missing required fields",
     doc: include_str!("../../rules/gitops-object-invalid.md"),
     fix: FixAvailability::None,

@@ -2,7 +2,7 @@
 //! whose output depends on `.Release.IsInstall`/`.IsUpgrade`/`.Revision`, which `helm
 //! template` fixes to a first install: the install-only side is applied on every sync.
 
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
 use crate::render::helm::provenance::TAINT_LABEL;
@@ -14,6 +14,12 @@ pub const ID: &str = "helm-install-hook-every-sync";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Warning,
+    graded: &[
+        Grade {
+            severity: Severity::Error,
+            when: "the install-only hook holds data a random, clock or key-generating template call made, so every sync re-creates it with new data",
+        },
+    ],
     summary: "install-only Helm hooks and install/upgrade branches run on every Argo CD sync",
     doc: include_str!("../../rules/helm-install-hook-every-sync.md"),
     fix: FixAvailability::None,

@@ -4,7 +4,7 @@
 //! in a branch the app's values never take is not reported, and `sha256sum` of
 //! deterministic input (checksum/config) stays clean.
 
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
 use crate::gitops::{AppKind, ModelObject};
@@ -17,6 +17,16 @@ pub const ID: &str = "helm-nondeterministic-function";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Error,
+    graded: &[
+        Grade {
+            severity: Severity::Warning,
+            when: "the object is a hook or is not deployed by an Argo CD Application, or a HelmRelease's chart computes or branches on `.Release.IsInstall`, `.IsUpgrade` or `.Revision`",
+        },
+        Grade {
+            severity: Severity::Info,
+            when: "helm-controller renders the chart and the value comes from `lookup`, or from a call in the else-branch of a `lookup` (helm-controller's lookup finds the live object)",
+        },
+    ],
     summary: "a chart's random, time or cluster-dependent call reaches the rendered manifest",
     doc: include_str!("../../rules/helm-nondeterministic-function.md"),
     fix: FixAvailability::None,

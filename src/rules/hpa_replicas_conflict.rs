@@ -1,6 +1,6 @@
 //! Git declares `spec.replicas` on a workload an autoscaler owns.
 
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::util::{about, entry_at, object_id};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::ignore::IgnoreEntry;
@@ -12,6 +12,16 @@ pub const ID: &str = "hpa-replicas-conflict";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Error,
+    graded: &[
+        Grade {
+            severity: Severity::Warning,
+            when: "the app does not re-apply Git on its own: an Argo CD Application without automated sync, or a HelmRelease without drift detection",
+        },
+        Grade {
+            severity: Severity::Info,
+            when: "the autoscaler leaves the declared count as it is: an HPA whose minReplicas and maxReplicas both equal it, or `replicas: 0` (a pause) under a scaler whose minimum is above 0",
+        },
+    ],
     summary: "Git declares spec.replicas on a workload an autoscaler owns",
     doc: include_str!("../../rules/hpa-replicas-conflict.md"),
     fix: FixAvailability::Safe,

@@ -13,6 +13,7 @@ pub const ID: &str = "ignore-differences-broad";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Warning,
+    graded: &[],
     summary: "ignore covers a whole object, /spec, a whole template, or every kind",
     doc: include_str!("../../rules/ignore-differences-broad.md"),
     fix: FixAvailability::None,

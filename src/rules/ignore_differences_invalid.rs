@@ -12,6 +12,7 @@ pub const ID: &str = "ignore-differences-invalid";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Error,
+    graded: &[],
     summary: "ignoreDifferences entry is invalid, a silent no-op, or breaks comparison",
     doc: include_str!("../../rules/ignore-differences-invalid.md"),
     fix: FixAvailability::None,

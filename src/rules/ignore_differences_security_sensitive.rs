@@ -2,7 +2,7 @@
 //! fields, or human edits (managedFieldsManagers naming people's tools).
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::flux::FluxIgnore;
 use crate::gitops::ignore::{IgnoreEntry, glob_match, jq_simple_path, pointer_segments};
@@ -13,6 +13,12 @@ pub const ID: &str = "ignore-differences-security-sensitive";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Error,
+    graded: &[
+        Grade {
+            severity: Severity::Info,
+            when: "the jq path expression selects one container by name (`select(.name == …)`, such as an injected sidecar)",
+        },
+    ],
     summary: "ignore hides privilege, image, RBAC, webhook or secret fields, or human edits",
     doc: include_str!("../../rules/ignore-differences-security-sensitive.md"),
     fix: FixAvailability::None,

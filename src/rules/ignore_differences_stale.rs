@@ -12,6 +12,7 @@ pub const ID: &str = "ignore-differences-stale";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Info,
+    graded: &[],
     summary: "ignore entry matches nothing the app renders",
     doc: include_str!("../../rules/ignore-differences-stale.md"),
     fix: FixAvailability::None,

@@ -11,6 +11,7 @@ pub const ID: &str = "ignore-differences-unjustified";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Warning,
+    graded: &[],
     summary: "ignore entry has no comment giving the reason",
     doc: include_str!("../../rules/ignore-differences-unjustified.md"),
     fix: FixAvailability::Safe,

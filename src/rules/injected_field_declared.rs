@@ -16,6 +16,7 @@ pub const ID: &str = "injected-field-declared";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Error,
+    graded: &[],
     summary: "caBundle/failurePolicy written by cainjector or self-patching webhooks is declared in Git",
     doc: include_str!("../../rules/injected-field-declared.md"),
     fix: FixAvailability::Safe,

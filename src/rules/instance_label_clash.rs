@@ -1,7 +1,7 @@
 //! Argo CD's tracking label overwritten, copied, too long or ambiguous.
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::util::{about, object_id};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
@@ -11,6 +11,16 @@ pub const ID: &str = "instance-label-clash";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Warning,
+    graded: &[
+        Grade {
+            severity: Severity::Error,
+            when: "the app name is longer than 63 characters under label tracking (every sync fails), or a Prometheus Operator selector matches the label value Argo CD overwrites",
+        },
+        Grade {
+            severity: Severity::Info,
+            when: "the app name is longer than 63 characters under annotation+label tracking (only the informational label is truncated), or, under annotation tracking, an object carries a committed tracking-id naming another app",
+        },
+    ],
     summary: "Argo CD tracking label overwritten, copied, too long or ambiguous",
     doc: include_str!("../../rules/instance-label-clash.md"),
     fix: FixAvailability::None,

@@ -10,6 +10,7 @@ pub const ID: &str = "internal-error";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Error,
+    graded: &[],
     summary: "a rule stopped on a bug in gitops-lint; its findings are missing",
     doc: include_str!("../../rules/internal-error.md"),
     fix: FixAvailability::None,

@@ -1,7 +1,7 @@
 //! A non-hook Job with `ttlSecondsAfterFinished` in an Argo app: the TTL
 //! controller deletes it, Argo sees it Missing and re-creates it, and it runs again.
 
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::fixes::delete_entry;
 use super::util::{about, entry_at, object_id};
 use crate::finding::{Finding, Fix, Severity};
@@ -11,6 +11,12 @@ pub const ID: &str = "job-ttl-recreate-loop";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Error,
+    graded: &[
+        Grade {
+            severity: Severity::Warning,
+            when: "the Argo CD Application does not sync automatically (the Job runs again at the next manual sync)",
+        },
+    ],
     summary: "non-hook Job with ttlSecondsAfterFinished is deleted, re-created and re-run",
     doc: include_str!("../../rules/job-ttl-recreate-loop.md"),
     fix: FixAvailability::Safe,

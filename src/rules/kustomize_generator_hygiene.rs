@@ -4,7 +4,7 @@
 //! (`Model::kustomization_files`).
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::{App, Model};
 use crate::source::{Origin, Span, normalize_relative};
@@ -17,6 +17,12 @@ pub const ID: &str = "kustomize-generator-hygiene";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Info,
+    graded: &[
+        Grade {
+            severity: Severity::Warning,
+            when: "a generator keeps its hash suffix and an app that syncs the directory (Argo CD automated sync, or a Flux Kustomization) does not prune, so each change leaves the old object behind",
+        },
+    ],
     summary: "disableNameSuffixHash hides config drift; hashed generators without prune stay OutOfSync",
     doc: include_str!("../../rules/kustomize-generator-hygiene.md"),
     fix: FixAvailability::None,

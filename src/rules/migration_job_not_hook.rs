@@ -14,6 +14,7 @@ pub const ID: &str = "migration-job-not-hook";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Warning,
+    graded: &[],
     summary: "ordering-critical Job (migration) is a plain wave resource instead of a PreSync hook",
     doc: include_str!("../../rules/migration-job-not-hook.md"),
     fix: FixAvailability::None,

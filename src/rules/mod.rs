@@ -162,11 +162,32 @@ impl std::ops::Deref for Scope<'_> {
     }
 }
 
+/// A severity a rule gives some of its findings instead of its default, and when: declared
+/// in `META.graded`, shown by `gitops-lint explain`, and held at run time (a finding of a
+/// severity its rule does not declare also brings an `internal-error`, see [`run_isolated`]).
+///
+/// Not a grade, because it happens after the rules and is no rule's choice: `lint.rs`
+/// (`apply_deployment_policy`) lowers any finding about an app nothing in the repository
+/// deploys to `info` and appends the reason to its message, and a configuration's
+/// `rules: {<id>: <severity>}` replaces the severity of every finding of that rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grade {
+    pub severity: Severity,
+    /// When the rule chooses it, as the code decides: a short clause a platform engineer
+    /// understands ("the Application does not sync automatically"), no final period.
+    pub when: &'static str,
+}
+
 /// Everything the CLI, config validation, SARIF, the review and the docs know of a rule,
 /// declared next to its code (`META` in the rule's file).
 pub struct RuleMeta {
     pub id: &'static str,
+    /// The default: what a finding of the rule carries unless one of `graded` applies (SARIF's
+    /// `defaultConfiguration.level`, the `gitops-lint rules` column).
     pub severity: Severity,
+    /// The other severities the rule gives, each with when; empty when every finding
+    /// carries `severity`.
+    pub graded: &'static [Grade],
     /// One line for `gitops-lint rules`.
     pub summary: &'static str,
     /// The rule's document (rules/<id>.md).
@@ -182,6 +203,26 @@ pub struct RuleMeta {
     pub since: &'static str,
     /// The objects it checks.
     pub kinds: Kinds,
+}
+
+impl RuleMeta {
+    /// Does the rule declare `s`, as its default or a grade?
+    pub fn allows(&self, s: Severity) -> bool {
+        self.severity == s || self.graded.iter().any(|g| g.severity == s)
+    }
+
+    /// The "Severity" section `gitops-lint explain` prints after the rule's document,
+    /// generated from the declaration so it says what the code does.
+    pub fn severity_section(&self) -> String {
+        let mut text = format!(
+            "\n## Severity (from the code)\n\n- `{}`: the default\n",
+            self.severity.as_str()
+        );
+        for g in self.graded {
+            text.push_str(&format!("- `{}` when {}\n", g.severity.as_str(), g.when));
+        }
+        text
+    }
 }
 
 pub type Check = fn(&Scope, &mut Vec<Finding>);
@@ -299,6 +340,8 @@ pub fn run_all(model: &Model) -> Vec<Finding> {
 /// Runs one rule's check so that a panic in it (a bug, defence in depth) costs only that
 /// rule's findings: they become one `internal-error` finding naming the rule, and the other
 /// rules still report. Findings pushed before the panic are dropped: they may be partial.
+/// When the check returns, a finding of a severity its rule does not declare is kept and
+/// also brings an `internal-error` ([`undeclared_severities`]).
 pub(crate) fn run_isolated(
     id: &'static str,
     map: &crate::source::SourceMap,
@@ -307,6 +350,8 @@ pub(crate) fn run_isolated(
     let mut out = Vec::new();
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&mut out)));
     let Err(panic) = run else {
+        let undeclared = undeclared_severities(&out, map);
+        out.extend(undeclared);
         return out;
     };
     let what = panic
@@ -315,21 +360,63 @@ pub(crate) fn run_isolated(
         .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
         .unwrap_or("panic");
     let what: String = what.chars().take(200).collect();
+    vec![
+        internal_error(
+            map,
+            format!("internal error: rule `{id}` stopped ({what}); its findings are missing"),
+        )
+        .help("A bug in gitops-lint, not in the repository: please report it with the input that caused it. The other rules ran."),
+    ]
+}
+
+/// One `internal-error` finding for each rule and severity among `findings` that the rule's
+/// `META` does not declare ([`RuleMeta::allows`]); findings of ids outside the registry (the
+/// repository's own checks) are not judged. The findings themselves are left as they are:
+/// the caller keeps them. `run_isolated` applies it to each rule's findings; `lint.rs` and
+/// `diff` to the findings they report for the pipeline and compared rules.
+pub(crate) fn undeclared_severities(
+    findings: &[Finding],
+    map: &crate::source::SourceMap,
+) -> Vec<Finding> {
+    let mut seen: Vec<(&str, Severity)> = Vec::new();
+    let mut out = Vec::new();
+    for f in findings {
+        let Some(rule) = find(f.rule) else {
+            continue;
+        };
+        if rule.meta.allows(f.severity) || seen.contains(&(f.rule, f.severity)) {
+            continue;
+        }
+        seen.push((f.rule, f.severity));
+        out.push(
+            internal_error(
+                map,
+                format!(
+                    "internal error: rule `{}` emitted severity `{}`, which its declaration does not list",
+                    f.rule,
+                    f.severity.as_str()
+                ),
+            )
+            .help("A bug in gitops-lint, not in the repository: please report it. The rule's findings are reported as it made them."),
+        );
+    }
+    out
+}
+
+/// An `internal-error` finding, on the virtual file [`INTERNAL_ERROR_FILE`].
+fn internal_error(map: &crate::source::SourceMap, message: String) -> Finding {
     let file = map.add(crate::source::SourceFile::new(
         INTERNAL_ERROR_FILE,
         "",
         crate::source::Origin::Virtual,
     ));
-    vec![
-        Finding::new(
-            internal_error::ID,
-            Severity::Error,
-            format!("internal error: rule `{id}` stopped ({what}); its findings are missing"),
-            crate::source::Span::new(file, 0, 0),
-        )
-        .label("internal error")
-        .help("A bug in gitops-lint, not in the repository: please report it with the input that caused it. The other rules ran."),
-    ]
+    Finding::new(
+        internal_error::ID,
+        internal_error::META.severity,
+        message,
+        crate::source::Span::new(file, 0, 0),
+    )
+    .label("internal error")
 }
 
 /// The file an internal error is reported on (it belongs to no file of the repository).
@@ -368,5 +455,106 @@ mod isolation_tests {
             f.message
         );
         assert_eq!(map.path(f.primary.span.file), INTERNAL_ERROR_FILE);
+    }
+
+    #[test]
+    fn a_severity_the_rule_does_not_declare_is_kept_and_brings_an_internal_error() {
+        let map = SourceMap::new();
+        let at = |rule, severity| Finding::new(rule, severity, "x", Span::new(FileId(0), 0, 0));
+        // shared-resource declares error (default) and warning (a grade), not info.
+        let meta = find("shared-resource").map(|r| r.meta);
+        assert!(meta.is_some_and(|m| m.allows(Severity::Error)
+            && m.allows(Severity::Warning)
+            && !m.allows(Severity::Info)));
+        let declared = run_isolated("shared-resource", &map, |out| {
+            out.push(at("shared-resource", Severity::Error));
+            out.push(at("shared-resource", Severity::Warning));
+        });
+        assert_eq!(declared.len(), 2, "declared severities pass");
+        let undeclared = run_isolated("shared-resource", &map, |out| {
+            out.push(at("shared-resource", Severity::Warning));
+            out.push(at("shared-resource", Severity::Info));
+            out.push(at("shared-resource", Severity::Info));
+        });
+        let rules: Vec<(&str, Severity)> =
+            undeclared.iter().map(|f| (f.rule, f.severity)).collect();
+        assert_eq!(
+            rules,
+            [
+                ("shared-resource", Severity::Warning),
+                ("shared-resource", Severity::Info),
+                ("shared-resource", Severity::Info),
+                ("internal-error", Severity::Error),
+            ],
+            "the findings are kept, with one internal error for the rule and severity"
+        );
+        let f = &undeclared[3];
+        assert_eq!(
+            f.message,
+            "internal error: rule `shared-resource` emitted severity `info`, which its declaration does not list"
+        );
+        assert_eq!(map.path(f.primary.span.file), INTERNAL_ERROR_FILE);
+        // Ids outside the registry (the repository's own checks) are not judged.
+        assert!(undeclared_severities(&[at("my-check", Severity::Info)], &map).is_empty());
+    }
+}
+
+#[cfg(test)]
+mod declaration_tests {
+    use super::*;
+
+    /// A grade is another severity than the default, one per severity, with a when that
+    /// reads as a clause after "`warning` when …".
+    #[test]
+    fn every_grade_is_another_severity_with_a_when() {
+        let mut wrong = Vec::new();
+        for r in registry() {
+            let m = r.meta;
+            for (i, g) in m.graded.iter().enumerate() {
+                if g.severity == m.severity {
+                    wrong.push(format!(
+                        "{}: a grade repeats the default `{}`",
+                        m.id,
+                        g.severity.as_str()
+                    ));
+                }
+                if m.graded[..i].iter().any(|o| o.severity == g.severity) {
+                    wrong.push(format!(
+                        "{}: two grades of `{}` (join their whens)",
+                        m.id,
+                        g.severity.as_str()
+                    ));
+                }
+                let when = g.when.trim();
+                if when.is_empty() {
+                    wrong.push(format!(
+                        "{}: the `{}` grade has no when",
+                        m.id,
+                        g.severity.as_str()
+                    ));
+                } else if when != g.when || when.ends_with('.') {
+                    wrong.push(format!("{}: the `{}` grade's when is not one trimmed clause without a final period", m.id, g.severity.as_str()));
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    #[test]
+    fn the_severity_section_lists_the_default_and_each_grade() {
+        let meta = find("job-ttl-recreate-loop").map(|r| r.meta);
+        assert_eq!(
+            meta.map(RuleMeta::severity_section).as_deref(),
+            Some(
+                "\n## Severity (from the code)\n\n- `error`: the default\n- `warning` when the Argo CD Application does not sync automatically (the Job runs again at the next manual sync)\n"
+            )
+        );
+        assert!(
+            find("render-failed").is_some_and(|r| r
+                .meta
+                .severity_section()
+                .ends_with("- `error`: the default\n")),
+            "a rule without grades lists its default only"
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! A Kyverno / Gatekeeper policy or a platform webhook overwrites a field the
 //! app declares (the A8 algorithm, through the ownership engine).
 
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use super::util::{Controller, about, object_id};
 use crate::gitops::{Model, ModelObject};
@@ -13,6 +13,16 @@ pub const ID: &str = "mutation-policy-conflict";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Error,
+    graded: &[
+        Grade {
+            severity: Severity::Warning,
+            when: "the policy may not apply to the object (its match depends on what the repository cannot know), or it mutates at admission only on CREATE or where Argo CD diffs server-side, or the app does not re-apply Git on its own",
+        },
+        Grade {
+            severity: Severity::Info,
+            when: "the policy mutates at admission and a Flux controller applies the object (its server-side dry-run passes through admission too, so nothing loops)",
+        },
+    ],
     summary: "a Kyverno/Gatekeeper/admission policy in the repo overwrites a field the app declares",
     doc: include_str!("../../rules/mutation-policy-conflict.md"),
     fix: FixAvailability::None,

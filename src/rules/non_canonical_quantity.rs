@@ -1,7 +1,7 @@
 //! Quantities and durations not written in the form the API server stores.
 //! Argo CD normalizes them on built-in kinds; on custom resources the diff never settles.
 
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use crate::gitops::{Model, ModelObject};
 use crate::ownership::kb::in_argo_scheme;
@@ -15,6 +15,12 @@ pub const ID: &str = "non-canonical-quantity";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Info,
+    graded: &[
+        Grade {
+            severity: Severity::Warning,
+            when: "Flux does not apply the object and Argo CD does not normalize the field (a custom resource's field outside `knownTypeFields`, or a built-in object with fields its schema does not know), so Git and the stored form never match",
+        },
+    ],
     summary: "quantities/durations not in canonical form where Argo does not normalize",
     doc: include_str!("../../rules/non-canonical-quantity.md"),
     fix: FixAvailability::Safe,

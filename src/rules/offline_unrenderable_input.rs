@@ -3,7 +3,7 @@
 //! without them; what is missing is reported once per input, with the apps that need it.
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::App;
 use crate::render::{IssueKind, MissingInput, RenderIssue};
@@ -14,6 +14,12 @@ pub const ID: &str = "offline-unrenderable-input";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Warning,
+    graded: &[
+        Grade {
+            severity: Severity::Info,
+            when: "what is missing exists only in the cluster (the clusters an ApplicationSet's cluster generator reads, HelmRelease values only the cluster holds): nothing to fetch or vendor",
+        },
+    ],
     summary: "an input cannot be rendered offline (remote base, plugin, chart not vendored)",
     doc: include_str!("../../rules/offline-unrenderable-input.md"),
     fix: FixAvailability::None,

@@ -10,6 +10,7 @@ pub const ID: &str = "render-failed";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Error,
+    graded: &[],
     summary: "an app does not render (template error, missing path or value file, kustomize build error)",
     doc: include_str!("../../rules/render-failed.md"),
     fix: FixAvailability::None,

@@ -17,6 +17,7 @@ pub const ID: &str = "render-nondeterministic";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Error,
+    graded: &[],
     summary: "two renders of the same commit differ",
     doc: include_str!("../../rules/render-nondeterministic.md"),
     fix: FixAvailability::None,

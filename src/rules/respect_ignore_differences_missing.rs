@@ -2,7 +2,7 @@
 //! lacks `RespectIgnoreDifferences=true`.
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Fix, Severity};
 use crate::gitops::ignore::{declares_where, jq_select_filters};
 
@@ -11,6 +11,12 @@ pub const ID: &str = "respect-ignore-differences-missing";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Warning,
+    graded: &[
+        Grade {
+            severity: Severity::Error,
+            when: "a controller rewrites the ignored path after every apply (`spec.replicas` of a Deployment, StatefulSet, ReplicaSet or Rollout; a webhook's `caBundle` or `failurePolicy`; an APIService's or CRD's `caBundle`; a ClusterRole's `rules`), so every sync resets it",
+        },
+    ],
     summary: "ignored path is still declared in Git and re-applied on every sync",
     doc: include_str!("../../rules/respect-ignore-differences-missing.md"),
     fix: FixAvailability::Safe,

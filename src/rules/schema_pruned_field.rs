@@ -12,6 +12,7 @@ pub const ID: &str = "schema-pruned-field";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Error,
+    graded: &[],
     summary: "field unknown to the schema: apply fails or Argo's client-side sync drops it (permanent OutOfSync)",
     doc: include_str!("../../rules/schema-pruned-field.md"),
     fix: FixAvailability::None,

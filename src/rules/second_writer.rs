@@ -2,7 +2,7 @@
 //! GitOps controller also owns — two writers, and every sync is a coin flip.
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::{App, Model};
 use crate::ownership::ci::{Command, commands, is_ci_file, kind_matches};
@@ -14,6 +14,12 @@ pub const ID: &str = "second-writer";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Error,
+    graded: &[
+        Grade {
+            severity: Severity::Warning,
+            when: "a CI command writes what an app deploys and the app does not re-apply Git on its own (an Argo CD Application without automated sync, a HelmRelease without drift detection)",
+        },
+    ],
     summary: "CI or tooling applies/patches what a GitOps controller also owns",
     doc: include_str!("../../rules/second-writer.md"),
     fix: FixAvailability::None,

@@ -2,7 +2,7 @@
 //! controller owns: aggregated ClusterRole `rules`, Secrets cert-manager writes, finalizers
 //! on custom resources, multi-metric HPAs (the controller reorders them).
 
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::fixes::delete_entry;
 use super::util::{about, entry_at, object_id};
 use crate::finding::{Finding, Fix, Severity};
@@ -18,6 +18,16 @@ pub const ID: &str = "selfheal-external-owner";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Warning,
+    graded: &[
+        Grade {
+            severity: Severity::Error,
+            when: "an aggregated ClusterRole declares `rules` and its app heals drift (Argo CD self-heal, a Flux Kustomization, a HelmRelease with drift detection, or objects no app deploys), so the aggregation controller and the app loop",
+        },
+        Grade {
+            severity: Severity::Info,
+            when: "the app does not heal drift (Argo CD without self-heal, a HelmRelease without drift detection), or the field is an HPA's list of several metrics, which the controller may reorder",
+        },
+    ],
     summary: "self-heal/drift-correction on fields a legitimate controller owns",
     doc: include_str!("../../rules/selfheal-external-owner.md"),
     fix: FixAvailability::Safe,

@@ -11,6 +11,7 @@ pub const ID: &str = "server-assigned-field-declared";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Error,
+    graded: &[],
     summary: "server-allocated fields (clusterIP, volumeName, nodeName, Job selectors...) declared",
     doc: include_str!("../../rules/server-assigned-field-declared.md"),
     fix: FixAvailability::Safe,

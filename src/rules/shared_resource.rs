@@ -1,6 +1,6 @@
 //! The same object rendered by two GitOps owners.
 
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::util::object_id;
 use crate::finding::{Finding, Severity};
 use crate::gitops::{App, Model, ModelObject, Placement};
@@ -11,6 +11,12 @@ pub const ID: &str = "shared-resource";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Error,
+    graded: &[
+        Grade {
+            severity: Severity::Warning,
+            when: "the object is a Namespace, or the repository does not show that the owners deploy to one cluster (a destination it cannot place, or Argo CD apps applied from different roots, which may be different Argo CD instances)",
+        },
+    ],
     summary: "the same object is rendered by two GitOps owners",
     doc: include_str!("../../rules/shared-resource.md"),
     fix: FixAvailability::None,

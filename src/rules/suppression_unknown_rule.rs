@@ -9,6 +9,7 @@ pub const ID: &str = "suppression-unknown-rule";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Warning,
+    graded: &[],
     summary: "an inline gitops-lint suppression names a rule id that does not exist",
     doc: include_str!("../../rules/suppression-unknown-rule.md"),
     fix: FixAvailability::None,

@@ -9,6 +9,7 @@ pub const ID: &str = "suppression-without-reason";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Warning,
+    graded: &[],
     summary: "an inline gitops-lint suppression gives no reason",
     doc: include_str!("../../rules/suppression-without-reason.md"),
     fix: FixAvailability::None,

@@ -1,7 +1,7 @@
 //! Charts, remote bases and external Git/OCI sources that are not pinned.
 
 use super::util::ForApp;
-use super::{FixAvailability, Kinds, RuleMeta, Scope};
+use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::Model;
 use crate::yaml::Node;
@@ -11,6 +11,12 @@ pub const ID: &str = "unpinned-source";
 pub const META: RuleMeta = RuleMeta {
     id: ID,
     severity: Severity::Warning,
+    graded: &[
+        Grade {
+            severity: Severity::Error,
+            when: "an Argo CD Helm chart's targetRevision is empty, `HEAD`, or (outside OCI) neither a chart version nor a semver range, so Argo CD cannot resolve the chart",
+        },
+    ],
     summary: "chart, remote base or external source is not pinned to an exact version",
     doc: include_str!("../../rules/unpinned-source.md"),
     fix: FixAvailability::None,
