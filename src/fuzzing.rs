@@ -2,9 +2,8 @@
 //! regression tests (`tests/fuzz_regressions.rs`) run a saved input through exactly the code
 //! the fuzzer ran. Each takes raw bytes, decodes them into the inputs of one stage and runs
 //! it. Bad input must come back as diagnostics; a panic, hang or runaway allocation is a bug.
-//! The only assertions here are properties that must hold for every input (the emitter's
-//! round trip, the fast manifest head agreeing with the full parse), so a failed one is a
-//! bug too.
+//! The only assertion here is a property that must hold for every input (the emitter's
+//! round trip), so a failed one is a bug too.
 
 use crate::lint::{LintError, LintResult, lint_memory};
 use crate::render::RenderOutput;
