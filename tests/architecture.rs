@@ -571,3 +571,122 @@ fn the_catalog_check_catches_a_citation() {
         ]
     );
 }
+
+/// The modules of `gitops/` the app model (`gitops/model/`) may name besides its own files:
+/// each reads no declaration and names no other module of `gitops/`. The readers (argo, flux,
+/// discover, …) build the model and import it; the model never imports them back.
+const MODEL_LEAVES: &[&str] = &["ignore", "envsubst", "remotes"];
+
+/// The `gitops/` modules `text` names: `crate::gitops::x`, `crate::gitops::{x, y::z}`, and
+/// `parent::x` where `parent` is the path that means `gitops` from the file (`super` from
+/// `model/mod.rs`, `super::super` from `model/x.rs`, `super` from a leaf).
+fn gitops_refs(text: &str, parent: &str) -> BTreeSet<String> {
+    let ident = |s: &str| -> String {
+        s.trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut out = BTreeSet::new();
+    for line_start in text.split("\n#[cfg(test)]\nmod ").take(1) {
+        let code: String = line_start
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n");
+        for prefix in ["crate::gitops::".to_string(), format!("{parent}::")] {
+            let mut rest = code.as_str();
+            while let Some(i) = rest.find(&prefix) {
+                // `super::super::x` is not `super::x` followed by `super`.
+                let before = &rest[..i];
+                let after = &rest[i + prefix.len()..];
+                rest = after;
+                if before.ends_with("::") || (prefix == "super::" && after.starts_with("super::")) {
+                    continue;
+                }
+                if let Some(group) = after.strip_prefix('{') {
+                    let inner = group.split('}').next().unwrap_or_default();
+                    out.extend(inner.split(',').map(ident).filter(|n| !n.is_empty()));
+                } else {
+                    let name = ident(after);
+                    if !name.is_empty() {
+                        out.insert(name);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What the model and its leaves name in `gitops/` that they may not, as `file: module`.
+fn model_reaching_readers(files: &[(String, String)]) -> Vec<String> {
+    let mut bad = Vec::new();
+    for (rel, text) in files {
+        let (parent, allowed): (&str, Vec<&str>) = if rel == "gitops/model/mod.rs" {
+            ("super", [&["model"][..], MODEL_LEAVES].concat())
+        } else if rel.starts_with("gitops/model/") {
+            ("super::super", [&["model"][..], MODEL_LEAVES].concat())
+        } else if MODEL_LEAVES
+            .iter()
+            .any(|l| *rel == format!("gitops/{l}.rs"))
+        {
+            ("super", MODEL_LEAVES.to_vec())
+        } else {
+            continue;
+        };
+        for name in gitops_refs(text, parent) {
+            // Leaves name their own items as `super::x` only inside tests (dropped above).
+            if !allowed.contains(&name.as_str()) && name != "*" {
+                bad.push(format!("{rel}: {name}"));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn the_app_model_imports_no_reader() {
+    let files = sources();
+    assert!(
+        files.iter().any(|(f, _)| f == "gitops/model/mod.rs"),
+        "gitops/model/mod.rs not found"
+    );
+    let bad = model_reaching_readers(&files);
+    assert!(
+        bad.is_empty(),
+        "the app model (gitops/model/) and its leaves may name only {MODEL_LEAVES:?} in gitops/; \
+         found:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_model_check_catches_a_reader_import() {
+    let scratch = |rel: &str, body: &str| vec![(rel.to_string(), body.to_string())];
+    assert_eq!(
+        model_reaching_readers(&scratch(
+            "gitops/model/flux.rs",
+            "use super::super::flux::post_build_vars;\nuse super::kinds::x;\n"
+        )),
+        vec!["gitops/model/flux.rs: flux"]
+    );
+    assert_eq!(
+        model_reaching_readers(&scratch(
+            "gitops/model/mod.rs",
+            "use super::{argo, ignore::IgnoreEntry};\nuse crate::gitops::remotes::J;\n"
+        )),
+        vec!["gitops/model/mod.rs: argo"]
+    );
+    assert_eq!(
+        model_reaching_readers(&scratch(
+            "gitops/ignore.rs",
+            "use crate::gitops::{App, envsubst};\n// super::discover in a comment\n"
+        )),
+        vec!["gitops/ignore.rs: App"]
+    );
+    assert!(
+        model_reaching_readers(&scratch("gitops/argo.rs", "use super::discover::x;\n")).is_empty(),
+        "a reader may import anything below it"
+    );
+}

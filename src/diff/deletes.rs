@@ -62,7 +62,8 @@ pub fn check(base: &Side, head: &Side, out: &mut Vec<Finding>) {
             let adopter = head.objects.get(id).and_then(|objs| {
                 objs.iter().copied().find(|mo| {
                     let y = head.app(mo);
-                    y.name != x.name && crate::gitops::cluster::placement(x, y) == Placement::Same
+                    y.name != x.name
+                        && crate::gitops::model::cluster::placement(x, y) == Placement::Same
                 })
             });
             if let Some(after) = adopter {

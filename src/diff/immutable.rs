@@ -216,7 +216,7 @@ fn field_name(path: &[&str]) -> String {
 /// Hooks are created anew by each sync (Argo CD, and Helm under helm-controller, delete a
 /// hook before creating it again by default), so their fields never change in place.
 pub(super) fn recreated_each_sync(app: &App, mo: &ModelObject) -> bool {
-    use crate::gitops::hooks::{ARGO_HOOK, HELM_HOOK};
+    use crate::gitops::model::hooks::{ARGO_HOOK, HELM_HOOK};
     let argo = mo.object.annotation(ARGO_HOOK).is_some();
     let helm = mo.object.annotation(HELM_HOOK).is_some();
     match app.controller() {

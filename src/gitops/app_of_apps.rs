@@ -5,7 +5,7 @@
 //! the file in the parent's path. Nesting is bounded and cycles are reported.
 
 use super::App;
-use super::argo::{is_argo_app, is_argo_appset};
+use super::model::kinds::{is_argo_app, is_argo_appset};
 use super::rendered::Rendered;
 use crate::hash::FastMap;
 use crate::object::Object;

@@ -7,12 +7,14 @@ use super::app_of_apps::{Origin, Pending};
 use super::appset::{self, RepoTree};
 use super::argo::{self};
 use super::context::*;
-use super::flux::{self, FluxApp};
+use super::flux;
+use super::model::flux::FluxApp;
+use super::model::kinds::{app_kind_of, is_flux_app, is_flux_kustomization};
 use super::remotes::{IdentityRule, RepoIdentity, git_remotes};
 use super::render_jobs::{RenderMemo, render_parallel};
 use super::rendered::Rendered;
 use super::units::{HelmUnit, KustomizeUnit, Unit};
-use super::{App, AppKind, Cluster, Model, ModelObject};
+use super::{App, AppKind, Cluster, Controller, Model, ModelObject};
 use crate::config::Profile;
 use crate::object::Object;
 use crate::render::RenderBudget;
@@ -178,7 +180,7 @@ impl Prepared {
             files.iter().map(|f| (f.id, f.path.as_str())).collect();
         let written = catalog
             .iter()
-            .filter(|o| flux::is_flux_kustomization(o))
+            .filter(|o| is_flux_kustomization(o))
             .filter_map(|o| Some((o, *path_of.get(&o.span().file)?)));
         let bootstraps = super::cluster::bootstrap_paths(
             plain.iter().map(|(o, f)| (o, f.as_str())).chain(written),
@@ -282,37 +284,22 @@ fn build_pass(
     let mut origins: Vec<Option<Origin>> = Vec::new();
     // Applications the declared ApplicationSets generated so far (`limits.max-apps`).
     let mut generated = 0usize;
+    let reading = Reading {
+        tree: RepoTree {
+            files: tree_files,
+            map: &map,
+            clusters: &cluster_secrets,
+        },
+        go_template,
+    };
     for obj in declared {
+        let Some(kind) = app_kind_of(obj) else {
+            continue;
+        };
         let before = pending.len();
-        if argo::is_argo_app(obj) {
-            if let Some(spec) = obj.root.get("spec") {
-                pending.push(argo::argo_app(
-                    ctx,
-                    obj,
-                    obj.name.clone(),
-                    spec,
-                    AppKind::Argo,
-                ));
-            }
-        } else if argo::is_argo_appset(obj) {
-            let tree = RepoTree {
-                files: tree_files,
-                map: &map,
-                clusters: &cluster_secrets,
-            };
-            pending.extend(argo::appset_apps(
-                ctx,
-                obj,
-                &tree,
-                go_template,
-                &mut generated,
-            ));
-        } else if flux::is_flux_kustomization(obj) {
-            pending.push(flux::flux_kustomization(ctx, obj));
-        } else if flux::is_helm_release(obj) {
-            pending.push(flux::helm_release(ctx, obj));
-        }
-        let origin = (argo::is_argo_app(obj) || argo::is_argo_appset(obj)).then(|| Origin::of(obj));
+        pending.extend(read_declaration(ctx, obj, &kind, &reading, &mut generated));
+        // An app-of-apps child knows the Application or ApplicationSet it was read from.
+        let origin = (kind.controller() == Controller::Argocd).then(|| Origin::of(obj));
         origins.resize(before, None);
         origins.resize(pending.len(), origin);
     }
@@ -324,14 +311,9 @@ fn build_pass(
     }
 
     flux::expand_flux(ctx, &mut pending, false);
-    let tree = RepoTree {
-        files: tree_files,
-        map: &map,
-        clusters: &cluster_secrets,
-    };
     let max_apps = ctx.budget.max_apps;
     super::app_of_apps::expand(&mut pending, &mut origins, false, max_apps, |obj| {
-        rendered_argo_apps(ctx, obj, &tree, go_template)
+        rendered_argo_apps(ctx, obj, &reading)
     });
     if renders_missing(ctx) {
         return None;
@@ -444,7 +426,7 @@ fn build_pass(
     let _before = std::mem::take(&mut ctx.rendered_dirs);
     flux::expand_flux(ctx, &mut pending, true);
     super::app_of_apps::expand(&mut pending, &mut origins, true, max_apps, |obj| {
-        rendered_argo_apps(ctx, obj, &tree, go_template)
+        rendered_argo_apps(ctx, obj, &reading)
     });
     if renders_missing(ctx) {
         return None;
@@ -464,7 +446,7 @@ fn build_pass(
     let unlisted: Vec<Object> = ctx
         .catalog
         .iter()
-        .filter(|o| flux::is_flux_kustomization(o) || flux::is_helm_release(o))
+        .filter(|o| is_flux_app(o))
         .filter(|o| !o.name.contains("${"))
         .filter(|o| {
             !known.iter().any(|(k, file)| {
@@ -478,10 +460,8 @@ fn build_pass(
         .cloned()
         .collect();
     for obj in unlisted {
-        let kind = if flux::is_helm_release(&obj) {
-            AppKind::FluxHelmRelease
-        } else {
-            AppKind::FluxKustomization
+        let Some(kind) = app_kind_of(&obj) else {
+            continue;
         };
         let mut app = new_app(
             obj.name.clone(),
@@ -781,16 +761,26 @@ fn local_source_trees(ctx: &mut Ctx) -> Vec<std::sync::Arc<super::artifact::Arti
     gits.iter().filter_map(|g| ctx.git_artifact(g)).collect()
 }
 
-/// The apps an Application or ApplicationSet that another app renders stands for (the
-/// app-of-apps step, for declared and for standalone builds alike).
-fn rendered_argo_apps(
+/// What the readers need besides the object and the builder's state: the repository's files
+/// and clusters (ApplicationSet generators) and the Go template engine they render with.
+struct Reading<'a> {
+    tree: RepoTree<'a>,
+    go_template: GoTemplateFn<'a>,
+}
+
+/// The reader of each kind of app declaration (`model::kinds` says which objects are which):
+/// an exhaustive match, so a kind added to `AppKind` does not build until it has a reader.
+/// `generated` counts the Applications ApplicationSets made (`limits.max-apps`).
+fn read_declaration(
     ctx: &mut Ctx,
     obj: &Object,
-    tree: &RepoTree,
-    go_template: GoTemplateFn,
+    kind: &AppKind,
+    reading: &Reading,
+    generated: &mut usize,
 ) -> Vec<Pending> {
-    if argo::is_argo_app(obj) {
-        obj.root
+    match kind {
+        AppKind::Argo => obj
+            .root
             .get("spec")
             .map(|spec| {
                 vec![argo::argo_app(
@@ -801,9 +791,23 @@ fn rendered_argo_apps(
                     AppKind::Argo,
                 )]
             })
-            .unwrap_or_default()
-    } else {
-        // Counted by app-of-apps' own total (`app_of_apps::expand`).
-        argo::appset_apps(ctx, obj, tree, go_template, &mut 0)
+            .unwrap_or_default(),
+        AppKind::ArgoAppSet => {
+            argo::appset_apps(ctx, obj, &reading.tree, reading.go_template, generated)
+        }
+        AppKind::FluxKustomization => vec![flux::flux_kustomization(ctx, obj)],
+        AppKind::FluxHelmRelease => vec![flux::helm_release(ctx, obj)],
+        // Directories and builds nothing declares: made by the builder, never read.
+        AppKind::Standalone => Vec::new(),
+    }
+}
+
+/// The apps an Application or ApplicationSet that another app renders stands for (the
+/// app-of-apps step, for declared and for standalone builds alike). ApplicationSets found
+/// here are counted by app-of-apps' own total (`app_of_apps::expand`).
+fn rendered_argo_apps(ctx: &mut Ctx, obj: &Object, reading: &Reading) -> Vec<Pending> {
+    match app_kind_of(obj) {
+        Some(kind) => read_declaration(ctx, obj, &kind, reading, &mut 0),
+        None => Vec::new(),
     }
 }

@@ -6,7 +6,6 @@ use super::app_of_apps::Pending;
 use super::artifact::{ArtifactFs, ArtifactTree};
 use super::context::*;
 use super::envsubst;
-use super::ignore::PathExpr;
 use super::remotes::Judgement;
 use super::rendered::Rendered;
 use super::units::{HelmUnit, KustomizeUnit, Unit};
@@ -19,121 +18,8 @@ use crate::yaml::Node;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub use super::flux_kinds::{is_flux_kustomization, is_git_repository, is_helm_release};
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum FluxKind {
-    Kustomization,
-    HelmRelease,
-}
-
-/// A Flux ignore rule (`spec.ignore[]` of a Kustomization, `driftDetection.ignore[]` of a
-/// HelmRelease): JSON pointers plus an optional regex target; no target means every object.
-#[derive(Clone, Debug)]
-pub struct FluxIgnore {
-    pub paths: Vec<PathExpr>,
-    pub target: Option<BTreeMap<String, String>>,
-    pub span: Span,
-}
-
-impl FluxIgnore {
-    fn from_node(n: &Node) -> FluxIgnore {
-        let paths = n
-            .get("paths")
-            .and_then(Node::as_seq)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|p| p.scalar_text().map(|text| PathExpr { text, span: p.span }))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let target = n.get("target").and_then(Node::as_map).map(|entries| {
-            entries
-                .iter()
-                .filter_map(|e| Some((e.key.key_str().into_owned(), e.value.scalar_text()?)))
-                .collect()
-        });
-        FluxIgnore {
-            paths,
-            target,
-            span: n.full_span(),
-        }
-    }
-
-    /// Flux target fields are anchored regular expressions.
-    pub fn matches(&self, obj: &Object, namespace: &str) -> bool {
-        let Some(target) = &self.target else {
-            return true;
-        };
-        let version = obj.api_version.rsplit('/').next().unwrap_or("");
-        target.iter().all(|(k, pattern)| {
-            let value = match k.as_str() {
-                "group" => obj.group(),
-                "version" => version,
-                "kind" => obj.kind.as_str(),
-                "name" => obj.name.as_str(),
-                "namespace" => namespace,
-                // label/annotation selectors are not evaluated here: assume they match.
-                _ => return true,
-            };
-            regex::Regex::new(&format!("^(?:{pattern})$")).is_ok_and(|re| re.is_match(value))
-        })
-    }
-
-    pub fn covers(&self, path: &[&str]) -> bool {
-        self.paths.iter().any(|p| {
-            super::ignore::pointer_segments(&p.text).is_some_and(|segs| {
-                segs.len() <= path.len() && segs.iter().zip(path).all(|(a, b)| a == b)
-            }) || p.text.is_empty()
-        })
-    }
-}
-
-#[derive(Clone, Debug)]
-pub struct FluxApp {
-    pub decl: Object,
-    pub kind: FluxKind,
-    pub ignores: Vec<FluxIgnore>,
-    /// HelmRelease `spec.driftDetection.mode` (`enabled` corrects drift).
-    pub drift_mode: Option<String>,
-    pub prune: bool,
-    /// Problems found by post-build substitution (`flux-substitution-undefined`).
-    pub subst_problems: Vec<super::envsubst::SubstProblem>,
-    /// `substituteStrategy: WithVariables` with no variable defined: nothing substituted.
-    pub substitution_skipped: bool,
-    /// `postBuild.substituteFrom` entries and what the repository knows of their keys.
-    pub substitute_from: Vec<super::producers::SubstSource>,
-}
-
-impl FluxApp {
-    pub fn read(decl: &Object) -> FluxApp {
-        let spec = decl.root.get("spec");
-        let (kind, ignores) = if is_helm_release(decl) {
-            (
-                FluxKind::HelmRelease,
-                spec.and_then(|s| s.get_path(&["driftDetection", "ignore"])),
-            )
-        } else {
-            (FluxKind::Kustomization, spec.and_then(|s| s.get("ignore")))
-        };
-        FluxApp {
-            decl: decl.clone(),
-            kind,
-            ignores: ignores
-                .and_then(Node::as_seq)
-                .map(|items| items.iter().map(FluxIgnore::from_node).collect())
-                .unwrap_or_default(),
-            drift_mode: spec
-                .and_then(|s| s.get_path(&["driftDetection", "mode"]))
-                .and_then(Node::scalar_text),
-            prune: spec.and_then(|s| s.get("prune")).and_then(Node::as_bool) == Some(true),
-            subst_problems: Vec::new(),
-            substitution_skipped: false,
-            substitute_from: Vec::new(),
-        }
-    }
-}
+use super::model::flux::FluxApp;
+use super::model::kinds::{is_flux_app, is_flux_kustomization, is_git_repository, is_helm_release};
 
 /// Variables for `postBuild`: `substituteFrom` ConfigMaps/Secrets found in the repo (in
 /// order, later overwrite earlier), then inline `substitute` (wins). A value only the
@@ -160,7 +46,7 @@ pub fn post_build_vars(spec: &Node, find: impl Fn(&str, &str) -> Option<Object>)
         let kind = from.get_str("kind").unwrap_or("ConfigMap");
         let name = from.get_str("name").unwrap_or("");
         let found = find(kind, name);
-        sources.push(super::producers::SubstSource {
+        sources.push(super::model::flux::SubstSource {
             reference: format!("{kind}/{name}"),
             keys: super::producers::source_keys(found.as_ref(), &find),
         });
@@ -207,7 +93,7 @@ pub struct PostBuildVars {
     pub vars: BTreeMap<String, String>,
     /// Non-optional `substituteFrom` references not in the repository, where they are named.
     pub missing: Vec<(Span, String)>,
-    pub sources: Vec<super::producers::SubstSource>,
+    pub sources: Vec<super::model::flux::SubstSource>,
 }
 
 /// With no git remote, the URLs the repo's own Flux bootstrap syncs from: a GitRepository
@@ -351,7 +237,7 @@ pub(super) fn expand_flux(ctx: &mut Ctx, pending: &mut Vec<Pending>, from_builds
             .1
             .objects
             .iter()
-            .filter(|o| is_flux_kustomization(o) || is_helm_release(o))
+            .filter(|o| is_flux_app(o))
             .cloned()
             .collect();
         // Declarations this parent claims first: claiming one moves what it already deployed

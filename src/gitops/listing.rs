@@ -52,8 +52,8 @@ pub fn apps_json(model: &Model) -> Value {
 /// The releases and settings an app is judged with: the controller's release (and how it
 /// was found), and for Argo CD apps the instance's tracking and diff settings.
 fn judged_with(model: &Model, app: &super::App) -> Value {
-    use super::versions::How;
-    let release = |j: &super::versions::Judged| {
+    use super::model::versions::How;
+    let release = |j: &super::model::versions::Judged| {
         let (how, at) = match &j.how {
             How::Flag => ("flag", None),
             How::Config(span) => ("config", Some(*span)),
@@ -195,7 +195,7 @@ pub fn coverage_summary(model: &Model) -> String {
 /// the controllers the repo's apps run under, and how each was found (per cluster where
 /// they differ).
 fn versions_line(model: &Model) -> Option<String> {
-    use super::versions::Product;
+    use super::model::versions::Product;
     let runs_under = |a: &super::App, product| Product::of(a.controller()) == Some(product);
     let mut parts = Vec::new();
     for product in [Product::ArgoCd, Product::Flux] {

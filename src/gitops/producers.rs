@@ -10,6 +10,7 @@
 //! treats a made value alike, so there is one representation of "a value only the cluster
 //! knows".
 
+use super::model::flux::SourceKeys;
 use crate::object::Object;
 use crate::yaml::{Entry, Node, Value};
 
@@ -188,30 +189,6 @@ fn secret_object(maker: &Object, made: Made) -> Object {
         namespace: maker.namespace.clone(),
         root,
     }
-}
-
-/// What the repository knows of the keys of a ConfigMap or Secret a Flux reference names.
-#[derive(Clone, Debug, PartialEq)]
-pub enum SourceKeys {
-    /// Written in the repository in clear text: its keys and values are known.
-    Written,
-    /// Every key is known, values may not be: a SOPS-encrypted Secret, or a Secret a
-    /// SealedSecret or an ExternalSecret listing its keys makes. `how` says which
-    /// ("SOPS-encrypted", "made by ExternalSecret db").
-    Closed { how: String, keys: Vec<String> },
-    /// Made in the cluster with keys this repository does not list (ExternalSecret
-    /// `dataFrom`, `templateFrom`): any key may be there.
-    Open { how: String },
-    /// Not in the repository: nothing is known of it.
-    Missing,
-}
-
-/// One `postBuild.substituteFrom` entry and what is known of its keys.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SubstSource {
-    /// `Kind/name` as the reference writes it.
-    pub reference: String,
-    pub keys: SourceKeys,
 }
 
 /// What is known of the keys of `found`, the object a reference resolved to (`None`: not in

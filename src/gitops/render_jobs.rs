@@ -6,7 +6,7 @@
 
 use super::artifact::{ArtifactFs, ArtifactTree};
 use super::flux_overlay::{GeneratedFs, generated_kustomization, overlay};
-use super::twice::RenderDifference;
+use super::model::RenderDifference;
 use super::units::{self, Unit};
 use crate::object::Object;
 use crate::render::kustomize::{self, BuildOptions, LoadRestrictions};

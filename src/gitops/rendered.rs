@@ -15,7 +15,7 @@ pub(super) struct Rendered {
     pub(super) objects: RenderedObjects,
     pub(super) issues: Vec<RenderIssue>,
     pub(super) sources: Vec<String>,
-    pub(super) differences: Vec<super::twice::RenderDifference>,
+    pub(super) differences: Vec<super::model::RenderDifference>,
     /// Remote inputs named while rendering (charts, dependencies, remote bases).
     pub(super) remotes: Vec<super::RemoteUse>,
     /// Inputs left out of the render (a remote base that is not fetched).

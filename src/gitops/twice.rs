@@ -2,26 +2,10 @@
 //! random seed, clock and time zone, and find every field whose value changed. It cannot be fooled
 //! by a gap in taint tracking: any difference is real non-determinism.
 
+use super::model::RenderDifference;
 use crate::object::Object;
 use crate::render::helm::provenance::TAINT_LABEL;
-use crate::source::Span;
 use crate::yaml::{Node, Value};
-
-/// One field whose value differs between two renders of the same commit.
-#[derive(Clone, Debug)]
-pub struct RenderDifference {
-    /// `Kind/namespace/name` of the object (as first rendered).
-    pub object: String,
-    /// Dotted field path.
-    pub field: String,
-    /// The node in the first render (its span is the template line that wrote it).
-    pub span: Span,
-    /// Taint already explains it (`helm-nondeterministic-function` reports it at the call).
-    pub explained: bool,
-    /// The object's hook annotations: a difference in an object its controller never applies
-    /// (a Helm test) changes nothing it syncs.
-    pub hooks: super::hooks::ObjectHooks,
-}
 
 fn id(o: &Object) -> (String, String, String) {
     (
@@ -68,7 +52,7 @@ pub fn compare(first: &[Object], second: &[Object]) -> Vec<RenderDifference> {
             field: "metadata.name".into(),
             span: name_node.map(|n| n.span).unwrap_or(a.root.span),
             explained: name_node.is_some_and(tainted),
-            hooks: super::hooks::ObjectHooks::of(a),
+            hooks: super::model::hooks::ObjectHooks::of(a),
         });
         if let Some(b) = unpaired.get(k) {
             diff_nodes(&Of::new(a), &a.root, &b.root, &mut Vec::new(), &mut out);
@@ -80,14 +64,14 @@ pub fn compare(first: &[Object], second: &[Object]) -> Vec<RenderDifference> {
 /// The object a difference belongs to.
 struct Of {
     display: String,
-    hooks: super::hooks::ObjectHooks,
+    hooks: super::model::hooks::ObjectHooks,
 }
 
 impl Of {
     fn new(o: &Object) -> Of {
         Of {
             display: display(o),
-            hooks: super::hooks::ObjectHooks::of(o),
+            hooks: super::model::hooks::ObjectHooks::of(o),
         }
     }
 }

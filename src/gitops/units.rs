@@ -252,7 +252,7 @@ pub(super) fn render_helm(
     budget: &RenderBudget,
     remotes: &RemoteInputs,
     twice: bool,
-) -> (RenderOutput, Vec<super::twice::RenderDifference>) {
+) -> (RenderOutput, Vec<super::model::RenderDifference>) {
     use crate::render::helm;
     let (opts, offline) = match helm_options(h, fs, first_clock(), budget, remotes) {
         Ok(o) => o,

@@ -7,7 +7,7 @@
 //! SealedSecret makes: `producers.rs`) is there but unknown: at a `targetPath` it is set as the
 //! opaque `ENC[…]` text, and a whole values document of it is left out, with a note.
 
-use super::producers::SourceKeys;
+use super::model::flux::SourceKeys;
 use crate::object::Object;
 use crate::render::helm::layers::ValuesLayer;
 use crate::render::{IssueKind, RenderIssue};

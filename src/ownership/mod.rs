@@ -486,7 +486,7 @@ impl Ownership {
         mo: &ModelObject,
     ) -> (Tri, &'static [&'static str]) {
         if let Some(writer_app) = m.deployed_by.and_then(|i| model.apps.get(i))
-            && crate::gitops::cluster::placement(writer_app, model.app_of(mo))
+            && crate::gitops::model::cluster::placement(writer_app, model.app_of(mo))
                 == crate::gitops::Placement::Different
         {
             return (Tri::No, &[]);

@@ -229,7 +229,8 @@ fn evidence_for(
         match &d.evidence {
             Evidence::Deployed { app, span, what } => {
                 let same_cluster = model.apps.get(*app).is_none_or(|a| {
-                    crate::gitops::cluster::placement(a, model.app_of(mo)) != Placement::Different
+                    crate::gitops::model::cluster::placement(a, model.app_of(mo))
+                        != Placement::Different
                 });
                 if same_cluster {
                     return Some((*span, format!("{what} deploys {}: {why}", op.name)));

@@ -7,7 +7,7 @@
 use super::util::{about, object_id};
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
-use crate::gitops::argo::Exclusion;
+use crate::gitops::model::argo::Exclusion;
 
 pub const ID: &str = "argocd-excluded-resource";
 

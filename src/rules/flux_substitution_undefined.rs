@@ -5,8 +5,8 @@ use super::util::ForApp;
 use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
 use crate::gitops::envsubst::SubstProblemKind;
-use crate::gitops::flux::FluxApp;
-use crate::gitops::producers::SourceKeys;
+use crate::gitops::model::flux::FluxApp;
+use crate::gitops::model::flux::SourceKeys;
 
 pub const ID: &str = "flux-substitution-undefined";
 

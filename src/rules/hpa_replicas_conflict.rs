@@ -251,12 +251,12 @@ fn help(model: &Model, app: &App, mo: &ModelObject) -> String {
         mo.object.group()
     };
     let ignore = match app.flux.as_ref().map(|f| &f.kind) {
-        Some(crate::gitops::flux::FluxKind::HelmRelease) => format!(
+        Some(crate::gitops::model::flux::FluxKind::HelmRelease) => format!(
             "spec.driftDetection.ignore: [{{paths: [/spec/replicas], target: {{kind: {}, name: {}}}}}] on the HelmRelease",
             mo.object.kind, mo.object.name
         ),
-        Some(crate::gitops::flux::FluxKind::Kustomization) => {
-            let (major, minor) = crate::gitops::versions::KUSTOMIZATION_IGNORE_SINCE;
+        Some(crate::gitops::model::flux::FluxKind::Kustomization) => {
+            let (major, minor) = crate::gitops::model::versions::KUSTOMIZATION_IGNORE_SINCE;
             let version = model.flux_version(app);
             let note = if version.before(major, minor) {
                 format!(

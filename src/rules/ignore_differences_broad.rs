@@ -3,7 +3,7 @@
 use super::util::ForApp;
 use super::{FixAvailability, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
-use crate::gitops::flux::FluxIgnore;
+use crate::gitops::model::flux::FluxIgnore;
 use crate::gitops::ignore::{IgnoreEntry, IgnoreOrigin};
 use crate::gitops::{App, Model};
 use crate::source::Span;
@@ -78,7 +78,7 @@ const MANY_OPT_OUTS: usize = 3;
 fn drift_detection_opt_outs(
     model: &Model,
     app: &App,
-    flux: &crate::gitops::flux::FluxApp,
+    flux: &crate::gitops::model::flux::FluxApp,
     out: &mut Vec<Finding>,
 ) {
     // With detection off (the default) the marker changes nothing.

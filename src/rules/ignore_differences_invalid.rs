@@ -126,7 +126,7 @@ fn unread_flux_ignore(model: &Scope, app: &App, out: &mut Vec<Finding>) {
         return;
     };
     let version = model.flux_version(app);
-    let (major, minor) = crate::gitops::versions::KUSTOMIZATION_IGNORE_SINCE;
+    let (major, minor) = crate::gitops::model::versions::KUSTOMIZATION_IGNORE_SINCE;
     push(
         out,
         Some(app),
@@ -143,7 +143,7 @@ fn unread_flux_ignore(model: &Scope, app: &App, out: &mut Vec<Finding>) {
 
 /// Flux ignore paths are RFC 6901 JSON pointers, as Argo CD's `jsonPointers` are; `""`
 /// (the whole object) is valid there and is `ignore-differences-broad`'s.
-fn flux_paths(app: &App, rule: &crate::gitops::flux::FluxIgnore, out: &mut Vec<Finding>) {
+fn flux_paths(app: &App, rule: &crate::gitops::model::flux::FluxIgnore, out: &mut Vec<Finding>) {
     for p in &rule.paths {
         if p.text.is_empty() {
             continue;

@@ -4,7 +4,7 @@
 use super::util::ForApp;
 use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use crate::finding::{Finding, Severity};
-use crate::gitops::flux::FluxIgnore;
+use crate::gitops::model::flux::FluxIgnore;
 use crate::gitops::ignore::{IgnoreEntry, glob_match, jq_simple_path, pointer_segments};
 use crate::gitops::{App, Model};
 

@@ -44,7 +44,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
         let flux_reapplies = app
             .flux
             .as_ref()
-            .is_some_and(|f| f.kind == crate::gitops::flux::FluxKind::Kustomization);
+            .is_some_and(|f| f.kind == crate::gitops::model::flux::FluxKind::Kustomization);
         if app.argo.is_none() && !flux_reapplies {
             continue;
         }

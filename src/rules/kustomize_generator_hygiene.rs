@@ -61,7 +61,7 @@ fn owners_by_dir(model: &Model) -> FastMap<String, Vec<Owner<'_>>> {
             }
         }
         if let Some(flux) = &app.flux
-            && flux.kind == crate::gitops::flux::FluxKind::Kustomization
+            && flux.kind == crate::gitops::model::flux::FluxKind::Kustomization
             && let Some(dir) = flux
                 .decl
                 .root

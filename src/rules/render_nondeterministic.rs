@@ -32,7 +32,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     for app in &model.apps {
         // A difference in an object the controller never applies (a Helm test) changes
         // nothing it syncs.
-        let applied = |d: &&crate::gitops::twice::RenderDifference| {
+        let applied = |d: &&crate::gitops::RenderDifference| {
             d.hooks.applied_by(app.controller())
         };
         for d in app

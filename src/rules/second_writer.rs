@@ -139,7 +139,7 @@ fn overlap<'a>(model: &'a Model, cmd: &Command) -> Option<(&'a App, Option<Span>
         // Flux HelmRelease: spec.releaseName, else [targetNamespace-]name.
         for app in &model.apps {
             let Some(flux) = &app.flux else { continue };
-            if flux.kind != crate::gitops::flux::FluxKind::HelmRelease {
+            if flux.kind != crate::gitops::model::flux::FluxKind::HelmRelease {
                 continue;
             }
             let decl = &flux.decl;

@@ -109,7 +109,7 @@ pub fn check(model: &Scope, out: &mut Vec<Finding>) {
     }
     for app in &model.apps {
         let Some(flux) = &app.flux else { continue };
-        if flux.kind != crate::gitops::flux::FluxKind::HelmRelease {
+        if flux.kind != crate::gitops::model::flux::FluxKind::HelmRelease {
             continue;
         }
         let Some(chart_spec) = flux.decl.root.get_path(&["spec", "chart", "spec"]) else {
