@@ -18,7 +18,6 @@ COPY Cargo.toml Cargo.lock ./
 COPY crates ./crates
 COPY src ./src
 COPY rules ./rules
-COPY kb ./kb
 RUN cargo build --profile dist --locked && cp target/dist/gitops-lint /gitops-lint
 
 FROM gcr.io/distroless/static-debian12 AS prebuilt

@@ -12,24 +12,21 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub mod alloc;
-// The first layers, the template engine and the renderers are crates of their own
+// The first layers, the template engine, the renderers and the app model are crates of their own
 // (crates/); their old paths stay.
 pub use gitops_lint_base::{base64, glob, hash, source, yaml};
+pub use gitops_lint_model::{config, finding, gitops, ownership};
 pub use gitops_lint_render::{object, remote, render};
 pub mod baseline;
-pub mod config;
 pub mod diff;
 #[cfg(feature = "fetch")]
 pub mod fetch;
-pub mod finding;
 pub mod fix;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod github;
-pub mod gitops;
 pub mod lint;
 pub mod manifest_files;
-pub mod ownership;
 pub mod redact;
 pub mod report;
 pub mod rules;

@@ -61,6 +61,14 @@ const SPLIT_CRATES: &[SplitCrate] = &[
             ("gitops_lint_gotmpl::", "crate::render::gotmpl::"),
         ],
     ),
+    (
+        "gitops-lint-model",
+        "",
+        &[
+            ("gitops_lint_base::", "crate::"),
+            ("gitops_lint_render::", "crate::"),
+        ],
+    ),
 ];
 
 /// Every `.rs` file of the module tree (src/, and the split crates at their re-exported

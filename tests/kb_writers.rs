@@ -273,7 +273,9 @@ fn every_knowledge_base_file_validates_against_the_published_schema() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     for op in catalog() {
-        let path = root.join("kb/writers").join(op.file);
+        let path = root
+            .join("crates/gitops-lint-model/kb/writers")
+            .join(op.file);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
         let parsed = gitops_lint::yaml::first_doc(&text).to_json();
         let errors = gitops_lint::render::helm::schema::validate_json(&schema, &parsed);

@@ -263,7 +263,8 @@ fn readme_shows_the_exact_snippets() {
         .expect("package name");
     assert!(readme.contains(&format!("cargo install --locked --profile dist {name}\n")));
     assert!(read(".github/workflows/release.yml").contains("build --profile dist --locked"));
-    assert!(read(".github/workflows/release.yml").contains("cargo package --locked"));
+    // Every crate of the workspace: the main crate names the others by version.
+    assert!(read(".github/workflows/release.yml").contains("cargo package --workspace --locked"));
     // The two set-up commands stay the only ones under "Set up".
     let setup = readme
         .split("## Set up")

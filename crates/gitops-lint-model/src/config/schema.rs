@@ -585,8 +585,8 @@ mod tests {
     /// The published file is what the declarations generate (`UPDATE_SCHEMA=1` rewrites it).
     #[test]
     fn the_published_schema_is_generated_from_the_declarations() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/gitops-lint.schema.json");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../schema/gitops-lint.schema.json");
         let generated = format!(
             "{}\n",
             serde_json::to_string_pretty(&json_schema()).unwrap_or_default()
@@ -604,8 +604,8 @@ mod tests {
     /// The same for the knowledge base's file format.
     #[test]
     fn the_published_kb_schema_is_generated_from_the_declarations() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/kb-writer.schema.json");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../schema/kb-writer.schema.json");
         let generated = format!(
             "{}\n",
             serde_json::to_string_pretty(&kb_writer_schema()).unwrap_or_default()
