@@ -5,7 +5,7 @@
 //! and exit 2; an expression that runs away stops at its budget; checks are listed,
 //! explained, suppressed and exported like rules.
 
-mod common;
+use crate::common;
 
 use common::copy_dir;
 use gitops_lint::lint::{LintOptions, lint};

@@ -1,6 +1,6 @@
 //! The command line as a user runs it: exit codes, formats, config errors, bad input.
 
-mod common;
+use crate::common;
 
 use common::copy_dir;
 use std::path::Path;

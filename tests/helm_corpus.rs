@@ -7,9 +7,9 @@
 //! The corpus is found through `GITOPS_LINT_CORPUS` (default `../shared/corpus`); when it
 //! is absent the tests print why and pass.
 
+use crate::common;
 use gitops_lint::render::helm::{Run, cli_fs, parse_helm_template_args, run};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-mod common;
 
 use common::{corpus, read_tsv, shell_words};
 use std::path::Path;

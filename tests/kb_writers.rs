@@ -6,7 +6,7 @@
 //! without it, `profile.operators` supplies it, and an unknown operator id is a located
 //! configuration error.
 
-mod common;
+use crate::common;
 
 use common::{copy_dir, expected_lines, located_findings};
 use gitops_lint::config::kb::catalog;

@@ -10,7 +10,7 @@
 //! the test fails when an unlisted case mismatches or a listed one starts to match.
 //! Set `KUSTOMIZE_PARITY_DIFF=1` to print a diff head for each mismatch.
 
-mod common;
+use crate::common;
 
 use gitops_lint::render::kustomize::{BuildOptions, build, to_yaml_stream};
 use gitops_lint::source::{DiskFs, FileId, SourceMap};

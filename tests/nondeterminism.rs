@@ -3,12 +3,12 @@
 //! branches, sorted `keys`, checksum/config of deterministic input and derivePassword
 //! stay clean. Measured against the corpus's ground truth (charts rendered twice by helm).
 
+use crate::common;
 use gitops_lint::lint::{LintOptions, lint};
 use gitops_lint::render::helm::provenance::TAINT_LABEL;
 use gitops_lint::render::helm::{cli_fs, parse_helm_template_args, run};
 use gitops_lint::report::Severity;
 use std::collections::BTreeSet;
-mod common;
 
 use common::{corpus, read_tsv, shell_words};
 use std::path::Path;

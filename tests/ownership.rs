@@ -1,7 +1,7 @@
 //! The ownership engine end to end: the pay-prod incident (background S4) and platform facts
 //! from `.gitops-lint.yaml`.
 
-mod common;
+use crate::common;
 
 use common::copy_dir;
 use gitops_lint::lint::{LintOptions, lint};

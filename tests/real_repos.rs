@@ -11,7 +11,7 @@
 //! The repos were extracted without git metadata; each is linted in a temporary copy whose
 //! `.git/config` names the origin URL the corpus README gives, as a clone would.
 
-mod common;
+use crate::common;
 
 use gitops_lint::lint::{LintOptions, lint};
 use std::collections::BTreeMap;

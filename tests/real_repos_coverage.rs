@@ -8,7 +8,7 @@
 //! The corpus copies have no git remote: each repo is copied to a temporary directory with
 //! its origin URL (from the corpus README) written as the `origin` remote.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

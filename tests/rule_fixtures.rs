@@ -7,7 +7,7 @@
 //!   or above (an info of its own rule may stay: "normalised here, so only noise");
 //! - the complete human report (messages, labels, help) and the diff of the safe fixes match
 //!   the checked-in snapshot in tests/snapshots/ (insta: `INSTA_UPDATE=always cargo test
-//!   --test rule_fixtures` rewrites them, and the diff is reviewed like code);
+//!   --test integration rule_fixtures::` rewrites them, and the diff is reviewed like code);
 //! - on a bad fixture, the fixes offered agree with the registry's `FixAvailability`.
 //!
 //! Further clean repos, `clean-<case>/`, pin one false-positive class each (issue 16): they
@@ -144,7 +144,16 @@ fn check_fixture(case: &str) {
             fixes.as_str()
         }
     );
-    insta::assert_snapshot!(case.replace('/', "__"), snapshot);
+    // Named by this file, not by the test binary's module path: the snapshots keep their
+    // names wherever the file is compiled (tests/integration.rs holds it as a module).
+    let mut settings = insta::Settings::clone_current();
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        insta::assert_snapshot!(
+            format!("rule_fixtures__{}", case.replace('/', "__")),
+            snapshot
+        );
+    });
 }
 
 macro_rules! fixtures {

@@ -1,5 +1,5 @@
 //! Helpers shared by the tests that read the shared corpus.
-#![allow(dead_code)] // each test binary uses a subset
+#![allow(dead_code)] // each test module uses a subset
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! adds an HPA conflict and a broad ignore; exactly those two findings are new, and only the
 //! apps the change touches are rendered.
 
-use crate::common::*;
+use super::common::*;
 
 fn json_findings(out: &std::process::Output) -> Vec<(String, String, u64)> {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");

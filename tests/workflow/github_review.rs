@@ -4,7 +4,7 @@
 //! block, the sticky summary updated in place (or created), and a 403 that degrades to a
 //! warning without failing the job for that reason. The token never appears in any output.
 
-use crate::common::*;
+use super::common::*;
 use serde_json::{Value, json};
 use std::path::Path;
 use wiremock::matchers::{method, path};

@@ -1,7 +1,6 @@
-//! The pull-request workflow end to end, as one test binary (each integration-test binary
-//! is linked separately, and with thin LTO under `cargo test --release` that costs CI time):
-//! `diff --base` on a fixture git repo, `--fix` and baselines on the seed repos, the review
-//! against a mock GitHub API, SARIF against its schema, and the integration files.
+//! The pull-request workflow end to end (a module of tests/integration.rs, the one test
+//! binary): `diff --base` on a fixture git repo, `--fix` and baselines on the seed repos, the
+//! review against a mock GitHub API, SARIF against its schema, and the integration files.
 
 mod common;
 mod diff;

@@ -4,7 +4,7 @@
 //! rule, severity, file and line (the line the head changed) and its before/after values;
 //! the clean cases (an image bump, a label added, the controller's own way out) have none.
 
-use crate::common::*;
+use super::common::*;
 
 /// One finding as `diff --format json` reports it.
 #[derive(Debug)]
