@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::model::flux::FluxApp;
-use super::model::kinds::{is_flux_app, is_flux_kustomization, is_git_repository, is_helm_release};
+use super::model::kinds::{app_kind_of, is_flux_app, is_flux_kustomization, is_git_repository};
 
 /// Variables for `postBuild`: `substituteFrom` ConfigMaps/Secrets found in the repo (in
 /// order, later overwrite earlier), then inline `substitute` (wins). A value only the
@@ -383,11 +383,17 @@ fn rehome_descendants(pending: &mut [Pending], parents: &[Option<usize>], root: 
     }
 }
 
+/// The reader of a Flux app a build holds (its children are Flux apps, `is_flux_app`): an
+/// exhaustive match, like `discover.rs` `read_declaration`, so a new kind does not build until
+/// it is read here too.
 pub(super) fn create_flux(ctx: &mut Ctx, obj: &Object) -> Pending {
-    if is_helm_release(obj) {
-        helm_release(ctx, obj)
-    } else {
-        flux_kustomization(ctx, obj)
+    match app_kind_of(obj) {
+        Some(AppKind::FluxHelmRelease) => helm_release(ctx, obj),
+        Some(AppKind::FluxKustomization) => flux_kustomization(ctx, obj),
+        // Not a child a build yields (filtered above): read as a Kustomization, as before.
+        Some(AppKind::Argo | AppKind::ArgoAppSet | AppKind::Standalone) | None => {
+            flux_kustomization(ctx, obj)
+        }
     }
 }
 
