@@ -193,6 +193,7 @@ fixtures! {
     declared_empty_or_null_bad => "declared-empty-or-null/bad",
     declared_empty_or_null_clean => "declared-empty-or-null/clean",
     declared_empty_or_null_clean_kept_empties => "declared-empty-or-null/clean-kept-empties",
+    declared_empty_or_null_bad_flux_dry_run => "declared-empty-or-null/bad-flux-dry-run",
     duplicate_merge_key_bad => "duplicate-merge-key/bad",
     duplicate_merge_key_bad_flux_helm_2_7 => "duplicate-merge-key/bad-flux-helm-2-7",
     duplicate_merge_key_bad_flux_helm_2_9 => "duplicate-merge-key/bad-flux-helm-2-9",

@@ -5,7 +5,7 @@ use super::{FixAvailability, Grade, Kinds, RuleMeta, Scope};
 use super::fixes::delete_entry;
 use super::util::{about, object_id};
 use crate::finding::{Finding, Fix, Severity};
-use crate::gitops::{Model, ModelObject};
+use crate::gitops::{Controller, Model, ModelObject};
 use crate::ownership::kb::in_argo_scheme;
 use crate::ownership::writers::{FieldWriter, field_writers};
 use crate::ownership::{Ownership, edit_span};
@@ -20,7 +20,7 @@ pub const META: RuleMeta = RuleMeta {
     graded: &[
         Grade {
             severity: Severity::Info,
-            when: "no other writer claims the field, and it is a null on a built-in kind without unknown fields, or an empty value outside a pod template's metadata (empty labels or annotations: only on such a built-in kind)",
+            when: "no other writer claims the field, and it is a null on a built-in kind without unknown fields, or an empty value outside a pod template's metadata (empty labels or annotations: only on such a built-in kind); or a Flux controller applies the object (it compares a server-side dry run with the live object, where the dropped value is gone too)",
         },
     ],
     summary: "null/empty values the server drops or controllers fill",
@@ -231,17 +231,36 @@ fn judge(
     } else {
         return None;
     };
-    let dotted = path.join(".");
-    let mut f = Finding::new(
-        ID,
-        severity,
+    // kustomize-controller (and helm-controller's drift detection) compares a server-side
+    // dry-run apply with the live object (fluxcd/pkg ssa `Diff`): what the API server drops,
+    // or a webhook or another field manager fills, is the same on both sides, so no drift.
+    let controller = model.app_of(mo).controller();
+    let dry_run_diff = match controller {
+        Controller::FluxKustomize => Some("kustomize-controller compares"),
+        Controller::FluxHelm => Some("helm-controller's drift detection compares"),
+        Controller::Argocd | Controller::None => None,
+    };
+    let message = if let Some(compares) = dry_run_diff {
+        format!(
+            "{} declares `{key}` as {what}: the API server drops it or a controller fills it, so \
+             Git does not show what the cluster holds ({compares} a server-side dry run with the \
+             live object, so it is no drift there)",
+            object_id(mo)
+        )
+    } else {
         format!(
             "{} declares `{key}` as {what}: the API server drops it or a controller fills it, \
              so the live object never matches Git",
             object_id(mo)
-        ),
-        edit_span(e),
-    )
+        )
+    };
+    let severity = if dry_run_diff.is_some() {
+        Severity::Info
+    } else {
+        severity
+    };
+    let dotted = path.join(".");
+    let mut f = Finding::new(ID, severity, message, edit_span(e))
     .label(format!("{what} `{key}`"))
     .field(dotted)
     .help("Omit the key instead of rendering it empty (Helm: `{{- with .Values.x }}…{{- end }}`).");
