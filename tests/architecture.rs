@@ -595,31 +595,30 @@ fn gitops_refs(text: &str, parent: &str) -> BTreeSet<String> {
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect()
     };
+    // Code only (comments dropped); `sources()` has already left the unit tests out.
+    let code: String = text
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n");
     let mut out = BTreeSet::new();
-    for line_start in text.split("\n#[cfg(test)]\nmod ").take(1) {
-        let code: String = line_start
-            .lines()
-            .map(|l| l.split("//").next().unwrap_or_default())
-            .collect::<Vec<_>>()
-            .join("\n");
-        for prefix in ["crate::gitops::".to_string(), format!("{parent}::")] {
-            let mut rest = code.as_str();
-            while let Some(i) = rest.find(&prefix) {
-                // `super::super::x` is not `super::x` followed by `super`.
-                let before = &rest[..i];
-                let after = &rest[i + prefix.len()..];
-                rest = after;
-                if before.ends_with("::") || (prefix == "super::" && after.starts_with("super::")) {
-                    continue;
-                }
-                if let Some(group) = after.strip_prefix('{') {
-                    let inner = group.split('}').next().unwrap_or_default();
-                    out.extend(inner.split(',').map(ident).filter(|n| !n.is_empty()));
-                } else {
-                    let name = ident(after);
-                    if !name.is_empty() {
-                        out.insert(name);
-                    }
+    for prefix in ["crate::gitops::".to_string(), format!("{parent}::")] {
+        let mut rest = code.as_str();
+        while let Some(i) = rest.find(&prefix) {
+            // `super::super::x` is not `super::x` followed by `super`.
+            let before = &rest[..i];
+            let after = &rest[i + prefix.len()..];
+            rest = after;
+            if before.ends_with("::") || (prefix == "super::" && after.starts_with("super::")) {
+                continue;
+            }
+            if let Some(group) = after.strip_prefix('{') {
+                let inner = group.split('}').next().unwrap_or_default();
+                out.extend(inner.split(',').map(ident).filter(|n| !n.is_empty()));
+            } else {
+                let name = ident(after);
+                if !name.is_empty() {
+                    out.insert(name);
                 }
             }
         }

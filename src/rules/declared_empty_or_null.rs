@@ -234,36 +234,37 @@ fn judge(
     // kustomize-controller (and helm-controller's drift detection) compares a server-side
     // dry-run apply with the live object (fluxcd/pkg ssa `Diff`): what the API server drops,
     // or a webhook or another field manager fills, is the same on both sides, so no drift.
-    let controller = model.app_of(mo).controller();
-    let dry_run_diff = match controller {
+    let app = model.app_of(mo);
+    let dry_run_diff = match app.controller() {
         Controller::FluxKustomize => Some("kustomize-controller compares"),
         Controller::FluxHelm => Some("helm-controller's drift detection compares"),
         Controller::Argocd | Controller::None => None,
     };
-    let message = if let Some(compares) = dry_run_diff {
-        format!(
-            "{} declares `{key}` as {what}: the API server drops it or a controller fills it, so \
-             Git does not show what the cluster holds ({compares} a server-side dry run with the \
-             live object, so it is no drift there)",
-            object_id(mo)
-        )
-    } else {
-        format!(
-            "{} declares `{key}` as {what}: the API server drops it or a controller fills it, \
-             so the live object never matches Git",
-            object_id(mo)
-        )
+    let (severity, message) = match dry_run_diff {
+        Some(compares) => (
+            Severity::Info,
+            format!(
+                "{} declares `{key}` as {what}: the API server drops it or a controller fills it, \
+                 so Git does not show what the cluster holds ({compares} a server-side dry run \
+                 with the live object, so it is no drift there)",
+                object_id(mo)
+            ),
+        ),
+        None => (
+            severity,
+            format!(
+                "{} declares `{key}` as {what}: the API server drops it or a controller fills it, \
+                 so the live object never matches Git",
+                object_id(mo)
+            ),
+        ),
     };
-    let severity = if dry_run_diff.is_some() {
-        Severity::Info
-    } else {
-        severity
-    };
-    let dotted = path.join(".");
     let mut f = Finding::new(ID, severity, message, edit_span(e))
-    .label(format!("{what} `{key}`"))
-    .field(dotted)
-    .help("Omit the key instead of rendering it empty (Helm: `{{- with .Values.x }}…{{- end }}`).");
+        .label(format!("{what} `{key}`"))
+        .field(path.join("."))
+        .help(
+            "Omit the key instead of rendering it empty (Helm: `{{- with .Values.x }}…{{- end }}`).",
+        );
     if let Some(edit) = delete_entry(&model.map, e) {
         f = f.with_fix(Fix {
             title: format!("remove the {what} `{key}`"),
@@ -271,5 +272,5 @@ fn judge(
             edits: vec![edit],
         });
     }
-    Some(about(f, model.app_of(mo), mo))
+    Some(about(f, app, mo))
 }

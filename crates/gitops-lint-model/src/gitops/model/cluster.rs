@@ -19,7 +19,7 @@ pub enum Cluster {
     /// A cluster the repo names: a bootstrap path, a kubeConfig reference, a destination.
     Named(String),
     /// While the model is built: the tree rooted in this directory, before it is known
-    /// whether it shares its cluster with the other trees (see [`settle`]).
+    /// whether it shares its cluster with the other trees (`crate::gitops::cluster::settle`).
     Provisional(String),
 }
 
@@ -68,7 +68,7 @@ pub fn placement(a: &App, b: &App) -> Placement {
     }
 }
 
-pub fn applied_path(kustomization: &Object) -> Option<String> {
+pub(crate) fn applied_path(kustomization: &Object) -> Option<String> {
     kustomization
         .root
         .get_path(&["spec", "path"])

@@ -94,7 +94,7 @@ impl Judged {
         }
     }
 
-    pub fn latest(product: Product) -> Judged {
+    fn latest(product: Product) -> Judged {
         let (major, minor, text) = match product {
             Product::ArgoCd => LATEST_ARGO,
             Product::Flux => LATEST_FLUX,
@@ -108,7 +108,7 @@ impl Judged {
         }
     }
 
-    pub fn from_release(product: Product, r: &Release) -> Judged {
+    pub(crate) fn from_release(product: Product, r: &Release) -> Judged {
         Judged {
             product,
             major: r.major,
